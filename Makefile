@@ -1,0 +1,112 @@
+# utrace and a uprobes engine for Linux 6.12: build, boot and test.
+#
+# The two commands a user types are "make run" and "make check"; every
+# target first makes sure the Debian packages it needs are installed.
+# See README.md.
+
+FLAVOUR  ?= normal
+B        := build
+KSRC     := $(B)/linux
+KOBJ     := $(B)/obj-$(FLAVOUR)
+SELFTESTS := $(KSRC)/tools/testing/selftests
+CHECK_TIMEOUT ?= 1800
+RUN_TIMEOUT   ?= 300
+CMD      ?=
+
+CC       := gcc
+CFLAGS   := -O2 -g -Wall -Wextra -Werror
+GUEST_CFLAGS := $(CFLAGS) -Wno-unused-parameter -static -pthread -I$(SELFTESTS)
+CHECK_LIBS = $(shell pkg-config --cflags --libs check)
+
+HOST_TESTS := $(patsubst tests/host/%.c,$(B)/host/%,$(wildcard tests/host/*.c))
+GUEST_TESTS := $(patsubst tests/guest/%.c,$(B)/tests/t/%,$(wildcard tests/guest/*.c)) \
+	       $(patsubst tests/guest/%.sh,$(B)/tests/t/%.sh,$(wildcard tests/guest/*.sh))
+HARNESS_TESTS := $(patsubst tests/harness/%.c,$(B)/tests/harness/%,$(wildcard tests/harness/*.c))
+VERDICT_SRCS := scripts/verdict/verdict.c scripts/verdict/verdict.h
+
+.PHONY: all deps kernel modules tools image run shell check check-host \
+	check-debug check-harness clean distclean
+
+all: image
+
+deps:
+	@scripts/deps.sh
+
+# kernel.sh decides itself whether anything needs rebuilding.
+kernel: deps
+	@scripts/kernel.sh $(FLAVOUR)
+
+modules: kernel
+	@scripts/modules.sh $(FLAVOUR)
+
+# ---- host programs ------------------------------------------------------
+
+$(B)/host/verdict: $(VERDICT_SRCS) scripts/verdict/main.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ scripts/verdict/verdict.c scripts/verdict/main.c
+
+$(B)/host/check_verdict: tests/host/check_verdict.c $(VERDICT_SRCS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Iscripts/verdict -o $@ $< scripts/verdict/verdict.c $(CHECK_LIBS)
+
+tools: deps $(B)/host/verdict $(HOST_TESTS)
+
+# ---- guest programs (static, with the kernel's kselftest harness) -------
+
+$(B)/tests/t/%: tests/guest/%.c $(KSRC)/.extracted
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -o $@ $<
+
+$(B)/tests/t/%.sh: tests/guest/%.sh
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
+
+$(B)/tests/harness/%: tests/harness/%.c $(KSRC)/.extracted
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -o $@ $<
+
+# Both come out of kernel.sh; listed so the rules above can name them.
+$(KSRC)/.extracted: ;
+
+image: modules
+	@$(MAKE) --no-print-directory $(GUEST_TESTS) $(HARNESS_TESTS)
+	@scripts/mkimage.sh $(FLAVOUR)
+
+# ---- running it -----------------------------------------------------------
+
+run: image tools
+	@scripts/qemu-run.sh -f $(FLAVOUR) -t $(RUN_TIMEOUT) -n run $(CMD); \
+	st=$$?; [ $$st = 0 ] || [ $$st = 124 ] || exit $$st; \
+	build/host/verdict $$([ $$st = 124 ] && echo --timed-out $(RUN_TIMEOUT)) \
+		$(B)/logs-$(FLAVOUR)/run.out $(B)/logs-$(FLAVOUR)/run.console
+
+shell: image
+	@scripts/qemu-run.sh -f $(FLAVOUR) -s
+
+# Host unit tests print TAP (Check's srunner_set_tap) into host.tap, which
+# the verdict folds together with the guest's results.
+check-host: tools
+	@mkdir -p $(B)/logs-$(FLAVOUR)
+	@: > $(B)/logs-$(FLAVOUR)/host.tap
+	@for t in $(HOST_TESTS); do \
+		echo "# run: host/$${t##*/}"; \
+		CK_TAP_LOG_FILE_NAME=- CK_VERBOSITY=silent $$t; \
+		echo "# exit: host/$${t##*/} $$?"; \
+	done | tee -a $(B)/logs-$(FLAVOUR)/host.tap
+
+check: check-host image
+	@scripts/check.sh -f $(FLAVOUR) -t $(CHECK_TIMEOUT) \
+		-H $(B)/logs-$(FLAVOUR)/host.tap /usr/libexec/utrace-tests/run-tests
+
+check-debug:
+	@$(MAKE) --no-print-directory check FLAVOUR=debug
+
+# Proves the harness fails a run for each way a run can go wrong.
+check-harness: image tools
+	@scripts/check-harness.sh $(FLAVOUR)
+
+clean:
+	rm -rf $(B)/host $(B)/tests $(B)/modules-* $(B)/image-* $(B)/logs-*
+
+distclean:
+	rm -rf $(B)

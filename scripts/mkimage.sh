@@ -1,0 +1,87 @@
+#!/bin/bash
+# Build the guest initramfs for one kernel flavour.
+#
+#   mkimage.sh FLAVOUR
+#
+# Layout: Debian's merged /usr (bin, sbin, lib, lib64 are symlinks into
+# usr/), busybox-static for the shell and tools, the test suite under
+# /usr/libexec/utrace-tests, our modules under /lib/modules/RELEASE/extra.
+# Dynamically linked programs bring their shared libraries, each copied
+# once at its real path so that one library is one inode in the guest.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+flavour=${1:-normal}
+build=$top/build
+obj=$build/obj-$flavour
+root=$build/image-$flavour.root
+image=$build/image-$flavour.cpio
+libexec=usr/libexec/utrace-tests
+
+release=$(cat "$obj/include/config/kernel.release")
+rm -rf "$root"
+mkdir -p "$root"/{usr/bin,usr/sbin,usr/lib,usr/lib64,proc,sys,dev,tmp,run,root,etc}
+mkdir -p "$root/$libexec/t" "$root/$libexec/harness" "$root/lib/modules/$release/extra"
+for d in bin sbin lib lib64; do
+	ln -s usr/$d "$root/$d"
+done
+
+cp /bin/busybox "$root/usr/bin/busybox"
+for a in $(/bin/busybox --list); do
+	[ -e "$root/usr/bin/$a" ] || ln -s busybox "$root/usr/bin/$a"
+done
+
+# install_path HOSTPATH: copy a file into the image at the same path,
+# recreating the symlinks along the way as they are on the host.
+install_path() {
+	local p=$1 dir base
+	dir=$(readlink -f "$(dirname "$p")")
+	base=$(basename "$p")
+	p=$dir/$base
+	[ -e "$root$p" ] || [ -L "$root$p" ] && return 0
+	mkdir -p "$root$dir"
+	if [ -L "$p" ]; then
+		local target
+		target=$(readlink "$p")
+		ln -s "$target" "$root$p"
+		case $target in
+		/*) install_path "$target" ;;
+		*) install_path "$dir/$target" ;;
+		esac
+	else
+		cp "$p" "$root$p"
+	fi
+}
+
+# install_prog HOSTFILE DEST: a program and, if dynamic, its libraries.
+install_prog() {
+	install -D -m 0755 "$1" "$root/$2"
+	if file -L "$1" | grep -q 'dynamically linked'; then
+		for lib in $(ldd "$1" | awk '/=>/ { print $3 } /^\t\// { print $1 }'); do
+			install_path "$lib"
+		done
+	fi
+}
+
+install -m 0755 "$top/scripts/guest/init" "$root/init"
+install -m 0755 "$top/scripts/guest/run-tests" "$root/$libexec/run-tests"
+install -m 0755 "$top/scripts/guest/demo" "$root/$libexec/demo"
+for t in "$build"/tests/t/* "$build"/tests/harness/*; do
+	[ -f "$t" ] || continue
+	install_prog "$t" "$libexec/$(basename "$(dirname "$t")")/$(basename "$t")"
+done
+for m in "$build"/modules-"$flavour"/*.ko; do
+	[ -f "$m" ] && cp "$m" "$root/lib/modules/$release/extra/"
+done
+# In-tree modules, if the config builds any.
+make -s -C "$build/linux" O="$obj" INSTALL_MOD_PATH="$root" \
+	INSTALL_MOD_STRIP=1 DEPMOD=/bin/true modules_install >/dev/null 2>&1 || true
+
+echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"
+echo "nobody:x:65534:65534:nobody:/:/bin/false" >> "$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
+
+(cd "$root" && find . -print0 | LC_ALL=C sort -z |
+	cpio --null -o -H newc -R 0:0 --quiet) > "$image.tmp"
+mv "$image.tmp" "$image"
+echo "  IMAGE   $flavour: build/image-$flavour.cpio ($(du -h "$image" | cut -f1))"

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Folds a guest run into a verdict.  See verdict.h and scripts/guest/run-tests
+ * for the markers the guest prints around each test program.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "verdict.h"
+
+void verdict_init(struct verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->plan = -1;
+}
+
+void verdict_free(struct verdict *v)
+{
+	for (unsigned int i = 0; i < v->nproblems; i++)
+		free(v->problems[i]);
+	v->nproblems = 0;
+}
+
+void verdict_problem(struct verdict *v, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	v->failed++;
+	if (v->nproblems == VERDICT_MAX_PROBLEMS) {
+		v->dropped++;
+		return;
+	}
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	if (msg)
+		v->problems[v->nproblems++] = msg;
+}
+
+static const char *skip_ws(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+static void strip_copy(char *dst, size_t len, const char *src)
+{
+	size_t n = strcspn(src, "\r\n");
+
+	if (n >= len)
+		n = len - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+	while (n && isspace((unsigned char)dst[n - 1]))
+		dst[--n] = '\0';
+}
+
+/* "ok 3 name # SKIP why": is the directive SKIP? */
+static bool tap_skip(const char *line)
+{
+	const char *hash = strchr(line, '#');
+
+	return hash && !strncasecmp(skip_ws(hash + 1), "skip", 4);
+}
+
+static void end_prog(struct verdict *v, int status, bool have_status)
+{
+	const char *name = v->prog;
+
+	if (!have_status) {
+		verdict_problem(v, "%s: did not finish (%u results so far)",
+				name, v->results);
+	} else if (v->plan < 0 && v->results == 0) {
+		verdict_problem(v, "%s: printed no TAP results (exit status %d)",
+				name, status);
+	} else if (v->plan >= 0 && v->results != (unsigned int)v->plan) {
+		verdict_problem(v, "%s: planned %d tests but %u reported (exit status %d)",
+				name, v->plan, v->results, status);
+	} else if (status == 124) {
+		verdict_problem(v, "%s: timed out", name);
+	} else if (status != 0 && v->prog_failed == 0 &&
+		   !(status == 4 && v->prog_skipped == v->results)) {
+		/* 4 is kselftest's "skipped" exit code */
+		verdict_problem(v, "%s: exited with status %d but reported no failure",
+				name, status);
+	}
+	v->in_prog = false;
+}
+
+void verdict_output_line(struct verdict *v, const char *raw)
+{
+	char line[1024];
+	const char *p;
+
+	strip_copy(line, sizeof(line), raw);
+	p = line;
+
+	if (!strncmp(p, "# run: ", 7)) {
+		if (v->in_prog)
+			end_prog(v, 0, false);
+		strip_copy(v->prog, sizeof(v->prog), p + 7);
+		v->in_prog = true;
+		v->plan = -1;
+		v->results = v->prog_failed = v->prog_skipped = 0;
+		return;
+	}
+	if (!strncmp(p, "# exit: ", 8)) {
+		const char *st = strrchr(p, ' ');
+
+		if (v->in_prog)
+			end_prog(v, atoi(st + 1), true);
+		return;
+	}
+	if (!strncmp(p, "guest-exit: ", 12)) {
+		v->finished = true;
+		v->guest_status = atoi(p + 12);
+		return;
+	}
+	if (!strncmp(p, "1..", 3) && isdigit((unsigned char)p[3])) {
+		v->plan = atoi(p + 3);
+		return;
+	}
+	if (!strncmp(p, "Bail out!", 9)) {
+		verdict_problem(v, "%s: %s", v->in_prog ? v->prog : "guest", p);
+		v->prog_failed++;
+		return;
+	}
+
+	bool not = !strncmp(p, "not ok", 6);
+
+	if (!not && strncmp(p, "ok", 2))
+		return;
+	p += not ? 6 : 2;
+	if (*p && *p != ' ')
+		return;		/* "okay", "oknot", ... */
+	v->results++;
+	if (tap_skip(p)) {
+		v->skipped++;
+		v->prog_skipped++;
+	} else if (not) {
+		v->failed++;
+		v->prog_failed++;
+	} else {
+		v->passed++;
+	}
+}
+
+/* Console lines that fail a run whatever the tests said. */
+static const char *const console_bad[] = {
+	"Kernel panic",
+	"BUG:",
+	"WARNING:",
+	"Oops",
+	"general protection fault",
+	"KASAN",
+	"UBSAN",
+	"INFO: possible",
+	"INFO: trying to register non-static key",
+	"INFO: task ",
+	"INFO: rcu_",
+	"list_add corruption",
+	"list_del corruption",
+	"ODEBUG:",
+	"Unable to handle kernel",
+	"kernel BUG at",
+	"stack-protector",
+};
+
+void verdict_console_line(struct verdict *v, const char *raw)
+{
+	char line[512];
+
+	strip_copy(line, sizeof(line), raw);
+	for (size_t i = 0; i < sizeof(console_bad) / sizeof(console_bad[0]); i++) {
+		if (!strstr(line, console_bad[i]))
+			continue;
+		verdict_problem(v, "kernel console: %s", skip_ws(line));
+		return;
+	}
+}
+
+void verdict_finish(struct verdict *v, bool timed_out, unsigned int timeout)
+{
+	if (v->in_prog)
+		end_prog(v, 0, false);
+	if (timed_out)
+		verdict_problem(v, "guest timed out after %u s", timeout);
+	else if (!v->finished)
+		verdict_problem(v, "guest stopped before its command finished (panic or reboot? see the console log)");
+}
+
+int verdict_report(const struct verdict *v, FILE *out, bool tap)
+{
+	for (unsigned int i = 0; i < v->nproblems; i++)
+		fprintf(out, "FAIL: %s\n", v->problems[i]);
+	if (v->dropped)
+		fprintf(out, "FAIL: ... and %u more problems\n", v->dropped);
+	if (tap) {
+		fprintf(out, "%u passed, %u failed", v->passed, v->failed);
+		if (v->skipped)
+			fprintf(out, ", %u skipped", v->skipped);
+		fputc('\n', out);
+		return v->failed ? 1 : 0;
+	}
+	if (v->failed)
+		return 1;
+	return v->finished ? v->guest_status : 1;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Verdict of one guest run: TAP results from the guest's output port and
+ * the kernel console log, folded into pass/fail counts and a list of
+ * problems (failed tests, crashed programs, kernel warnings, timeouts).
+ */
+#ifndef VERDICT_H
+#define VERDICT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#define VERDICT_MAX_PROBLEMS 32
+
+struct verdict {
+	unsigned int passed, failed, skipped;
+	bool finished;		/* saw "guest-exit: N" */
+	int guest_status;
+
+	/* program being run by the guest runner ("# run: NAME") */
+	char prog[128];
+	bool in_prog;
+	int plan;		/* -1: no plan line seen */
+	unsigned int results, prog_failed, prog_skipped;
+
+	unsigned int nproblems;
+	unsigned int dropped;	/* problems beyond VERDICT_MAX_PROBLEMS */
+	char *problems[VERDICT_MAX_PROBLEMS];
+};
+
+void verdict_init(struct verdict *v);
+void verdict_free(struct verdict *v);
+/* One line of the guest's test output (no trailing newline needed). */
+void verdict_output_line(struct verdict *v, const char *line);
+/* One line of the kernel console log. */
+void verdict_console_line(struct verdict *v, const char *line);
+/* After the guest is gone: timed_out when the host had to kill it. */
+void verdict_finish(struct verdict *v, bool timed_out, unsigned int timeout);
+/* Add a problem; it also counts as one failed test. */
+void verdict_problem(struct verdict *v, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Print problems and, with tap, the summary line; returns the exit code. */
+int verdict_report(const struct verdict *v, FILE *out, bool tap);
+
+#endif

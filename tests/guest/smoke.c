@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Smoke tests of the test guest itself: the kernel we built is the one
+ * running, tracefs is there, out-of-tree modules load and unload, and
+ * mainline uprobes (our reference) counts every call of a function.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#define TRACEFS "/sys/kernel/tracing"
+
+static int write_file(const char *path, const char *s, int flags)
+{
+	int fd = open(path, O_WRONLY | flags);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+TEST(kernel_is_ours)
+{
+	struct utsname u;
+
+	ASSERT_EQ(0, uname(&u));
+	EXPECT_EQ(0, strncmp(u.release, "6.12.", 5)) TH_LOG("release %s", u.release);
+	/* the build stamps a fixed user and host, see scripts/kernel.sh */
+	EXPECT_NE(NULL, strstr(u.version, "2026")) TH_LOG("version %s", u.version);
+}
+
+TEST(tracefs_mounted)
+{
+	EXPECT_EQ(0, access(TRACEFS "/trace", R_OK));
+	EXPECT_EQ(0, access(TRACEFS "/uprobe_events", W_OK));
+}
+
+TEST(module_load_unload)
+{
+	char path[PATH_MAX];
+	struct utsname u;
+	int fd;
+
+	ASSERT_EQ(0, uname(&u));
+	snprintf(path, sizeof(path), "/lib/modules/%s/extra/harness_fault.ko",
+		 u.release);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("%s: %m", path);
+	ASSERT_EQ(0, syscall(SYS_finit_module, fd, "mode=none", 0))
+		TH_LOG("finit_module: %m");
+	close(fd);
+	EXPECT_EQ(0, access("/sys/module/harness_fault", F_OK));
+	EXPECT_EQ(0, syscall(SYS_delete_module, "harness_fault", O_NONBLOCK))
+		TH_LOG("delete_module: %m");
+	EXPECT_NE(0, access("/sys/module/harness_fault", F_OK));
+}
+
+/* The probed function: not inlined, not folded away. */
+static volatile unsigned long smoke_sink;
+__attribute__((noinline)) void smoke_target(unsigned long x)
+{
+	smoke_sink += x;
+	__asm__ volatile("" ::: "memory");
+}
+
+/* File offset of a text address of ours, from /proc/self/maps. */
+static long text_offset(void *addr)
+{
+	unsigned long start, end, pgoff, a = (unsigned long)addr;
+	char perms[8], line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+	long off = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %7s %lx", &start, &end, perms, &pgoff) != 4)
+			continue;
+		if (a >= start && a < end && perms[2] == 'x') {
+			off = a - start + pgoff;
+			break;
+		}
+	}
+	fclose(f);
+	return off;
+}
+
+static long uprobe_hits(const char *event)
+{
+	char line[1024], file[PATH_MAX], name[256];
+	FILE *f = fopen(TRACEFS "/uprobe_profile", "r");
+	long hits = -1, n;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%4095s %255s %ld", file, name, &n) == 3 &&
+		    !strcmp(name, event))
+			hits = n;
+	fclose(f);
+	return hits;
+}
+
+TEST(mainline_uprobe_counts_calls)
+{
+	void (*volatile fn)(unsigned long) = smoke_target;
+	char exe[PATH_MAX], def[PATH_MAX + 64];
+	ssize_t len;
+	long off;
+	int i;
+
+	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ASSERT_LT(0, len);
+	exe[len] = '\0';
+	off = text_offset((void *)smoke_target);
+	ASSERT_LT(0, off);
+
+	snprintf(def, sizeof(def), "p:utsmoke/smoke_hit %s:0x%lx", exe, off);
+	ASSERT_EQ(0, write_file(TRACEFS "/uprobe_events", def, O_APPEND))
+		TH_LOG("%s: %m", def);
+	ASSERT_EQ(0, write_file(TRACEFS "/events/utsmoke/smoke_hit/enable", "1", 0));
+	for (i = 0; i < 1000; i++)
+		fn(i);
+	EXPECT_EQ(1000, uprobe_hits("smoke_hit"));
+	EXPECT_EQ(499500UL, smoke_sink);
+	ASSERT_EQ(0, write_file(TRACEFS "/events/utsmoke/smoke_hit/enable", "0", 0));
+	ASSERT_EQ(0, write_file(TRACEFS "/uprobe_events", "-:utsmoke/smoke_hit",
+				O_APPEND));
+	EXPECT_EQ(-1, uprobe_hits("smoke_hit"));
+}
+
+TEST_HARNESS_MAIN

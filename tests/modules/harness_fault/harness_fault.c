@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Misbehaves on purpose, so that "make check-harness" can prove that the
+ * test harness notices: mode=warn prints a WARNING, mode=oops oopses,
+ * mode=panic panics; mode=none loads quietly (used by the smoke test).
+ */
+#include <linux/bug.h>
+#include <linux/module.h>
+#include <linux/panic.h>
+#include <linux/string.h>
+
+static char *mode = "none";
+module_param(mode, charp, 0444);
+MODULE_PARM_DESC(mode, "none, warn, oops or panic");
+
+static int __init harness_fault_init(void)
+{
+	if (!strcmp(mode, "warn"))
+		WARN(1, "harness_fault: warning on request\n");
+	else if (!strcmp(mode, "oops"))
+		*(volatile int *)NULL = 1;
+	else if (!strcmp(mode, "panic"))
+		panic("harness_fault: panic on request\n");
+	else if (strcmp(mode, "none"))
+		return -EINVAL;
+	return 0;
+}
+
+static void __exit harness_fault_exit(void)
+{
+}
+
+module_init(harness_fault_init);
+module_exit(harness_fault_exit);
+MODULE_DESCRIPTION("Faults on request, to test the test harness");
+MODULE_LICENSE("GPL");
