@@ -15,7 +15,7 @@ CMD      ?=
 
 CC       := gcc
 CFLAGS   := -O2 -g -Wall -Wextra -Werror
-GUEST_CFLAGS := $(CFLAGS) -Wno-unused-parameter -static -pthread -I$(SELFTESTS)
+GUEST_CFLAGS := $(CFLAGS) -Wno-unused-parameter -Wno-clobbered -static -pthread -I$(SELFTESTS)
 CHECK_LIBS = $(shell pkg-config --cflags --libs check)
 
 HOST_TESTS := $(patsubst tests/host/%.c,$(B)/host/%,$(wildcard tests/host/*.c))

@@ -81,10 +81,14 @@ apply_one() { # dir patchfile [-R]
 }
 mapfile -t want < <(ls patches/*.patch 2>/dev/null | sort)
 mapfile -t have < <(ls "$src"/.applied/*.patch 2>/dev/null | sort)
+# Only the diff counts: a changed description does not reapply a patch
+# (which would re-date its files and rebuild what includes them).
+diff_body() { sed -n '/^--- /,$p' "$1"; }
 keep=0
 while [ $keep -lt ${#want[@]} ] && [ $keep -lt ${#have[@]} ] &&
 	[ "$(basename "${want[$keep]}")" = "$(basename "${have[$keep]}")" ] &&
-	cmp -s "${want[$keep]}" "${have[$keep]}"; do
+	cmp -s <(diff_body "${want[$keep]}") <(diff_body "${have[$keep]}"); do
+	cp "${want[$keep]}" "$src/.applied/"
 	keep=$((keep + 1))
 done
 for ((i = ${#have[@]} - 1; i >= keep; i--)); do
@@ -110,7 +114,7 @@ inputs=$( {
 		if [ -n "$f" ]; then cat "$f"; fi
 	done < .overlay-files
 	for p in .applied/*.patch; do
-		if [ -f "$p" ]; then cat "$p"; fi
+		if [ -f "$p" ]; then diff_body "$p"; fi
 	done
 } | sha256sum | cut -d' ' -f1)
 if [ -f "$obj/arch/x86/boot/bzImage" ] &&

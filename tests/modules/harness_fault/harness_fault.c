@@ -10,6 +10,7 @@
 #include <linux/string.h>
 
 static char *mode = "none";
+static int *harness_null;
 module_param(mode, charp, 0444);
 MODULE_PARM_DESC(mode, "none, warn, oops or panic");
 
@@ -18,7 +19,7 @@ static int __init harness_fault_init(void)
 	if (!strcmp(mode, "warn"))
 		WARN(1, "harness_fault: warning on request\n");
 	else if (!strcmp(mode, "oops"))
-		*(volatile int *)NULL = 1;
+		*READ_ONCE(harness_null) = 1;
 	else if (!strcmp(mode, "panic"))
 		panic("harness_fault: panic on request\n");
 	else if (strcmp(mode, "none"))

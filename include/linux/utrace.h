@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * utrace: infrastructure for tracing and controlling user threads.
+ *
+ * A tracing engine attaches to a thread with utrace_attach_task(), asks
+ * for event reports with utrace_set_events() and steers the thread with
+ * utrace_control().  Callbacks run in the traced thread, at points where
+ * its user state can be examined and changed.  See
+ * Documentation/trace/utrace.rst for the rules engines rely on.
+ *
+ * A thread that no engine ever attached to costs nothing: the hooks in
+ * the core kernel test task_utrace_flags() and utrace allocates its
+ * per-thread state on the first attach.
+ */
+#ifndef _LINUX_UTRACE_H
+#define _LINUX_UTRACE_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/sched.h>
+#include <linux/signal_types.h>
+
+struct linux_binfmt;
+struct linux_binprm;
+struct pid;
+struct pt_regs;
+struct seq_file;
+struct utrace;
+
+/* Event bits, in the order of the contract; UTRACE_EVENT(EXEC) etc. */
+enum utrace_events {
+	_UTRACE_EVENT_QUIESCE,
+	_UTRACE_EVENT_REAP,
+	_UTRACE_EVENT_CLONE,
+	_UTRACE_EVENT_EXEC,
+	_UTRACE_EVENT_EXIT,
+	_UTRACE_EVENT_DEATH,
+	_UTRACE_EVENT_SYSCALL_ENTRY,
+	_UTRACE_EVENT_SYSCALL_EXIT,
+	_UTRACE_EVENT_SIGNAL,
+	_UTRACE_EVENT_SIGNAL_IGN,
+	_UTRACE_EVENT_SIGNAL_STOP,
+	_UTRACE_EVENT_SIGNAL_TERM,
+	_UTRACE_EVENT_SIGNAL_CORE,
+	_UTRACE_EVENT_JCTL,
+	_UTRACE_NEVENTS
+};
+
+#define UTRACE_EVENT(type)	(1UL << _UTRACE_EVENT_##type)
+
+#define UTRACE_EVENT_SIGNAL_ALL	(UTRACE_EVENT(SIGNAL) |			\
+				 UTRACE_EVENT(SIGNAL_IGN) |		\
+				 UTRACE_EVENT(SIGNAL_STOP) |		\
+				 UTRACE_EVENT(SIGNAL_TERM) |		\
+				 UTRACE_EVENT(SIGNAL_CORE))
+#define UTRACE_EVENT_SYSCALL	(UTRACE_EVENT(SYSCALL_ENTRY) |		\
+				 UTRACE_EVENT(SYSCALL_EXIT))
+/* Events that still come once the thread is exiting. */
+#define _UTRACE_DEATH_EVENTS	(UTRACE_EVENT(DEATH) | UTRACE_EVENT(QUIESCE))
+
+/*
+ * What a callback or utrace_control() asks of the thread.  A lower value
+ * is stronger: when engines disagree, the strongest answer wins.
+ */
+enum utrace_resume_action {
+	UTRACE_STOP,
+	UTRACE_REPORT,
+	UTRACE_INTERRUPT,
+	UTRACE_SINGLESTEP,
+	UTRACE_BLOCKSTEP,
+	UTRACE_RESUME,
+	UTRACE_DETACH,
+	UTRACE_RESUME_MAX
+};
+
+#define UTRACE_RESUME_MASK	0x0f
+
+static inline enum utrace_resume_action utrace_resume_action(u32 action)
+{
+	return action & UTRACE_RESUME_MASK;
+}
+
+/* Bits 4-7 of a report_signal() return: what to do with the signal. */
+enum utrace_signal_action {
+	UTRACE_SIGNAL_DELIVER	= 0x00,
+	UTRACE_SIGNAL_IGN	= 0x10,
+	UTRACE_SIGNAL_TERM	= 0x20,
+	UTRACE_SIGNAL_CORE	= 0x30,
+	UTRACE_SIGNAL_STOP	= 0x40,
+	UTRACE_SIGNAL_TSTP	= 0x50,
+	UTRACE_SIGNAL_REPORT	= 0x60,
+	UTRACE_SIGNAL_HANDLER	= 0x70,
+};
+
+#define UTRACE_SIGNAL_MASK	0xf0
+#define UTRACE_SIGNAL_HOLD	0x100
+
+static inline enum utrace_signal_action utrace_signal_action(u32 action)
+{
+	return action & UTRACE_SIGNAL_MASK;
+}
+
+/* Bits 4-7 of a report_syscall_entry() return. */
+enum utrace_syscall_action {
+	UTRACE_SYSCALL_RUN	= 0x00,
+	UTRACE_SYSCALL_ABORT	= 0x10,
+};
+
+#define UTRACE_SYSCALL_MASK	0xf0
+
+static inline enum utrace_syscall_action utrace_syscall_action(u32 action)
+{
+	return action & UTRACE_SYSCALL_MASK;
+}
+
+/* Flags of utrace_attach_task() and utrace_attach_pid(). */
+#define UTRACE_ATTACH_MATCH_OPS		0x0001
+#define UTRACE_ATTACH_MATCH_DATA	0x0002
+#define UTRACE_ATTACH_MATCH_MASK	0x000f
+#define UTRACE_ATTACH_CREATE		0x0010
+#define UTRACE_ATTACH_EXCLUSIVE		0x0020
+
+/**
+ * struct utrace_engine - one tracing engine attached to one thread
+ * @ops:	the engine's callbacks; read-only for the engine
+ * @data:	the engine's private pointer, given at attach
+ * @flags:	the current event mask (UTRACE_EVENT bits), read-only
+ *
+ * The rest is private to utrace.  An engine is reference counted: the
+ * attach call returns a reference the caller drops with
+ * utrace_engine_put() when it no longer uses the pointer.
+ */
+struct utrace_engine {
+/* private: */
+	struct kref kref;
+	struct list_head entry;
+	unsigned long stop_wanted;	/* UTRACE_STOP is in force */
+/* public: */
+	const struct utrace_engine_ops *ops;
+	void *data;
+	unsigned long flags;
+};
+
+/**
+ * struct utrace_engine_ops - an engine's callbacks
+ *
+ * Each is called in the traced thread, with no locks held, only for the
+ * events in the engine's mask.  A callback returns its resume action,
+ * ORed with a signal or syscall action where its report has one.
+ * @action is the strongest action the engines called before chose.
+ * See Documentation/trace/utrace.rst for each report's details.
+ */
+struct utrace_engine_ops {
+	u32 (*report_quiesce)(enum utrace_resume_action action,
+			      struct utrace_engine *engine,
+			      struct task_struct *task, unsigned long event);
+	u32 (*report_signal)(u32 action, struct utrace_engine *engine,
+			     struct task_struct *task, struct pt_regs *regs,
+			     kernel_siginfo_t *info,
+			     const struct k_sigaction *orig_ka,
+			     struct k_sigaction *return_ka);
+	u32 (*report_clone)(enum utrace_resume_action action,
+			    struct utrace_engine *engine,
+			    struct task_struct *parent,
+			    unsigned long clone_flags,
+			    struct task_struct *child);
+	u32 (*report_jctl)(enum utrace_resume_action action,
+			   struct utrace_engine *engine,
+			   struct task_struct *task, int type, int notify);
+	u32 (*report_exec)(enum utrace_resume_action action,
+			   struct utrace_engine *engine,
+			   struct task_struct *task,
+			   const struct linux_binfmt *fmt,
+			   const struct linux_binprm *bprm,
+			   struct pt_regs *regs);
+	u32 (*report_syscall_entry)(u32 action, struct utrace_engine *engine,
+				    struct task_struct *task,
+				    struct pt_regs *regs);
+	u32 (*report_syscall_exit)(enum utrace_resume_action action,
+				   struct utrace_engine *engine,
+				   struct task_struct *task,
+				   struct pt_regs *regs);
+	u32 (*report_exit)(enum utrace_resume_action action,
+			   struct utrace_engine *engine,
+			   struct task_struct *task,
+			   long orig_code, long *code);
+	u32 (*report_death)(struct utrace_engine *engine,
+			    struct task_struct *task,
+			    bool group_dead, int signal);
+	void (*report_reap)(struct utrace_engine *engine,
+			    struct task_struct *task);
+};
+
+/**
+ * struct utrace_examiner - state kept between utrace_prepare_examine()
+ * and utrace_finish_examine()
+ *
+ * Private to utrace; the engine only provides the storage.
+ */
+struct utrace_examiner {
+/* private: */
+	unsigned int state;
+	unsigned long ncsw;
+};
+
+#ifdef CONFIG_UTRACE
+
+/**
+ * task_utrace_flags - the union of the event masks of a thread's engines
+ * @task:	the thread
+ *
+ * Zero for a thread no engine is attached to; the core kernel's hooks
+ * test only this word on their fast path.
+ */
+static inline unsigned long task_utrace_flags(struct task_struct *task)
+{
+	return READ_ONCE(task->utrace_flags);
+}
+
+void utrace_engine_release(struct kref *kref);
+
+/**
+ * utrace_engine_get - take a reference on an engine
+ * @engine:	the engine
+ */
+static inline void utrace_engine_get(struct utrace_engine *engine)
+{
+	kref_get(&engine->kref);
+}
+
+/**
+ * utrace_engine_put - drop a reference on an engine
+ * @engine:	the engine
+ *
+ * The engine is freed with its last reference.
+ */
+static inline void utrace_engine_put(struct utrace_engine *engine)
+{
+	kref_put(&engine->kref, utrace_engine_release);
+}
+
+struct utrace_engine *utrace_attach_task(struct task_struct *task, int flags,
+					 const struct utrace_engine_ops *ops,
+					 void *data);
+struct utrace_engine *utrace_attach_pid(struct pid *pid, int flags,
+					const struct utrace_engine_ops *ops,
+					void *data);
+int __must_check utrace_set_events(struct task_struct *task,
+				   struct utrace_engine *engine,
+				   unsigned long events);
+int __must_check utrace_set_events_pid(struct pid *pid,
+				       struct utrace_engine *engine,
+				       unsigned long events);
+int __must_check utrace_control(struct task_struct *task,
+				struct utrace_engine *engine,
+				enum utrace_resume_action action);
+int __must_check utrace_control_pid(struct pid *pid,
+				    struct utrace_engine *engine,
+				    enum utrace_resume_action action);
+int __must_check utrace_barrier(struct task_struct *task,
+				struct utrace_engine *engine);
+int __must_check utrace_barrier_pid(struct pid *pid,
+				    struct utrace_engine *engine);
+int __must_check utrace_prepare_examine(struct task_struct *task,
+					struct utrace_engine *engine,
+					struct utrace_examiner *exam);
+int __must_check utrace_finish_examine(struct task_struct *task,
+				       struct utrace_engine *engine,
+				       struct utrace_examiner *exam);
+
+/* Hooks called by the core kernel; each behind a task_utrace_flags() test. */
+void utrace_free_task(struct task_struct *task);
+bool utrace_report_syscall_entry(struct pt_regs *regs);
+void utrace_report_syscall_exit(struct pt_regs *regs);
+void utrace_report_clone(unsigned long clone_flags, struct task_struct *child);
+void utrace_finish_vfork(struct task_struct *task);
+void utrace_report_exec(const struct linux_binfmt *fmt,
+			const struct linux_binprm *bprm, struct pt_regs *regs);
+void utrace_report_exit(long *exit_code);
+void utrace_report_death(struct task_struct *task, bool group_dead,
+			 int signal);
+void utrace_release_task(struct task_struct *task);
+void task_utrace_proc_status(struct seq_file *m, struct task_struct *task);
+bool utrace_excludes_ptrace(struct task_struct *task);
+
+#else /* !CONFIG_UTRACE */
+
+static inline unsigned long task_utrace_flags(struct task_struct *task)
+{
+	return 0;
+}
+
+/* Never called: their hooks test task_utrace_flags(), always 0 here. */
+static inline bool utrace_report_syscall_entry(struct pt_regs *regs)
+{
+	return false;
+}
+
+static inline void utrace_report_syscall_exit(struct pt_regs *regs) { }
+static inline void utrace_report_clone(unsigned long clone_flags,
+				       struct task_struct *child) { }
+static inline void utrace_finish_vfork(struct task_struct *task) { }
+static inline void utrace_report_exec(const struct linux_binfmt *fmt,
+				      const struct linux_binprm *bprm,
+				      struct pt_regs *regs) { }
+static inline void utrace_report_exit(long *exit_code) { }
+static inline void utrace_report_death(struct task_struct *task,
+				       bool group_dead, int signal) { }
+static inline void utrace_release_task(struct task_struct *task) { }
+static inline void utrace_free_task(struct task_struct *task) { }
+static inline void task_utrace_proc_status(struct seq_file *m,
+					   struct task_struct *task) { }
+static inline bool utrace_excludes_ptrace(struct task_struct *task)
+{
+	return false;
+}
+
+#endif /* CONFIG_UTRACE */
+
+#endif /* _LINUX_UTRACE_H */

@@ -1,0 +1,685 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * utrace core tests, driven through the utrace_test engine module
+ * (tests/modules/utrace_test): each test runs a child with a known
+ * behaviour, attaches engines to it and checks the exact sequence of
+ * callbacks and the exact answers of the utrace calls.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#define CTL "/sys/kernel/debug/utrace_test/ctl"
+#define LOG "/sys/kernel/debug/utrace_test/log"
+
+/* event bits and actions of the contract */
+enum { QUIESCE, REAP, CLONE, EXEC, EXIT, DEATH, SYSCALL_ENTRY, SYSCALL_EXIT };
+#define EV(x) (1UL << (x))
+enum { STOP, REPORT, INTERRUPT, SINGLESTEP, BLOCKSTEP, RESUME, DETACH };
+#define SYSCALL_ABORT 0x10
+
+static int ctl(const char *fmt, ...)
+{
+	char buf[128];
+	va_list ap;
+	int fd, ret = 0;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fd = open(CTL, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, strlen(buf)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static char logbuf[65536];
+
+static const char *read_log(void)
+{
+	int fd = open(LOG, O_RDONLY);
+	ssize_t n, len = 0;
+
+	logbuf[0] = '\0';
+	if (fd < 0)
+		return logbuf;
+	while ((n = read(fd, logbuf + len, sizeof(logbuf) - 1 - len)) > 0)
+		len += n;
+	logbuf[len] = '\0';
+	close(fd);
+	return logbuf;
+}
+
+static void msleep(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Wait (up to ~20 s) until the log holds @needle. */
+static bool log_wait(const char *needle)
+{
+	for (int i = 0; i < 4000; i++) {
+		if (strstr(read_log(), needle))
+			return true;
+		msleep(5);
+	}
+	return false;
+}
+
+static int module_fd(void)
+{
+	char path[PATH_MAX];
+	struct utsname u;
+
+	uname(&u);
+	snprintf(path, sizeof(path), "/lib/modules/%s/extra/utrace_test.ko",
+		 u.release);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+static int load_module(void)
+{
+	int fd = module_fd(), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static int unload_module(void)
+{
+	return syscall(SYS_delete_module, "utrace_test", O_NONBLOCK) ? -errno : 0;
+}
+
+/*
+ * A child that waits for go() on a pipe and then runs @fn.  Its first
+ * report after go() is the exit of the read() it blocked in.
+ */
+struct child {
+	pid_t pid;
+	int go;
+};
+
+static struct child spawn(void (*fn)(void *), void *arg)
+{
+	struct child c;
+	int p[2];
+	char x;
+
+	if (pipe(p))
+		abort();
+	c.pid = fork();
+	if (c.pid == 0) {
+		close(p[1]);
+		if (read(p[0], &x, 1) != 1)
+			_exit(100);
+		fn(arg);
+		syscall(SYS_exit_group, 0, 0);
+	}
+	close(p[0]);
+	c.go = p[1];
+	/* wait until it blocks in read(): /proc/PID/syscall starts "0 " */
+	for (int i = 0; i < 4000; i++) {
+		char path[64], buf[64] = "";
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/%d/syscall", c.pid);
+		fd = open(path, O_RDONLY);
+		if (fd >= 0) {
+			if (read(fd, buf, sizeof(buf) - 1) < 0)
+				buf[0] = '\0';
+			close(fd);
+		}
+		if (!strncmp(buf, "0 ", 2))
+			break;
+		usleep(2000);
+	}
+	return c;
+}
+
+static void go(struct child *c)
+{
+	if (write(c->go, "g", 1) != 1)
+		abort();
+	close(c->go);
+}
+
+/*
+ * wait() can return before the dead thread's own death report is made;
+ * an engine is fully detached (utrace_barrier() says -ESRCH) only after
+ * its last callback, so wait for that.
+ */
+static int settle(int id)
+{
+	int ret = 0;
+
+	for (int i = 0; i < 4000; i++) {
+		ret = ctl("barrier %d", id);
+		if (ret == -ESRCH)
+			break;
+		msleep(5);
+	}
+	return ret;
+}
+
+static int reap(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, __WALL) != pid)
+		return -1;
+	return status;
+}
+
+/* Children's bodies: known system calls with known arguments. */
+static void body_getpid_exit3(void *arg)
+{
+	syscall(SYS_getpid, 11, 22);
+	syscall(SYS_exit_group, 3, 0);
+}
+
+static void body_getpid_loop(void *arg)
+{
+	for (int i = 0; i < (long)arg; i++)
+		syscall(SYS_getpid, i, 0);
+	syscall(SYS_exit_group, 0, 0);
+}
+
+static void body_abort_check(void *arg)
+{
+	long ret = syscall(SYS_getpid, 11, 22);
+
+	/* aborted: the call never ran and returns -ENOSYS */
+	syscall(SYS_exit_group, ret == -1 && errno == ENOSYS ? 42 : 1, 0);
+}
+
+static volatile int spin_forever = 1;
+static void body_spin(void *arg)
+{
+	while (spin_forever)
+		;
+}
+
+static void body_fork_exit5(void *arg)
+{
+	pid_t g = fork();
+
+	if (g == 0)
+		syscall(SYS_exit_group, 5, 0);
+	waitpid(g, NULL, 0);
+	syscall(SYS_exit_group, 0, 0);
+}
+
+static void body_vfork(void *arg)
+{
+	pid_t g = vfork();
+
+	if (g == 0)
+		syscall(SYS_exit_group, 6, 0);
+	waitpid(g, NULL, 0);
+	syscall(SYS_exit_group, 0, 0);
+}
+
+static void *thread_fn(void *arg)
+{
+	return NULL;
+}
+
+static void body_thread(void *arg)
+{
+	pthread_t t;
+
+	pthread_create(&t, NULL, thread_fn, NULL);
+	pthread_join(t, NULL);
+	syscall(SYS_exit_group, 0, 0);
+}
+
+static void body_exec(void *arg)
+{
+	execl("/bin/busybox", "true", NULL);
+	_exit(99);
+}
+
+FIXTURE(utrace) {
+	char dummy;
+};
+
+FIXTURE_SETUP(utrace)
+{
+	int ret = load_module();
+
+	ASSERT_EQ(0, ret) TH_LOG("loading utrace_test.ko: %s", strerror(-ret));
+}
+
+FIXTURE_TEARDOWN(utrace)
+{
+	EXPECT_EQ(0, unload_module());
+}
+
+/* Every event of a short life, in order, with exact arguments. */
+TEST_F(utrace, syscall_exit_death_reap_sequence)
+{
+	struct child c = spawn(body_getpid_exit3, NULL);
+	char want[1024];
+	int st;
+
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT) |
+			 EV(EXIT) | EV(DEATH) | EV(REAP)));
+	go(&c);
+	st = reap(c.pid);
+	ASSERT_TRUE(WIFEXITED(st));
+	ASSERT_EQ(3, WEXITSTATUS(st));
+	ASSERT_EQ(-ESRCH, settle(0));
+	snprintf(want, sizeof(want),
+		 "0 syscall_exit %1$d action=5 nr=0 ret=1\n"
+		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=11 arg1=22\n"
+		 "0 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
+		 "0 syscall_entry %1$d action=0x5 nr=231 arg0=3 arg1=0\n"
+		 "0 exit %1$d action=5 code=0x300\n"
+		 "0 death %1$d group_dead=1 signal=17\n"
+		 "0 reap %1$d last\n", c.pid);
+	EXPECT_STREQ(want, read_log());
+	/* reaped: the engine is fully detached */
+	EXPECT_EQ(-ESRCH, ctl("events 0 0"));
+	EXPECT_EQ(-ESRCH, ctl("control 0 %d", RESUME));
+	EXPECT_EQ(-ESRCH, ctl("barrier 0"));
+	EXPECT_EQ(-ESRCH, ctl("barrier_pid 0"));
+	EXPECT_EQ(0, ctl("put 0"));
+}
+
+TEST_F(utrace, syscall_abort)
+{
+	struct child c = spawn(body_abort_check, NULL);
+	char want[256];
+	int st;
+
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT)));
+	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SYSCALL_ENTRY,
+			 SYSCALL_ABORT | RESUME));
+	go(&c);
+	st = reap(c.pid);
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(42, WEXITSTATUS(st));
+	snprintf(want, sizeof(want),
+		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=11 arg1=22\n"
+		 "0 syscall_exit %1$d action=5 nr=39 ret=-38\n", c.pid);
+	EXPECT_NE(NULL, strstr(read_log(), want)) TH_LOG("log:\n%s", logbuf);
+}
+
+/* Engines are called in attach order; each sees the previous answer. */
+TEST_F(utrace, attach_order)
+{
+	struct child c = spawn(body_getpid_loop, (void *)1);
+	char want[512];
+
+	for (int i = 0; i < 3; i++) {
+		ASSERT_EQ(0, ctl("attach %d %d", c.pid, i));
+		ASSERT_EQ(0, ctl("events %d %lu", i, EV(SYSCALL_ENTRY)));
+	}
+	ASSERT_EQ(0, ctl("reply 1 %d %d", SYSCALL_ENTRY, REPORT));
+	go(&c);
+	ASSERT_EQ(0, reap(c.pid));
+	snprintf(want, sizeof(want),
+		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=0 arg1=0\n"
+		 "1 syscall_entry %1$d action=0x5 nr=39 arg0=0 arg1=0\n"
+		 "2 syscall_entry %1$d action=0x1 nr=39 arg0=0 arg1=0\n"
+		 "0 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n",
+		 c.pid);
+	EXPECT_EQ(0, strncmp(want, read_log(), strlen(want)))
+		TH_LOG("log:\n%s", logbuf);
+	for (int i = 0; i < 3; i++)
+		EXPECT_EQ(0, ctl("put %d", i));
+}
+
+/* An engine attached during a report first sees the next event. */
+TEST_F(utrace, attach_during_report_sees_next_event)
+{
+	struct child c = spawn(body_getpid_loop, (void *)1);
+	char line[128], want[512];
+
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(SYSCALL_ENTRY)));
+	ASSERT_EQ(0, ctl("slow 0 400"));
+	go(&c);
+	snprintf(line, sizeof(line), "0 syscall_entry %d action=0x5 nr=39", c.pid);
+	/* logged before the engine's 400 ms nap: attach inside the report */
+	ASSERT_TRUE(log_wait(line));
+	ASSERT_EQ(0, ctl("attach %d 1", c.pid));
+	ASSERT_EQ(0, ctl("events 1 %lu", EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT)));
+	ASSERT_EQ(0, reap(c.pid));
+	snprintf(want, sizeof(want),
+		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=0 arg1=0\n"
+		 "1 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
+		 "0 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n"
+		 "1 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n",
+		 c.pid);
+	EXPECT_STREQ(want, read_log());
+	EXPECT_EQ(0, ctl("put 0"));
+	EXPECT_EQ(0, ctl("put 1"));
+}
+
+static const char *proc_state(pid_t pid, char *buf, size_t len)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	buf[0] = '\0';
+	f = fopen(path, "r");
+	if (!f)
+		return buf;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Utrace:", 7))
+			snprintf(buf, len, "%s", line);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * UTRACE_STOP at syscall entry holds the thread; it is not a ptrace
+ * stop: wait() sees nothing and ptrace cannot attach; RESUME lets it go.
+ */
+TEST_F(utrace, stop_at_syscall_entry_then_resume)
+{
+	struct child c = spawn(body_getpid_loop, (void *)3);
+	char line[128], st[300];
+	int status;
+
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT)));
+	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SYSCALL_ENTRY, STOP));
+	EXPECT_STREQ("Utrace:\tc0\n", proc_state(c.pid, st, sizeof(st)));
+	go(&c);
+	snprintf(line, sizeof(line), "0 syscall_entry %d action=0x5 nr=39 arg0=0", c.pid);
+	ASSERT_TRUE(log_wait(line));
+	msleep(200);
+	/* held: no exit report for that call */
+	snprintf(line, sizeof(line), "0 syscall_exit %d action=5 nr=39", c.pid);
+	EXPECT_EQ(NULL, strstr(read_log(), line));
+	EXPECT_EQ(0, ctl("control 0 %d", STOP));	/* stopped already */
+	EXPECT_EQ(0, ctl("examine 0"));
+	EXPECT_EQ(0, waitpid(c.pid, &status, WNOHANG | WUNTRACED | __WALL));
+	EXPECT_EQ(-1, ptrace(PTRACE_ATTACH, c.pid, 0, 0));
+	EXPECT_EQ(EBUSY, errno);
+	EXPECT_EQ(0, ctl("control 0 %d", RESUME));
+	EXPECT_EQ(0, reap(c.pid));
+	EXPECT_NE(NULL, strstr(read_log(), line));
+	EXPECT_EQ(0, ctl("put 0"));
+}
+
+/* SIGKILL ends a utrace stop; the held call never runs. */
+TEST_F(utrace, sigkill_wakes_stopped_thread)
+{
+	struct child c = spawn(body_getpid_loop, (void *)3);
+	char line[128], want[512];
+	int status;
+
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT) |
+			 EV(EXIT) | EV(DEATH)));
+	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SYSCALL_ENTRY, STOP));
+	go(&c);
+	snprintf(line, sizeof(line), "0 syscall_entry %d action=0x5 nr=39 arg0=0", c.pid);
+	ASSERT_TRUE(log_wait(line));
+	ASSERT_EQ(0, kill(c.pid, SIGKILL));
+	status = reap(c.pid);
+	ASSERT_TRUE(WIFSIGNALED(status));
+	EXPECT_EQ(SIGKILL, WTERMSIG(status));
+	ASSERT_EQ(-ESRCH, settle(0));
+	snprintf(want, sizeof(want),
+		 "0 syscall_exit %1$d action=5 nr=0 ret=1\n"
+		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=0 arg1=0\n"
+		 "0 syscall_exit %1$d action=5 nr=39 ret=-38\n"
+		 "0 exit %1$d action=5 code=0x9\n"
+		 "0 death %1$d group_dead=1 signal=17\n", c.pid);
+	EXPECT_STREQ(want, read_log());
+	EXPECT_EQ(0, ctl("put 0"));
+}
+
+/*
+ * utrace_control(STOP) on a thread running in user mode: -EINPROGRESS,
+ * then it stops at its next return to user mode and reports QUIESCE.
+ */
+TEST_F(utrace, control_stop_running_thread)
+{
+	struct child c = spawn(body_spin, NULL);
+	char line[128];
+	int i, ret = -1, status;
+
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(QUIESCE)));
+	/* the engine keeps wanting the stop each time it is asked */
+	ASSERT_EQ(0, ctl("reply 0 %d %d", QUIESCE, STOP));
+	go(&c);
+	msleep(100);
+	EXPECT_EQ(-EINVAL, ctl("examine 0"));	/* running */
+	EXPECT_EQ(-EINPROGRESS, ctl("control 0 %d", STOP));
+	for (i = 0; i < 2000 && ret; i++) {
+		ret = ctl("control 0 %d", STOP);
+		msleep(5);
+	}
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(0, ctl("examine 0"));
+	snprintf(line, sizeof(line), "0 quiesce %d action=5 event=0", c.pid);
+	EXPECT_NE(NULL, strstr(read_log(), line)) TH_LOG("log:\n%s", logbuf);
+	EXPECT_EQ(0, waitpid(c.pid, &status, WNOHANG | WUNTRACED | __WALL));
+	/* detaching the only stopping engine lets it run */
+	EXPECT_EQ(0, ctl("control 0 %d", DETACH));
+	EXPECT_EQ(-ESRCH, ctl("control 0 %d", RESUME));
+	EXPECT_EQ(-ESRCH, ctl("events 0 1"));
+	/* the thread drops the engine at its next safe point */
+	for (int i = 0; i < 2000; i++) {
+		char st[300];
+
+		if (!strcmp("Utrace:\t0\n", proc_state(c.pid, st, sizeof(st))))
+			break;
+		msleep(5);
+	}
+	EXPECT_EQ(-ESRCH, ctl("barrier 0"));
+	EXPECT_EQ(0, kill(c.pid, SIGKILL));
+	status = reap(c.pid);
+	EXPECT_TRUE(WIFSIGNALED(status));
+	EXPECT_EQ(0, ctl("put 0"));
+}
+
+/* Attach answers: lookup, exclusive, kernel thread, zombie, ptraced. */
+TEST_F(utrace, attach_errors)
+{
+	struct child c = spawn(body_getpid_loop, (void *)0);
+	pid_t z;
+
+	EXPECT_EQ(-ENOENT, ctl("lookup %d 0", c.pid));
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	EXPECT_EQ(0, ctl("lookup %d 0", c.pid));
+	EXPECT_EQ(-EEXIST, ctl("attach %d 0 exclusive", c.pid));
+	EXPECT_EQ(-EPERM, ctl("attach 2 1"));		/* kthreadd */
+	EXPECT_EQ(-ESRCH, ctl("attach 999999 1"));
+	go(&c);
+	ASSERT_EQ(0, reap(c.pid));
+	EXPECT_EQ(0, ctl("put 0"));
+
+	z = fork();
+	if (z == 0)
+		_exit(0);
+	/* a zombie: dead, not reaped */
+	for (int i = 0; i < 1000; i++) {
+		char path[64], buf[256] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", z);
+		f = fopen(path, "r");
+		if (f) {
+			if (!fgets(buf, sizeof(buf), f))
+				buf[0] = '\0';
+			fclose(f);
+		}
+		if (strstr(buf, ") Z "))
+			break;
+		msleep(5);
+	}
+	EXPECT_EQ(-EPERM, ctl("attach %d 1", z));
+	reap(z);
+
+	/* a ptraced thread cannot take an engine */
+	z = fork();
+	if (z == 0) {
+		ptrace(PTRACE_TRACEME, 0, 0, 0);
+		raise(SIGSTOP);
+		_exit(0);
+	}
+	ASSERT_EQ(z, waitpid(z, NULL, WUNTRACED));
+	EXPECT_EQ(-EBUSY, ctl("attach %d 1", z));
+	kill(z, SIGKILL);
+	reap(z);
+}
+
+/* CLONE reports fork, vfork and threads; the callback attaches to the child. */
+TEST_F(utrace, clone_fork_child_followed)
+{
+	struct child c = spawn(body_fork_exit5, NULL);
+	char want[256];
+	const char *log;
+	int g;
+
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	ASSERT_EQ(0, ctl("attach_child 0 %lu", EV(EXIT) | EV(DEATH)));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(CLONE)));
+	go(&c);
+	ASSERT_EQ(0, reap(c.pid));
+	ASSERT_EQ(-ESRCH, settle(1));
+	log = read_log();
+	ASSERT_EQ(1, sscanf(log, "0 clone %*d action=5 child=%d vm=0 vfork=0 thread=0", &g))
+		TH_LOG("log:\n%s", log);
+	snprintf(want, sizeof(want),
+		 "0 clone %1$d action=5 child=%2$d vm=0 vfork=0 thread=0\n"
+		 "1 exit %2$d action=5 code=0x500\n"
+		 "1 death %2$d group_dead=1 signal=17\n", c.pid, g);
+	EXPECT_STREQ(want, log);
+	EXPECT_EQ(0, ctl("put 0"));
+	EXPECT_EQ(0, ctl("put 1"));
+}
+
+TEST_F(utrace, clone_vfork_and_thread)
+{
+	struct child c = spawn(body_vfork, NULL);
+	struct child t;
+	char want[128];
+
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(CLONE)));
+	go(&c);
+	ASSERT_EQ(0, reap(c.pid));
+	snprintf(want, sizeof(want), "0 clone %d action=5 child=", c.pid);
+	EXPECT_EQ(0, strncmp(want, read_log(), strlen(want)));
+	EXPECT_NE(NULL, strstr(logbuf, "vm=1 vfork=1 thread=0\n"));
+	EXPECT_EQ(0, ctl("put 0"));
+	EXPECT_EQ(0, ctl("clear"));
+
+	t = spawn(body_thread, NULL);
+	ASSERT_EQ(0, ctl("attach %d 0", t.pid));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(CLONE)));
+	go(&t);
+	ASSERT_EQ(0, reap(t.pid));
+	EXPECT_NE(NULL, strstr(read_log(), "vm=1 vfork=0 thread=1\n"))
+		TH_LOG("log:\n%s", logbuf);
+	EXPECT_EQ(0, ctl("put 0"));
+}
+
+TEST_F(utrace, exec_reported)
+{
+	struct child c = spawn(body_exec, NULL);
+	char want[128];
+
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(EXEC) | EV(EXIT)));
+	go(&c);
+	ASSERT_EQ(0, reap(c.pid));
+	snprintf(want, sizeof(want),
+		 "0 exec %1$d action=5 comm=busybox fmt=1\n"
+		 "0 exit %1$d action=5 code=0x0\n", c.pid);
+	EXPECT_STREQ(want, read_log());
+	EXPECT_EQ(0, ctl("put 0"));
+}
+
+/* Detaching in report_death means no report_reap. */
+TEST_F(utrace, detach_in_death_means_no_reap)
+{
+	struct child c = spawn(body_getpid_loop, (void *)0);
+	char want[256];
+
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(DEATH) | EV(REAP)));
+	ASSERT_EQ(0, ctl("reply 0 %d %d", DEATH, DETACH));
+	go(&c);
+	ASSERT_EQ(0, reap(c.pid));
+	ASSERT_EQ(-ESRCH, settle(0));
+	snprintf(want, sizeof(want), "0 death %d group_dead=1 signal=17\n", c.pid);
+	EXPECT_STREQ(want, read_log());
+	EXPECT_EQ(0, ctl("put 0"));
+}
+
+/* The /proc status line follows the event mask; detach clears it. */
+TEST_F(utrace, proc_status_line)
+{
+	struct child c = spawn(body_getpid_loop, (void *)2);
+	char st[300];
+
+	EXPECT_STREQ("Utrace:\t0\n", proc_state(c.pid, st, sizeof(st)));
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(EXIT) | EV(SYSCALL_ENTRY)));
+	EXPECT_STREQ("Utrace:\t50\n", proc_state(c.pid, st, sizeof(st)));
+	ASSERT_EQ(0, ctl("control 0 %d", DETACH));
+	go(&c);
+	ASSERT_EQ(0, reap(c.pid));
+	EXPECT_STREQ("", read_log());
+	EXPECT_EQ(0, ctl("put 0"));
+}
+
+/*
+ * utrace_barrier() waits out a callback in flight, so the module can go
+ * while its engine's callback sleeps: rmmod detaches, waits, unloads.
+ */
+TEST(rmmod_with_callbacks_in_flight)
+{
+	struct child c = spawn(body_getpid_loop, (void *)200);
+	char line[64];
+	int status;
+
+	ASSERT_EQ(0, load_module());
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT)));
+	ASSERT_EQ(0, ctl("slow 0 20"));
+	go(&c);
+	snprintf(line, sizeof(line), "0 syscall_entry %d", c.pid);
+	ASSERT_TRUE(log_wait(line));
+	ASSERT_EQ(0, unload_module());
+	status = reap(c.pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A utrace engine driven from user space, for the tests.
+ *
+ * /sys/kernel/debug/utrace_test/ctl takes one command per write; the
+ * write fails with the errno the utrace call answered:
+ *
+ *   attach PID ID [exclusive]   utrace_attach_pid(CREATE) as engine ID
+ *   lookup PID ID               utrace_attach_pid() without CREATE
+ *   events ID MASK              utrace_set_events()
+ *   control ID ACTION           utrace_control(), ACTION by number
+ *   reply ID EVENT VALUE        what ID's callback for EVENT (bit
+ *                               number) returns from now on
+ *   reply_once ID EVENT VALUE   the same, for the next call only
+ *   barrier ID                  utrace_barrier() on the task
+ *   barrier_pid ID              utrace_barrier_pid()
+ *   examine ID                  utrace_prepare_examine() and
+ *                               utrace_finish_examine()
+ *   slow ID MSEC                ID's callbacks sleep MSEC first
+ *   attach_child ID MASK        ID's report_clone attaches engine ID+1
+ *                               to the child with MASK
+ *   put ID                      drop the engine reference
+ *   clear                       empty the log
+ *
+ * /sys/kernel/debug/utrace_test/log lists the callbacks made, in order,
+ * one per line: "ID EVENT TID details", TID the reporting thread's.
+ */
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/module.h>
+#include <linux/pid.h>
+#include <linux/sched/signal.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/utrace.h>
+#include <asm/syscall.h>
+
+#define NENGINES 8
+#define LOG_SIZE (64 * 1024)
+
+struct test_engine {
+	struct utrace_engine *engine;
+	struct pid *pid;
+	struct task_struct *task;	/* referenced: outlives the reap */
+	u32 reply[_UTRACE_NEVENTS];
+	u32 reply_once[_UTRACE_NEVENTS];
+	bool once[_UTRACE_NEVENTS];
+	unsigned int slow_ms;
+	unsigned long child_mask;
+	bool attach_child;
+};
+
+/* Protects engines[] against the control file; callbacks read it. */
+static DEFINE_MUTEX(ctl_lock);
+static struct test_engine engines[NENGINES];
+
+/* Protects log_buf and log_len; taken in callbacks, never sleeping. */
+static DEFINE_SPINLOCK(log_lock);
+static char *log_buf;
+static size_t log_len;
+static struct dentry *dir;
+
+static const struct utrace_engine_ops test_ops;
+
+static __printf(4, 5) void log_event(struct utrace_engine *engine,
+				     struct task_struct *task,
+				     const char *event, const char *fmt, ...)
+{
+	struct test_engine *te = engine->data;
+	char line[160];
+	va_list ap;
+	int n;
+
+	/* task->pid: a reaped thread's pid number is gone from its struct pid */
+	n = scnprintf(line, sizeof(line), "%ld %s %d ", te - engines, event,
+		      task->pid);
+	va_start(ap, fmt);
+	n += vscnprintf(line + n, sizeof(line) - n, fmt, ap);
+	va_end(ap);
+	n += scnprintf(line + n, sizeof(line) - n, "\n");
+
+	spin_lock(&log_lock);
+	if (log_len + n < LOG_SIZE) {
+		memcpy(log_buf + log_len, line, n);
+		log_len += n;
+	}
+	spin_unlock(&log_lock);
+}
+
+static u32 answer(struct utrace_engine *engine, int event)
+{
+	struct test_engine *te = engine->data;
+
+	if (te->slow_ms)
+		msleep(te->slow_ms);
+	if (READ_ONCE(te->once[event])) {
+		WRITE_ONCE(te->once[event], false);
+		return te->reply_once[event];
+	}
+	return READ_ONCE(te->reply[event]);
+}
+
+static u32 t_quiesce(enum utrace_resume_action action,
+		     struct utrace_engine *engine, struct task_struct *task,
+		     unsigned long event)
+{
+	log_event(engine, task, "quiesce", "action=%d event=%#lx", action, event);
+	return answer(engine, _UTRACE_EVENT_QUIESCE);
+}
+
+static u32 t_clone(enum utrace_resume_action action,
+		   struct utrace_engine *engine, struct task_struct *parent,
+		   unsigned long clone_flags, struct task_struct *child)
+{
+	struct test_engine *te = engine->data;
+	int n;
+
+	log_event(engine, parent, "clone", "action=%d child=%d vm=%d vfork=%d thread=%d",
+		  action, child->pid, !!(clone_flags & CLONE_VM),
+		  !!(clone_flags & CLONE_VFORK), !!(clone_flags & CLONE_THREAD));
+	if (te->attach_child && te + 1 < engines + NENGINES) {
+		struct test_engine *ce = te + 1;
+		struct utrace_engine *e;
+
+		e = utrace_attach_task(child, UTRACE_ATTACH_CREATE, &test_ops, ce);
+		if (!IS_ERR(e)) {
+			for (n = 0; n < _UTRACE_NEVENTS; n++)
+				ce->reply[n] = UTRACE_RESUME;
+			if (utrace_set_events(child, e, te->child_mask))
+				pr_err("utrace_test: set_events on child failed\n");
+			if (!ce->engine) {
+				ce->engine = e;
+				ce->pid = get_task_pid(child, PIDTYPE_PID);
+				ce->task = get_task_struct(child);
+			} else {
+				utrace_engine_put(e);
+			}
+		}
+	}
+	return answer(engine, _UTRACE_EVENT_CLONE);
+}
+
+static u32 t_exec(enum utrace_resume_action action,
+		  struct utrace_engine *engine, struct task_struct *task,
+		  const struct linux_binfmt *fmt,
+		  const struct linux_binprm *bprm, struct pt_regs *regs)
+{
+	log_event(engine, task, "exec", "action=%d comm=%s fmt=%d", action,
+		  task->comm, !!fmt);
+	return answer(engine, _UTRACE_EVENT_EXEC);
+}
+
+static u32 t_syscall_entry(u32 action, struct utrace_engine *engine,
+			   struct task_struct *task, struct pt_regs *regs)
+{
+	unsigned long args[6];
+
+	syscall_get_arguments(task, regs, args);
+	log_event(engine, task, "syscall_entry", "action=%#x nr=%d arg0=%lu arg1=%lu",
+		  action, syscall_get_nr(task, regs), args[0], args[1]);
+	return answer(engine, _UTRACE_EVENT_SYSCALL_ENTRY);
+}
+
+static u32 t_syscall_exit(enum utrace_resume_action action,
+			  struct utrace_engine *engine,
+			  struct task_struct *task, struct pt_regs *regs)
+{
+	log_event(engine, task, "syscall_exit", "action=%d nr=%d ret=%ld", action,
+		  syscall_get_nr(task, regs),
+		  syscall_get_return_value(task, regs));
+	return answer(engine, _UTRACE_EVENT_SYSCALL_EXIT);
+}
+
+static u32 t_exit(enum utrace_resume_action action,
+		  struct utrace_engine *engine, struct task_struct *task,
+		  long orig_code, long *code)
+{
+	log_event(engine, task, "exit", "action=%d code=%#lx", action, orig_code);
+	return answer(engine, _UTRACE_EVENT_EXIT);
+}
+
+static u32 t_death(struct utrace_engine *engine, struct task_struct *task,
+		   bool group_dead, int signal)
+{
+	log_event(engine, task, "death", "group_dead=%d signal=%d", group_dead,
+		  signal);
+	return answer(engine, _UTRACE_EVENT_DEATH);
+}
+
+static void t_reap(struct utrace_engine *engine, struct task_struct *task)
+{
+	log_event(engine, task, "reap", "last");
+}
+
+static const struct utrace_engine_ops test_ops = {
+	.report_quiesce = t_quiesce,
+	.report_clone = t_clone,
+	.report_exec = t_exec,
+	.report_syscall_entry = t_syscall_entry,
+	.report_syscall_exit = t_syscall_exit,
+	.report_exit = t_exit,
+	.report_death = t_death,
+	.report_reap = t_reap,
+};
+
+static void engine_drop(struct test_engine *te)
+{
+	if (te->engine)
+		utrace_engine_put(te->engine);
+	if (te->task)
+		put_task_struct(te->task);
+	put_pid(te->pid);
+	memset(te, 0, sizeof(*te));
+}
+
+static int do_command(char *buf)
+{
+	char cmd[16], extra[16] = "";
+	struct test_engine *te;
+	unsigned long a = 0, b = 0, c = 0;
+	struct utrace_examiner exam;
+	int n, ret, flags;
+
+	n = sscanf(buf, "%15s %lu %lu %lu", cmd, &a, &b, &c);
+	if (n < 1)
+		return -EINVAL;
+	if (!strcmp(cmd, "clear")) {
+		spin_lock(&log_lock);
+		log_len = 0;
+		spin_unlock(&log_lock);
+		return 0;
+	}
+	if (!strcmp(cmd, "attach") || !strcmp(cmd, "lookup")) {
+		struct utrace_engine *e;
+		struct pid *pid;
+
+		if (n < 3 || b >= NENGINES)
+			return -EINVAL;
+		if (sscanf(buf, "%*s %*u %*u %15s", extra) != 1)
+			extra[0] = '\0';
+		te = &engines[b];
+		pid = find_get_pid(a);
+		if (!pid)
+			return -ESRCH;
+		flags = UTRACE_ATTACH_MATCH_OPS | UTRACE_ATTACH_MATCH_DATA;
+		if (!strcmp(cmd, "attach"))
+			flags |= UTRACE_ATTACH_CREATE;
+		if (!strcmp(extra, "exclusive"))
+			flags |= UTRACE_ATTACH_EXCLUSIVE;
+		e = utrace_attach_pid(pid, flags, &test_ops, te);
+		if (IS_ERR(e)) {
+			put_pid(pid);
+			return PTR_ERR(e);
+		}
+		if (te->engine) {
+			/* a second reference to the same or a new engine */
+			utrace_engine_put(te->engine);
+			put_pid(te->pid);
+			put_task_struct(te->task);
+		} else {
+			for (n = 0; n < _UTRACE_NEVENTS; n++)
+				te->reply[n] = UTRACE_RESUME;
+		}
+		te->engine = e;
+		te->pid = pid;
+		te->task = get_pid_task(pid, PIDTYPE_PID);
+		if (!te->task) {
+			engine_drop(te);
+			return -ESRCH;
+		}
+		return 0;
+	}
+	if (n < 2 || a >= NENGINES)
+		return -EINVAL;
+	te = &engines[a];
+	if (!strcmp(cmd, "put")) {
+		engine_drop(te);
+		return 0;
+	}
+	if (!te->engine)
+		return -ENOENT;
+	if (!strcmp(cmd, "events") && n >= 3)
+		return utrace_set_events_pid(te->pid, te->engine, b);
+	if (!strcmp(cmd, "control") && n >= 3)
+		return utrace_control_pid(te->pid, te->engine, b);
+	if (!strcmp(cmd, "barrier"))
+		return utrace_barrier(te->task, te->engine);
+	if (!strcmp(cmd, "barrier_pid"))
+		return utrace_barrier_pid(te->pid, te->engine);
+	if ((!strcmp(cmd, "reply") || !strcmp(cmd, "reply_once")) && n >= 4) {
+		if (b >= _UTRACE_NEVENTS)
+			return -EINVAL;
+		if (!strcmp(cmd, "reply")) {
+			WRITE_ONCE(te->reply[b], c);
+		} else {
+			te->reply_once[b] = c;
+			WRITE_ONCE(te->once[b], true);
+		}
+		return 0;
+	}
+	if (!strcmp(cmd, "slow") && n >= 3) {
+		WRITE_ONCE(te->slow_ms, b);
+		return 0;
+	}
+	if (!strcmp(cmd, "attach_child") && n >= 3) {
+		te->child_mask = b;
+		WRITE_ONCE(te->attach_child, true);
+		return 0;
+	}
+	if (!strcmp(cmd, "examine")) {
+		struct task_struct *task = get_pid_task(te->pid, PIDTYPE_PID);
+
+		if (!task)
+			return -ESRCH;
+		ret = utrace_prepare_examine(task, te->engine, &exam);
+		if (!ret)
+			ret = utrace_finish_examine(task, te->engine, &exam);
+		put_task_struct(task);
+		return ret;
+	}
+	return -EINVAL;
+}
+
+static ssize_t ctl_write(struct file *file, const char __user *ubuf,
+			 size_t count, loff_t *ppos)
+{
+	char buf[96];
+	int ret;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	mutex_lock(&ctl_lock);
+	ret = do_command(buf);
+	mutex_unlock(&ctl_lock);
+	return ret ? ret : count;
+}
+
+static const struct file_operations ctl_fops = {
+	.owner = THIS_MODULE,
+	.write = ctl_write,
+};
+
+static int log_show(struct seq_file *m, void *v)
+{
+	char *copy = kvmalloc(LOG_SIZE, GFP_KERNEL);
+	size_t len;
+
+	if (!copy)
+		return -ENOMEM;
+	spin_lock(&log_lock);
+	len = log_len;
+	memcpy(copy, log_buf, len);
+	spin_unlock(&log_lock);
+	seq_write(m, copy, len);
+	kvfree(copy);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(log);
+
+static int __init utrace_test_init(void)
+{
+	log_buf = kvmalloc(LOG_SIZE, GFP_KERNEL);
+	if (!log_buf)
+		return -ENOMEM;
+	dir = debugfs_create_dir("utrace_test", NULL);
+	debugfs_create_file("ctl", 0200, dir, NULL, &ctl_fops);
+	debugfs_create_file("log", 0400, dir, NULL, &log_fops);
+	return 0;
+}
+
+static void __exit utrace_test_exit(void)
+{
+	int i;
+
+	debugfs_remove_recursive(dir);
+	for (i = 0; i < NENGINES; i++) {
+		struct test_engine *te = &engines[i];
+
+		if (!te->engine)
+			continue;
+		/* a detached or reaped engine answers -ESRCH: nothing to do */
+		if (utrace_control_pid(te->pid, te->engine, UTRACE_DETACH) != -ESRCH &&
+		    utrace_barrier_pid(te->pid, te->engine) == -ERESTARTSYS)
+			pr_warn("utrace_test: barrier interrupted\n");
+		engine_drop(te);
+	}
+	kvfree(log_buf);
+}
+
+module_init(utrace_test_init);
+module_exit(utrace_test_exit);
+MODULE_DESCRIPTION("utrace test engine driven through debugfs");
+MODULE_LICENSE("GPL");
