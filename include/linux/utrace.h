@@ -23,6 +23,7 @@
 struct linux_binfmt;
 struct linux_binprm;
 struct pid;
+struct ksignal;
 struct pt_regs;
 struct seq_file;
 struct utrace;
@@ -280,6 +281,9 @@ void utrace_report_exit(long *exit_code);
 void utrace_report_death(struct task_struct *task, bool group_dead,
 			 int signal);
 void utrace_release_task(struct task_struct *task);
+int utrace_report_signal(int signr, struct ksignal *ksig,
+			 struct k_sigaction **ka);
+void utrace_signal_handler(struct task_struct *task, int stepping);
 void task_utrace_proc_status(struct seq_file *m, struct task_struct *task);
 bool utrace_excludes_ptrace(struct task_struct *task);
 
@@ -307,6 +311,14 @@ static inline void utrace_report_exit(long *exit_code) { }
 static inline void utrace_report_death(struct task_struct *task,
 				       bool group_dead, int signal) { }
 static inline void utrace_release_task(struct task_struct *task) { }
+static inline int utrace_report_signal(int signr, struct ksignal *ksig,
+				       struct k_sigaction **ka)
+{
+	return signr;
+}
+
+static inline void utrace_signal_handler(struct task_struct *task,
+					 int stepping) { }
 static inline void utrace_free_task(struct task_struct *task) { }
 static inline void task_utrace_proc_status(struct seq_file *m,
 					   struct task_struct *task) { }

@@ -21,10 +21,13 @@
  * utrace_stop() in TASK_KILLABLE, which is not a ptrace stop (no
  * JOBCTL_TRACED, no exit_code for wait() to see) and which SIGKILL ends.
  */
+#include <linux/binfmts.h>
+#include <linux/coredump.h>
 #include <linux/export.h>
 #include <linux/ptrace.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <linux/sched/task_stack.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/task_work.h>
@@ -863,6 +866,26 @@ static u32 call_death(const struct utrace_engine_ops *ops,
 	return ops->report_death(engine, task, a->group_dead, a->signal);
 }
 
+struct utrace_signal_args {
+	struct pt_regs *regs;
+	kernel_siginfo_t *info;
+	const struct k_sigaction *orig_ka;
+	struct k_sigaction *return_ka;
+};
+
+static u32 call_signal(const struct utrace_engine_ops *ops,
+		       struct utrace_engine *engine, struct task_struct *task,
+		       struct utrace_report *report, void *arg)
+{
+	struct utrace_signal_args *a = arg;
+
+	if (!ops->report_signal)
+		return report->result | UTRACE_RESUME;
+	return ops->report_signal(report->result | report->action, engine,
+				  task, a->regs, a->info, a->orig_ka,
+				  a->return_ka);
+}
+
 /* Enable or disable stepping as the report decided. */
 static void utrace_apply_step(struct task_struct *task, struct utrace *utrace,
 			      enum utrace_resume_action action)
@@ -1198,6 +1221,154 @@ void utrace_release_task(struct task_struct *task)
 	spin_unlock(&utrace->lock);
 	if (!later)
 		utrace_do_reap(task, utrace);
+}
+
+/* The default action of @signr under @ka, and the event reporting it. */
+static u32 signal_default(int signr, const struct k_sigaction *ka,
+			  unsigned long *event)
+{
+	__sighandler_t handler = ka->sa.sa_handler;
+
+	if (handler == SIG_IGN || (handler == SIG_DFL && sig_kernel_ignore(signr))) {
+		*event = UTRACE_EVENT(SIGNAL_IGN);
+		return UTRACE_SIGNAL_IGN;
+	}
+	if (handler != SIG_DFL) {
+		*event = UTRACE_EVENT(SIGNAL);
+		return UTRACE_SIGNAL_DELIVER;
+	}
+	if (sig_kernel_stop(signr)) {
+		*event = UTRACE_EVENT(SIGNAL_STOP);
+		return signr == SIGSTOP ? UTRACE_SIGNAL_STOP : UTRACE_SIGNAL_TSTP;
+	}
+	if (sig_kernel_coredump(signr)) {
+		*event = UTRACE_EVENT(SIGNAL_CORE);
+		return UTRACE_SIGNAL_CORE;
+	}
+	*event = UTRACE_EVENT(SIGNAL_TERM);
+	return UTRACE_SIGNAL_TERM;
+}
+
+/* Die of @signr now, with a core dump if @core; never returns. */
+static void __noreturn utrace_signal_kill(int signr, kernel_siginfo_t *info,
+					  bool core)
+{
+	current->flags |= PF_SIGNALED;
+	if (core)
+		do_coredump(info);
+	do_group_exit(signr);
+}
+
+/* Take the default action: get_signal() acts on ksig->ka, now SIG_DFL. */
+static void utrace_default_ka(struct ksignal *ksig, struct k_sigaction **ka)
+{
+	memset(&ksig->ka, 0, sizeof(ksig->ka));
+	ksig->ka.sa.sa_handler = SIG_DFL;
+	*ka = &ksig->ka;
+}
+
+/**
+ * utrace_report_signal - report a signal about to take its action
+ * @signr:	the signal just dequeued
+ * @ksig:	get_signal()'s answer in the making, with the siginfo
+ * @ka:		in: the signal's action; out: the action get_signal() takes
+ *
+ * Called from get_signal() with siglock held, when an engine wants one
+ * of the signal events; drops siglock around the callbacks.  Engines are
+ * called for the event of the signal's default action (a handler runs:
+ * SIGNAL; ignored: SIGNAL_IGN; stop, terminate, core: SIGNAL_STOP, _TERM,
+ * _CORE) and each may choose another action, the last one winning, or
+ * change the sigaction used for this delivery through return_ka.
+ * SIGKILL and signals with SA_IMMUTABLE actions are not reported.
+ *
+ * Return: the signal to act on with *@ka (SIGSTOP or SIGTSTP for a stop
+ * an engine asked for), or 0 to drop it.  Does not return when an
+ * engine answered %UTRACE_SIGNAL_TERM or %UTRACE_SIGNAL_CORE for a
+ * signal whose default action is otherwise.
+ */
+int utrace_report_signal(int signr, struct ksignal *ksig,
+			 struct k_sigaction **ka)
+{
+	struct task_struct *task = current;
+	struct utrace *utrace = task_utrace_struct(task);
+	struct k_sigaction orig_ka = **ka, return_ka = **ka;
+	struct utrace_signal_args args = {
+		.regs = task_pt_regs(task),
+		.info = &ksig->info,
+		.orig_ka = &orig_ka,
+		.return_ka = &return_ka,
+	};
+	struct utrace_report report = { .action = UTRACE_RESUME };
+	unsigned long event;
+	u32 dfl;
+
+	lockdep_assert_held(&task->sighand->siglock);
+	if (!utrace || signr == SIGKILL || (orig_ka.sa.sa_flags & SA_IMMUTABLE))
+		return signr;
+	dfl = signal_default(signr, &orig_ka, &event);
+	if (!(task_utrace_flags(task) & event))
+		return signr;
+
+	spin_unlock_irq(&task->sighand->siglock);
+	start_report(task);
+	report.result = dfl;
+	report_callbacks(task, utrace, &report, event, call_signal, &args);
+	finish_report(task, utrace, &report, false);
+	spin_lock_irq(&task->sighand->siglock);
+
+	switch (utrace_signal_action(report.result)) {
+	case UTRACE_SIGNAL_IGN:
+		return 0;
+	case UTRACE_SIGNAL_STOP:
+		utrace_default_ka(ksig, ka);
+		return SIGSTOP;
+	case UTRACE_SIGNAL_TSTP:
+		utrace_default_ka(ksig, ka);
+		return SIGTSTP;
+	case UTRACE_SIGNAL_TERM:
+	case UTRACE_SIGNAL_CORE:
+		if (utrace_signal_action(report.result) == dfl) {
+			utrace_default_ka(ksig, ka);
+			return signr;
+		}
+		spin_unlock_irq(&task->sighand->siglock);
+		utrace_signal_kill(signr, &ksig->info,
+				   utrace_signal_action(report.result) ==
+				   UTRACE_SIGNAL_CORE);
+	default:
+		break;
+	}
+	/* deliver, under the sigaction an engine may have changed */
+	if (memcmp(&return_ka, &orig_ka, sizeof(return_ka))) {
+		ksig->ka = return_ka;
+		*ka = &ksig->ka;
+	}
+	return signr;
+}
+
+/**
+ * utrace_signal_handler - report that a signal handler was set up
+ * @task:	current, whose user registers now enter the handler
+ * @stepping:	the thread was single-stepping
+ *
+ * Called from signal_delivered().  Engines with the SIGNAL event get
+ * report_signal() with %UTRACE_SIGNAL_HANDLER and no siginfo; one that
+ * was stepping may answer %UTRACE_SINGLESTEP to step into the handler.
+ */
+void utrace_signal_handler(struct task_struct *task, int stepping)
+{
+	struct utrace *utrace = start_report(task);
+	struct utrace_signal_args args = { .regs = task_pt_regs(task) };
+	struct utrace_report report = {
+		.action = UTRACE_RESUME,
+		.result = UTRACE_SIGNAL_HANDLER,
+	};
+
+	if (!utrace)
+		return;
+	report_callbacks(task, utrace, &report, UTRACE_EVENT(SIGNAL),
+			 call_signal, &args);
+	finish_report(task, utrace, &report, false);
 }
 
 /**

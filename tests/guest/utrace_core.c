@@ -28,10 +28,13 @@
 #define LOG "/sys/kernel/debug/utrace_test/log"
 
 /* event bits and actions of the contract */
-enum { QUIESCE, REAP, CLONE, EXEC, EXIT, DEATH, SYSCALL_ENTRY, SYSCALL_EXIT };
+enum { QUIESCE, REAP, CLONE, EXEC, EXIT, DEATH, SYSCALL_ENTRY, SYSCALL_EXIT,
+	SIGNAL, SIGNAL_IGN, SIGNAL_STOP, SIGNAL_TERM, SIGNAL_CORE, JCTL };
 #define EV(x) (1UL << (x))
 enum { STOP, REPORT, INTERRUPT, SINGLESTEP, BLOCKSTEP, RESUME, DETACH };
 #define SYSCALL_ABORT 0x10
+enum { SIG_DELIVER = 0x00, SIG_IGN_ = 0x10, SIG_TERM_ = 0x20, SIG_CORE_ = 0x30,
+	SIG_STOP_ = 0x40, SIG_TSTP_ = 0x50, SIG_HANDLER_ = 0x70 };
 
 static int ctl(const char *fmt, ...)
 {
@@ -268,7 +271,10 @@ FIXTURE(utrace) {
 
 FIXTURE_SETUP(utrace)
 {
-	int ret = load_module();
+	int ret;
+
+	unload_module();	/* left loaded by a test that failed */
+	ret = load_module();
 
 	ASSERT_EQ(0, ret) TH_LOG("loading utrace_test.ko: %s", strerror(-ret));
 }
@@ -656,6 +662,179 @@ TEST_F(utrace, proc_status_line)
 	go(&c);
 	ASSERT_EQ(0, reap(c.pid));
 	EXPECT_STREQ("", read_log());
+	EXPECT_EQ(0, ctl("put 0"));
+}
+
+
+/* Signal reports: the default action comes in, the engine may change it. */
+static volatile sig_atomic_t handled;
+
+static void on_usr1(int sig)
+{
+	handled = 1;
+}
+
+static void body_handler(void *arg)
+{
+	signal(SIGUSR1, on_usr1);
+	syscall(SYS_kill, getpid(), SIGUSR1);
+	syscall(SYS_exit_group, handled ? 7 : 1, 0);
+}
+
+static void body_kill_self(void *arg)
+{
+	long sig = (long)arg;
+
+	if (sig == SIGUSR2)
+		signal(SIGUSR2, SIG_IGN);
+	syscall(SYS_kill, getpid(), sig);
+	syscall(SYS_exit_group, 8, 0);
+}
+
+static int run_signal_child(void (*fn)(void *), void *arg, unsigned long events,
+			    int event, int reply)
+{
+	struct child c = spawn(fn, arg);
+	int st;
+
+	if (ctl("attach %d 0", c.pid) || ctl("events 0 %lu", events) ||
+	    (event >= 0 && ctl("reply 0 %d %d", event, reply))) {
+		fprintf(stderr, "# utrace_test: %m\n");
+		kill(c.pid, SIGKILL);
+		reap(c.pid);
+		return -1;
+	}
+	go(&c);
+	st = reap(c.pid);
+	settle(0);
+	ctl("put 0");
+	return st;
+}
+
+/* Is the log @fmt, with the child's pid (the log's first TID) as %1$d? */
+static bool log_is(const char *fmt)
+{
+	const char *log = read_log();
+	char want[1024];
+	int pid = -1;
+
+	if (sscanf(log, "%*d %*s %d", &pid) != 1)
+		return false;
+	snprintf(want, sizeof(want), fmt, pid);
+	if (strcmp(want, log))
+		fprintf(stderr, "# log:\n%s# wanted:\n%s", log, want);
+	return !strcmp(want, log);
+}
+
+TEST_F(utrace, signal_handler_delivered_and_setup_reported)
+{
+	int st = run_signal_child(body_handler, NULL, EV(SIGNAL), -1, 0);
+
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(7, WEXITSTATUS(st));
+	EXPECT_TRUE(log_is("0 signal %1$d action=0x5 signo=10 code=0\n"
+			   "0 signal %1$d action=0x75 signo=0 code=0\n"));
+}
+
+TEST_F(utrace, engine_ignores_fatal_signal)
+{
+	int st = run_signal_child(body_kill_self, (void *)SIGTERM,
+				  EV(SIGNAL_TERM), SIGNAL_TERM, SIG_IGN_ | RESUME);
+
+	ASSERT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);
+	EXPECT_EQ(8, WEXITSTATUS(st));
+	EXPECT_TRUE(log_is("0 signal %1$d action=0x25 signo=15 code=0\n"));
+}
+
+TEST_F(utrace, fatal_signal_reported_then_kills)
+{
+	int st = run_signal_child(body_kill_self, (void *)SIGTERM,
+				  EV(SIGNAL_TERM), -1, 0);
+
+	ASSERT_TRUE(WIFSIGNALED(st));
+	EXPECT_EQ(SIGTERM, WTERMSIG(st));
+	EXPECT_TRUE(log_is("0 signal %1$d action=0x25 signo=15 code=0\n"));
+}
+
+TEST_F(utrace, ignored_signal_reported)
+{
+	int st = run_signal_child(body_kill_self, (void *)SIGUSR2,
+				  EV(SIGNAL_IGN), -1, 0);
+
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(8, WEXITSTATUS(st));
+	EXPECT_TRUE(log_is("0 signal %1$d action=0x15 signo=12 code=0\n"));
+}
+
+TEST_F(utrace, core_signal_reported)
+{
+	int st = run_signal_child(body_kill_self, (void *)SIGQUIT,
+				  EV(SIGNAL_CORE), -1, 0);
+
+	ASSERT_TRUE(WIFSIGNALED(st)) TH_LOG("status %#x log:\n%s", st, read_log());
+	EXPECT_EQ(SIGQUIT, WTERMSIG(st));
+	EXPECT_TRUE(log_is("0 signal %1$d action=0x35 signo=3 code=0\n"));
+}
+
+TEST_F(utrace, stop_signal_reported_and_ignored)
+{
+	int st = run_signal_child(body_kill_self, (void *)SIGTSTP,
+				  EV(SIGNAL_STOP), SIGNAL_STOP, SIG_IGN_ | RESUME);
+
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(8, WEXITSTATUS(st));
+	EXPECT_TRUE(log_is("0 signal %1$d action=0x55 signo=20 code=0\n"));
+}
+
+TEST_F(utrace, engine_turns_delivery_into_termination)
+{
+	int st = run_signal_child(body_handler, NULL, EV(SIGNAL), SIGNAL,
+				  SIG_TERM_ | RESUME);
+
+	ASSERT_TRUE(WIFSIGNALED(st)) TH_LOG("status %#x", st);
+	EXPECT_EQ(SIGUSR1, WTERMSIG(st));
+	EXPECT_TRUE(log_is("0 signal %1$d action=0x5 signo=10 code=0\n"));
+}
+
+/* Six instructions between two system calls: six single-step traps. */
+static void body_step(void *arg)
+{
+	asm volatile("mov $39, %%eax\n\t"
+		     "mov $11, %%edi\n\t"
+		     "mov $22, %%esi\n\t"
+		     "syscall\n\t"
+		     "nop\n\t"
+		     "nop\n\t"
+		     "nop\n\t"
+		     "xor %%esi, %%esi\n\t"
+		     "mov $231, %%eax\n\t"
+		     "mov $0, %%edi\n\t"
+		     "syscall\n\t"
+		     ::: "rax", "rdi", "rsi", "rcx", "r11", "memory");
+}
+
+TEST_F(utrace, single_step_traps_each_instruction)
+{
+	struct child c = spawn(body_step, NULL);
+	char want[1024];
+	int n = 0;
+
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(SYSCALL_ENTRY) | EV(SIGNAL_CORE)));
+	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SYSCALL_ENTRY, SINGLESTEP));
+	ASSERT_EQ(0, ctl("steps 0 6"));
+	go(&c);
+	ASSERT_EQ(0, reap(c.pid));
+	ASSERT_EQ(-ESRCH, settle(0));
+	n += snprintf(want + n, sizeof(want) - n,
+		      "0 syscall_entry %d action=0x5 nr=39 arg0=11 arg1=22\n",
+		      c.pid);
+	for (int i = 0; i < 6; i++)
+		n += snprintf(want + n, sizeof(want) - n,
+			      "0 signal %d action=0x35 signo=5 code=2\n", c.pid);
+	snprintf(want + n, sizeof(want) - n,
+		 "0 syscall_entry %d action=0x5 nr=231 arg0=0 arg1=0\n", c.pid);
+	EXPECT_STREQ(want, read_log());
 	EXPECT_EQ(0, ctl("put 0"));
 }
 

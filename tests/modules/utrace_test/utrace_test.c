@@ -19,6 +19,12 @@
  *   slow ID MSEC                ID's callbacks sleep MSEC first
  *   attach_child ID MASK        ID's report_clone attaches engine ID+1
  *                               to the child with MASK
+ *   steps ID N                  ID's report_signal answers the next N
+ *                               SIGTRAPs with IGN and SINGLESTEP (the
+ *                               last with IGN and RESUME)
+ *
+ * A reply to a signal event with KEEP (0x1000) set keeps the signal
+ * action the report came with; that is the default.
  *   put ID                      drop the engine reference
  *   clear                       empty the log
  *
@@ -37,6 +43,7 @@
 #include <asm/syscall.h>
 
 #define NENGINES 8
+#define KEEP 0x1000	/* reply: keep the incoming signal action */
 #define LOG_SIZE (64 * 1024)
 
 struct test_engine {
@@ -49,6 +56,7 @@ struct test_engine {
 	unsigned int slow_ms;
 	unsigned long child_mask;
 	bool attach_child;
+	int steps;
 };
 
 /* Protects engines[] against the control file; callbacks read it. */
@@ -127,6 +135,8 @@ static u32 t_clone(enum utrace_resume_action action,
 		if (!IS_ERR(e)) {
 			for (n = 0; n < _UTRACE_NEVENTS; n++)
 				ce->reply[n] = UTRACE_RESUME;
+			for (n = _UTRACE_EVENT_SIGNAL; n <= _UTRACE_EVENT_SIGNAL_CORE; n++)
+				ce->reply[n] = KEEP | UTRACE_RESUME;
 			if (utrace_set_events(child, e, te->child_mask))
 				pr_err("utrace_test: set_events on child failed\n");
 			if (!ce->engine) {
@@ -193,7 +203,47 @@ static void t_reap(struct utrace_engine *engine, struct task_struct *task)
 	log_event(engine, task, "reap", "last");
 }
 
+static int signal_event(u32 action)
+{
+	switch (utrace_signal_action(action)) {
+	case UTRACE_SIGNAL_IGN:
+		return _UTRACE_EVENT_SIGNAL_IGN;
+	case UTRACE_SIGNAL_STOP:
+	case UTRACE_SIGNAL_TSTP:
+		return _UTRACE_EVENT_SIGNAL_STOP;
+	case UTRACE_SIGNAL_TERM:
+		return _UTRACE_EVENT_SIGNAL_TERM;
+	case UTRACE_SIGNAL_CORE:
+		return _UTRACE_EVENT_SIGNAL_CORE;
+	default:
+		return _UTRACE_EVENT_SIGNAL;
+	}
+}
+
+static u32 t_signal(u32 action, struct utrace_engine *engine,
+		    struct task_struct *task, struct pt_regs *regs,
+		    kernel_siginfo_t *info, const struct k_sigaction *orig_ka,
+		    struct k_sigaction *return_ka)
+{
+	struct test_engine *te = engine->data;
+	u32 ret;
+
+	log_event(engine, task, "signal", "action=%#x signo=%d code=%d",
+		  action, info ? info->si_signo : 0, info ? info->si_code : 0);
+	if (info && info->si_signo == SIGTRAP && te->steps > 0) {
+		te->steps--;
+		return UTRACE_SIGNAL_IGN |
+		       (te->steps ? UTRACE_SINGLESTEP : UTRACE_RESUME);
+	}
+	ret = answer(engine, signal_event(action));
+	if (ret & KEEP)
+		ret = (ret & ~(KEEP | UTRACE_SIGNAL_MASK)) |
+		      utrace_signal_action(action);
+	return ret;
+}
+
 static const struct utrace_engine_ops test_ops = {
+	.report_signal = t_signal,
 	.report_quiesce = t_quiesce,
 	.report_clone = t_clone,
 	.report_exec = t_exec,
@@ -261,6 +311,8 @@ static int do_command(char *buf)
 		} else {
 			for (n = 0; n < _UTRACE_NEVENTS; n++)
 				te->reply[n] = UTRACE_RESUME;
+			for (n = _UTRACE_EVENT_SIGNAL; n <= _UTRACE_EVENT_SIGNAL_CORE; n++)
+				te->reply[n] = KEEP | UTRACE_RESUME;
 		}
 		te->engine = e;
 		te->pid = pid;
@@ -301,6 +353,10 @@ static int do_command(char *buf)
 	}
 	if (!strcmp(cmd, "slow") && n >= 3) {
 		WRITE_ONCE(te->slow_ms, b);
+		return 0;
+	}
+	if (!strcmp(cmd, "steps") && n >= 3) {
+		WRITE_ONCE(te->steps, b);
 		return 0;
 	}
 	if (!strcmp(cmd, "attach_child") && n >= 3) {
