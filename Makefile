@@ -22,6 +22,7 @@ HOST_TESTS := $(patsubst tests/host/%.c,$(B)/host/%,$(wildcard tests/host/*.c))
 GUEST_TESTS := $(patsubst tests/guest/%.c,$(B)/tests/t/%,$(wildcard tests/guest/*.c)) \
 	       $(patsubst tests/guest/%.sh,$(B)/tests/t/%.sh,$(wildcard tests/guest/*.sh))
 HARNESS_TESTS := $(patsubst tests/harness/%.c,$(B)/tests/harness/%,$(wildcard tests/harness/*.c))
+BENCH_PROGS := $(patsubst tests/bench/%.c,$(B)/tests/bench/%,$(wildcard tests/bench/*.c))
 VERDICT_SRCS := scripts/verdict/verdict.c scripts/verdict/verdict.h
 
 .PHONY: all deps kernel modules tools image run shell check check-host \
@@ -65,11 +66,15 @@ $(B)/tests/harness/%: tests/harness/%.c $(KSRC)/.extracted
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) -o $@ $<
 
+$(B)/tests/bench/%: tests/bench/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -static -o $@ $<
+
 # Both come out of kernel.sh; listed so the rules above can name them.
 $(KSRC)/.extracted: ;
 
 image: modules
-	@$(MAKE) --no-print-directory $(GUEST_TESTS) $(HARNESS_TESTS)
+	@$(MAKE) --no-print-directory $(GUEST_TESTS) $(HARNESS_TESTS) $(BENCH_PROGS)
 	@scripts/mkimage.sh $(FLAVOUR)
 
 # ---- running it -----------------------------------------------------------

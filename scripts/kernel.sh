@@ -4,7 +4,7 @@
 # fragments and run kbuild with ccache.  Skips kbuild entirely when none
 # of its inputs changed since the last successful build.
 #
-#   scripts/kernel.sh FLAVOUR        (FLAVOUR: normal or debug)
+#   scripts/kernel.sh FLAVOUR        (normal, debug or noutrace)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,7 +20,8 @@ die() { echo "kernel.sh: $*" >&2; exit 1; }
 case $flavour in
 normal) fragments="config/base.config" ;;
 debug)  fragments="config/base.config config/debug.config" ;;
-*) die "unknown flavour '$flavour' (normal or debug)" ;;
+noutrace) fragments="config/base.config config/noutrace.config" ;;
+*) die "unknown flavour '$flavour' (normal, debug or noutrace)" ;;
 esac
 
 mkdir -p "$build"

@@ -66,7 +66,7 @@ install_prog() {
 install -m 0755 "$top/scripts/guest/init" "$root/init"
 install -m 0755 "$top/scripts/guest/run-tests" "$root/$libexec/run-tests"
 install -m 0755 "$top/scripts/guest/demo" "$root/$libexec/demo"
-for t in "$build"/tests/t/* "$build"/tests/harness/*; do
+for t in "$build"/tests/t/* "$build"/tests/harness/* "$build"/tests/bench/*; do
 	[ -f "$t" ] || continue
 	install_prog "$t" "$libexec/$(basename "$(dirname "$t")")/$(basename "$t")"
 done

@@ -392,10 +392,10 @@ static void mark_engine_detached(struct utrace_engine *engine)
  * Takes effect for the next event @task reports.
  *
  * Return: 0; -%ESRCH the engine is detached or @task reaped;
- * -%EALREADY @task already made its death report, so the death events
- * asked for will not come; -%EINPROGRESS @task is running a callback of
- * this engine for an event just removed from the mask (use
- * utrace_barrier() to wait it out).
+ * -%EALREADY @task is already dead, so the DEATH and QUIESCE events
+ * newly asked for will not come (the rest of @events is set);
+ * -%EINPROGRESS @task is running a callback of this engine for an event
+ * just removed from the mask (use utrace_barrier() to wait it out).
  */
 int utrace_set_events(struct task_struct *task, struct utrace_engine *engine,
 		      unsigned long events)
@@ -407,16 +407,23 @@ int utrace_set_events(struct task_struct *task, struct utrace_engine *engine,
 	if (IS_ERR(utrace))
 		return PTR_ERR(utrace);
 	old = engine->flags;
+	/*
+	 * Past the point of death (a zombie, or the death report started),
+	 * newly asked death events will not come: say so, and leave them out
+	 * so that a report in progress does not make a liar of us.
+	 */
+	if ((events & ~old & _UTRACE_DEATH_EVENTS) &&
+	    (task->exit_state || utrace->death || utrace->death_done)) {
+		events &= ~(~old & _UTRACE_DEATH_EVENTS);
+		ret = -EALREADY;
+	} else if ((old & ~events) && task != current && !utrace->stopped &&
+		   READ_ONCE(utrace->reporting) == engine) {
+		ret = -EINPROGRESS;
+	}
 	WRITE_ONCE(engine->flags, events);
 	WRITE_ONCE(task->utrace_flags, task->utrace_flags | events);
 	if (events & UTRACE_EVENT_SYSCALL)
 		set_task_syscall_work(task, SYSCALL_UTRACE);
-
-	if (utrace->death_done && (events & ~old & _UTRACE_DEATH_EVENTS))
-		ret = -EALREADY;
-	else if ((old & ~events) && task != current && !utrace->stopped &&
-		 READ_ONCE(utrace->reporting) == engine)
-		ret = -EINPROGRESS;
 	spin_unlock(&utrace->lock);
 	return ret;
 }

@@ -369,13 +369,14 @@ TEST_F(utrace, attach_during_report_sees_next_event)
 
 	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
 	ASSERT_EQ(0, ctl("events 0 %lu", EV(SYSCALL_ENTRY)));
-	ASSERT_EQ(0, ctl("slow 0 400"));
+	ASSERT_EQ(0, ctl("hold 0 %d", SYSCALL_ENTRY));
 	go(&c);
 	snprintf(line, sizeof(line), "0 syscall_entry %d action=0x5 nr=39", c.pid);
-	/* logged before the engine's 400 ms nap: attach inside the report */
+	/* engine 0's callback is held: attach inside the report */
 	ASSERT_TRUE(log_wait(line));
 	ASSERT_EQ(0, ctl("attach %d 1", c.pid));
 	ASSERT_EQ(0, ctl("events 1 %lu", EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT)));
+	ASSERT_EQ(0, ctl("release 0 %d", SYSCALL_ENTRY));
 	ASSERT_EQ(0, reap(c.pid));
 	snprintf(want, sizeof(want),
 		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=0 arg1=0\n"
@@ -667,6 +668,17 @@ TEST_F(utrace, proc_status_line)
 
 
 /* Signal reports: the default action comes in, the engine may change it. */
+/* Dispositions and the mask come from whoever ran us: start clean. */
+static void default_signal(int sig)
+{
+	sigset_t set;
+
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
 static volatile sig_atomic_t handled;
 
 static void on_usr1(int sig)
@@ -676,6 +688,7 @@ static void on_usr1(int sig)
 
 static void body_handler(void *arg)
 {
+	default_signal(SIGUSR1);
 	signal(SIGUSR1, on_usr1);
 	syscall(SYS_kill, getpid(), SIGUSR1);
 	syscall(SYS_exit_group, handled ? 7 : 1, 0);
@@ -685,6 +698,7 @@ static void body_kill_self(void *arg)
 {
 	long sig = (long)arg;
 
+	default_signal(sig);
 	if (sig == SIGUSR2)
 		signal(SIGUSR2, SIG_IGN);
 	syscall(SYS_kill, getpid(), sig);
@@ -835,6 +849,212 @@ TEST_F(utrace, single_step_traps_each_instruction)
 	snprintf(want + n, sizeof(want) - n,
 		 "0 syscall_entry %d action=0x5 nr=231 arg0=0 arg1=0\n", c.pid);
 	EXPECT_STREQ(want, read_log());
+	EXPECT_EQ(0, ctl("put 0"));
+}
+
+/* -EINPROGRESS: clearing events while the engine's callback runs. */
+TEST_F(utrace, set_events_einprogress_and_ealready)
+{
+	struct child c = spawn(body_getpid_loop, (void *)1);
+	char line[128];
+
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(SYSCALL_ENTRY) | EV(DEATH)));
+	ASSERT_EQ(0, ctl("hold 0 %d", SYSCALL_ENTRY));
+	ASSERT_EQ(0, ctl("hold 0 %d", DEATH));
+	go(&c);
+	snprintf(line, sizeof(line), "0 syscall_entry %d action=0x5 nr=39", c.pid);
+	ASSERT_TRUE(log_wait(line));
+	EXPECT_EQ(-EINPROGRESS, ctl("events 0 %lu", EV(DEATH)));
+	EXPECT_EQ(0, ctl("release 0 %d", SYSCALL_ENTRY));
+	/* in report_death: a detach answers -EALREADY */
+	snprintf(line, sizeof(line), "0 death %d", c.pid);
+	ASSERT_TRUE(log_wait(line));
+	EXPECT_EQ(-EALREADY, ctl("control 0 %d", DETACH)) TH_LOG("%s", read_log());
+	EXPECT_EQ(0, ctl("release 0 %d", DEATH));
+	ASSERT_EQ(0, reap(c.pid));
+	EXPECT_EQ(-ESRCH, settle(0));
+	EXPECT_EQ(0, ctl("put 0"));
+}
+
+/* After the death report, asking for it again answers -EALREADY. */
+TEST_F(utrace, death_events_after_death_ealready)
+{
+	struct child c = spawn(body_getpid_loop, (void *)0);
+	char line[128];
+
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(EXIT)));
+	ASSERT_EQ(0, ctl("reply 0 %d %d", EXIT, STOP));
+	go(&c);
+	/* held in report_exit, then let go to die as a zombie */
+	snprintf(line, sizeof(line), "0 exit %d", c.pid);
+	ASSERT_TRUE(log_wait(line));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(REAP)));
+	ASSERT_EQ(0, ctl("control 0 %d", RESUME));
+	for (int i = 0; i < 2000; i++) {
+		char path[64], buf[256] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", c.pid);
+		f = fopen(path, "r");
+		if (f) {
+			if (!fgets(buf, sizeof(buf), f))
+				buf[0] = '\0';
+			fclose(f);
+		}
+		if (strstr(buf, ") Z "))
+			break;
+		msleep(5);
+	}
+	EXPECT_EQ(-EALREADY, ctl("events 0 %lu", EV(REAP) | EV(DEATH)));
+	ASSERT_EQ(0, reap(c.pid));
+	EXPECT_EQ(-ESRCH, settle(0));
+	snprintf(line, sizeof(line), "0 exit %1$d action=5 code=0x0\n0 reap %1$d last\n",
+		 c.pid);
+	EXPECT_STREQ(line, read_log());
+	EXPECT_EQ(0, ctl("put 0"));
+}
+
+/* Threads: an engine attached from the clone report follows each one. */
+static void *thread_getpid(void *arg)
+{
+	syscall(SYS_getpid, (long)arg, 0);
+	return NULL;
+}
+
+static void body_two_threads(void *arg)
+{
+	pthread_t a, b;
+
+	pthread_create(&a, NULL, thread_getpid, (void *)100);
+	pthread_create(&b, NULL, thread_getpid, (void *)101);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	syscall(SYS_exit_group, 0, 0);
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+TEST_F(utrace, threads_followed_from_clone)
+{
+	struct child c = spawn(body_two_threads, NULL);
+
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	ASSERT_EQ(0, ctl("attach_child 0 %lu", EV(SYSCALL_ENTRY) | EV(DEATH)));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(CLONE)));
+	go(&c);
+	ASSERT_EQ(0, reap(c.pid));
+	read_log();
+	EXPECT_EQ(2, count(logbuf, "vm=1 vfork=0 thread=1\n")) TH_LOG("%s", logbuf);
+	EXPECT_EQ(1, count(logbuf, "nr=39 arg0=100 arg1=0\n")) TH_LOG("%s", logbuf);
+	EXPECT_EQ(1, count(logbuf, "nr=39 arg0=101 arg1=0\n")) TH_LOG("%s", logbuf);
+	EXPECT_EQ(0, ctl("put 0"));
+	EXPECT_EQ(0, ctl("put 1"));
+}
+
+/*
+ * exec from a multi-threaded process kills the other threads, whatever
+ * the engines say: a thread held by UTRACE_STOP dies too.
+ */
+static void *thread_block(void *arg)
+{
+	syscall(SYS_getpid, 200, 0);	/* held here by the engine */
+	return NULL;
+}
+
+static void body_mt_exec(void *arg)
+{
+	pthread_t t;
+
+	pthread_create(&t, NULL, thread_block, NULL);
+	usleep(300000);
+	execl("/bin/busybox", "true", NULL);
+	_exit(99);
+}
+
+TEST_F(utrace, exec_kills_thread_held_by_stop)
+{
+	struct child c = spawn(body_mt_exec, NULL);
+	char line[64];
+	int st, tid = 0;
+
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	/* the child's engine inherits engine 0's replies: stop at entry */
+	ASSERT_EQ(0, ctl("reply 0 %d %d", SYSCALL_ENTRY, STOP));
+	ASSERT_EQ(0, ctl("attach_child 0 %lu", EV(SYSCALL_ENTRY) | EV(DEATH)));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(CLONE)));
+	go(&c);
+	st = reap(c.pid);
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	ASSERT_EQ(-ESRCH, settle(1));
+	read_log();
+	ASSERT_EQ(1, sscanf(strstr(logbuf, "child=") ?: "", "child=%d", &tid));
+	/* held at the thread's first system call (glibc's, whichever) */
+	snprintf(line, sizeof(line), "\n1 syscall_entry %d action=0x5 nr=", tid);
+	EXPECT_NE(NULL, strstr(logbuf, line)) TH_LOG("%s", logbuf);
+	EXPECT_EQ(1, count(logbuf, "1 syscall_entry ")) TH_LOG("%s", logbuf);
+	snprintf(line, sizeof(line), "\n1 death %d group_dead=0 signal=-1\n", tid);
+	EXPECT_NE(NULL, strstr(logbuf, line)) TH_LOG("%s", logbuf);
+	EXPECT_EQ(3, count(logbuf, "\n")) TH_LOG("%s", logbuf);
+	EXPECT_EQ(0, ctl("put 0"));
+	EXPECT_EQ(0, ctl("put 1"));
+}
+
+/* UTRACE_STOP from a vfork's clone report: stopped before the wait. */
+TEST_F(utrace, vfork_parent_stops_before_waiting)
+{
+	struct child c = spawn(body_vfork, NULL);
+	char line[64];
+	int ret = -1;
+
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(CLONE)));
+	ASSERT_EQ(0, ctl("reply_once 0 %d %d", CLONE, STOP));
+	go(&c);
+	snprintf(line, sizeof(line), "0 clone %d", c.pid);
+	ASSERT_TRUE(log_wait(line));
+	for (int i = 0; i < 2000 && ret; i++) {
+		ret = ctl("examine 0");
+		msleep(5);
+	}
+	EXPECT_EQ(0, ret);	/* held, though the vfork child ran and exited */
+	EXPECT_EQ(0, ctl("control 0 %d", RESUME));
+	ASSERT_EQ(0, reap(c.pid));
+	EXPECT_EQ(0, ctl("put 0"));
+}
+
+/*
+ * SIGSTOP and SIGCONT reach a thread held by UTRACE_STOP without ending
+ * the hold; once let go it runs on and exits normally.
+ */
+TEST_F(utrace, sigstop_sigcont_while_held)
+{
+	struct child c = spawn(body_getpid_loop, (void *)3);
+	char line[128];
+	int status;
+
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(SYSCALL_ENTRY)));
+	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SYSCALL_ENTRY, STOP));
+	go(&c);
+	snprintf(line, sizeof(line), "0 syscall_entry %d action=0x5 nr=39 arg0=0", c.pid);
+	ASSERT_TRUE(log_wait(line));
+	ASSERT_EQ(0, kill(c.pid, SIGSTOP));
+	ASSERT_EQ(0, kill(c.pid, SIGCONT));
+	msleep(100);
+	EXPECT_EQ(0, ctl("examine 0"));		/* still held */
+	EXPECT_EQ(0, waitpid(c.pid, &status, WNOHANG | __WALL));
+	EXPECT_EQ(0, ctl("control 0 %d", RESUME));
+	EXPECT_EQ(0, reap(c.pid));
 	EXPECT_EQ(0, ctl("put 0"));
 }
 

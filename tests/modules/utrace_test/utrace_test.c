@@ -17,8 +17,11 @@
  *   examine ID                  utrace_prepare_examine() and
  *                               utrace_finish_examine()
  *   slow ID MSEC                ID's callbacks sleep MSEC first
+ *   hold ID EVENT               ID's next callback for EVENT waits (after
+ *                               logging) until "release ID EVENT"
+ *   release ID EVENT            let that held callback return
  *   attach_child ID MASK        ID's report_clone attaches engine ID+1
- *                               to the child with MASK
+ *                               to the child with MASK and ID's replies
  *   steps ID N                  ID's report_signal answers the next N
  *                               SIGTRAPs with IGN and SINGLESTEP (the
  *                               last with IGN and RESUME)
@@ -31,6 +34,7 @@
  * /sys/kernel/debug/utrace_test/log lists the callbacks made, in order,
  * one per line: "ID EVENT TID details", TID the reporting thread's.
  */
+#include <linux/completion.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/module.h>
@@ -57,6 +61,8 @@ struct test_engine {
 	unsigned long child_mask;
 	bool attach_child;
 	int steps;
+	unsigned long hold;		/* events whose next callback waits */
+	struct completion release[_UTRACE_NEVENTS];
 };
 
 /* Protects engines[] against the control file; callbacks read it. */
@@ -102,6 +108,9 @@ static u32 answer(struct utrace_engine *engine, int event)
 
 	if (te->slow_ms)
 		msleep(te->slow_ms);
+	if (test_and_clear_bit(event, &te->hold) &&
+	    !wait_for_completion_timeout(&te->release[event], 20 * HZ))
+		pr_warn("utrace_test: held callback never released\n");
 	if (READ_ONCE(te->once[event])) {
 		WRITE_ONCE(te->once[event], false);
 		return te->reply_once[event];
@@ -133,10 +142,11 @@ static u32 t_clone(enum utrace_resume_action action,
 
 		e = utrace_attach_task(child, UTRACE_ATTACH_CREATE, &test_ops, ce);
 		if (!IS_ERR(e)) {
+			/* the child's engine answers as its parent's would */
+			memcpy(ce->reply, te->reply, sizeof(ce->reply));
+			ce->hold = 0;
 			for (n = 0; n < _UTRACE_NEVENTS; n++)
-				ce->reply[n] = UTRACE_RESUME;
-			for (n = _UTRACE_EVENT_SIGNAL; n <= _UTRACE_EVENT_SIGNAL_CORE; n++)
-				ce->reply[n] = KEEP | UTRACE_RESUME;
+				init_completion(&ce->release[n]);
 			if (utrace_set_events(child, e, te->child_mask))
 				pr_err("utrace_test: set_events on child failed\n");
 			if (!ce->engine) {
@@ -309,6 +319,9 @@ static int do_command(char *buf)
 			put_pid(te->pid);
 			put_task_struct(te->task);
 		} else {
+			te->hold = 0;
+			for (n = 0; n < _UTRACE_NEVENTS; n++)
+				init_completion(&te->release[n]);
 			for (n = 0; n < _UTRACE_NEVENTS; n++)
 				te->reply[n] = UTRACE_RESUME;
 			for (n = _UTRACE_EVENT_SIGNAL; n <= _UTRACE_EVENT_SIGNAL_CORE; n++)
@@ -349,6 +362,17 @@ static int do_command(char *buf)
 			te->reply_once[b] = c;
 			WRITE_ONCE(te->once[b], true);
 		}
+		return 0;
+	}
+	if ((!strcmp(cmd, "hold") || !strcmp(cmd, "release")) && n >= 3) {
+		if (b >= _UTRACE_NEVENTS)
+			return -EINVAL;
+		if (!strcmp(cmd, "release")) {
+			complete(&te->release[b]);
+			return 0;
+		}
+		reinit_completion(&te->release[b]);
+		set_bit(b, &te->hold);
 		return 0;
 	}
 	if (!strcmp(cmd, "slow") && n >= 3) {
