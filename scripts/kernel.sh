@@ -143,7 +143,10 @@ kmake "$cfg" -s tinyconfig >/dev/null
 	$(for f in $fragments; do echo "$top/$f"; done)) > "$cfg/merge.log" 2>&1 ||
 	{ cat "$cfg/merge.log"; die "merge_config failed"; }
 kmake "$cfg" -s olddefconfig >/dev/null
+# the last fragment that sets an option decides, as in merge_config.sh
 missing=$(cat $fragments | sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=\(.*\)$/\1 \2/p' |
+	awk '{ v[$1] = $2; if (!($1 in seen)) { seen[$1] = 1; o[n++] = $1 } }
+	     END { for (i = 0; i < n; i++) print o[i], v[o[i]] }' |
 	while read -r opt val; do
 		if [ "$val" = n ]; then
 			grep -q "^$opt=" "$cfg/.config" && echo "$opt=n (is $(grep "^$opt=" "$cfg/.config"))"

@@ -20,5 +20,8 @@ for d in "$top"/tests/modules/*/ "$top"/samples/*/; do
 		"$d" "$out/src/$name/"
 	CCACHE_BASEDIR="$top" CCACHE_NOHASHDIR=1 make -s -C "$obj" M="$out/src/$name" ARCH=x86_64 CC="ccache gcc" \
 		KBUILD_MODPOST_WARN= modules
-	cp "$out/src/$name"/*.ko "$out/"
+	# a module whose Kbuild depends on an option the flavour lacks builds nothing
+	for ko in "$out/src/$name"/*.ko; do
+		if [ -f "$ko" ]; then cp "$ko" "$out/"; fi
+	done
 done
