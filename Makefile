@@ -88,12 +88,12 @@ run: image tools
 shell: image
 	@scripts/qemu-run.sh -f $(FLAVOUR) -s
 
-# Host unit tests print TAP (Check's srunner_set_tap) into host.tap, which
-# the verdict folds together with the guest's results.
+# Host unit tests (Check programs and shell scripts) print TAP into
+# host.tap, which the verdict folds together with the guest's results.
 check-host: tools
 	@mkdir -p $(B)/logs-$(FLAVOUR)
 	@: > $(B)/logs-$(FLAVOUR)/host.tap
-	@for t in $(HOST_TESTS); do \
+	@for t in $(HOST_TESTS) $(wildcard tests/host/*.sh); do \
 		echo "# run: host/$${t##*/}"; \
 		CK_TAP_LOG_FILE_NAME=- CK_VERBOSITY=silent $$t; \
 		echo "# exit: host/$${t##*/} $$?"; \

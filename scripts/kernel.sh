@@ -65,48 +65,15 @@ if [ -n "$new_manifest" ]; then
 fi
 printf '%s\n' "$new_manifest" > "$src/.overlay-files"
 
-# 3. Patches: the applied series is kept in .applied/; on any change the
-# differing tail is reversed and the new tail applied, each checked with
-# --dry-run first so a failing hunk leaves the tree as it was.
-apply_one() { # dir patchfile [-R]
-	local p=$1 rev=${2:-} out
-	if ! out=$(patch -d "$src" -p1 --dry-run -N $rev -s -i "$p" 2>&1); then
-		echo "$out" | awk -v p="$(basename "$p")" '
-			/^checking file / { file = $3 }
-			/Hunk #[0-9]+ FAILED/ { printf "kernel.sh: patch %s: hunk %s failed in %s\n", p, $2, file; bad = 1 }
-			END { if (!bad) printf "kernel.sh: patch %s does not apply\n", p }' >&2
-		echo "$out" >&2
-		exit 1
-	fi
-	patch -d "$src" -p1 -N $rev -s -i "$p"
-}
-mapfile -t want < <(ls patches/*.patch 2>/dev/null | sort)
-mapfile -t have < <(ls "$src"/.applied/*.patch 2>/dev/null | sort)
-# Only the diff counts: a changed description does not reapply a patch
-# (which would re-date its files and rebuild what includes them).
-diff_body() { sed -n '/^--- /,$p' "$1"; }
-keep=0
-while [ $keep -lt ${#want[@]} ] && [ $keep -lt ${#have[@]} ] &&
-	[ "$(basename "${want[$keep]}")" = "$(basename "${have[$keep]}")" ] &&
-	cmp -s <(diff_body "${want[$keep]}") <(diff_body "${have[$keep]}"); do
-	cp "${want[$keep]}" "$src/.applied/"
-	keep=$((keep + 1))
-done
-for ((i = ${#have[@]} - 1; i >= keep; i--)); do
-	echo "  UNPATCH $(basename "${have[$i]}")"
-	apply_one "${have[$i]}" -R
-	rm -f "${have[$i]}"
-done
-for ((i = keep; i < ${#want[@]}; i++)); do
-	echo "  PATCH   $(basename "${want[$i]}")"
-	apply_one "$top/${want[$i]}"
-	cp "${want[$i]}" "$src/.applied/"
-done
+# 3. Patches, as a series (see apply-series.sh).
+"$top/scripts/apply-series.sh" "$src" $(ls "$top"/patches/*.patch 2>/dev/null | sort)
 
 # kbuild with O= only reads the source tree: let the other flavour go on.
 flock -u 9
 
-# 4. Skip everything below when nothing that feeds it changed.
+# 4. Skip everything below when nothing that feeds it changed (a patch's
+# description is not an input).
+diff_body() { sed -n '/^--- /,$p' "$1"; }
 inputs=$( {
 	cat $fragments
 	cd "$src"
