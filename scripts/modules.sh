@@ -18,6 +18,7 @@ for d in "$top"/tests/modules/*/ "$top"/samples/*/; do
 	rsync -rc --delete --exclude='*.o' --exclude='*.ko' --exclude='.*' \
 		--exclude='*.mod*' --exclude=Module.symvers --exclude=modules.order \
 		"$d" "$out/src/$name/"
+	rm -f "$out/src/$name"/*.ko
 	CCACHE_BASEDIR="$top" CCACHE_NOHASHDIR=1 make -s -C "$obj" M="$out/src/$name" ARCH=x86_64 CC="ccache gcc" \
 		KBUILD_MODPOST_WARN= modules
 	# a module whose Kbuild depends on an option the flavour lacks builds nothing

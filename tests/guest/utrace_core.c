@@ -491,7 +491,7 @@ TEST_F(utrace, control_stop_running_thread)
 	}
 	EXPECT_EQ(0, ret);
 	EXPECT_EQ(0, ctl("examine 0"));
-	snprintf(line, sizeof(line), "0 quiesce %d action=5 event=0", c.pid);
+	snprintf(line, sizeof(line), "0 quiesce %d action=5 event=0x0\n", c.pid);
 	EXPECT_NE(NULL, strstr(read_log(), line)) TH_LOG("log:\n%s", logbuf);
 	EXPECT_EQ(0, waitpid(c.pid, &status, WNOHANG | WUNTRACED | __WALL));
 	/* detaching the only stopping engine lets it run */
@@ -1055,6 +1055,99 @@ TEST_F(utrace, sigstop_sigcont_while_held)
 	EXPECT_EQ(0, waitpid(c.pid, &status, WNOHANG | __WALL));
 	EXPECT_EQ(0, ctl("control 0 %d", RESUME));
 	EXPECT_EQ(0, reap(c.pid));
+	EXPECT_EQ(0, ctl("put 0"));
+}
+
+/* Wait until @pid blocks in system call @nr (per /proc/PID/syscall). */
+static bool wait_in_syscall(pid_t pid, int nr)
+{
+	char path[64], buf[64], want[16];
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+	snprintf(want, sizeof(want), "%d ", nr);
+	for (int i = 0; i < 4000; i++) {
+		int fd = open(path, O_RDONLY);
+
+		buf[0] = '\0';
+		if (fd >= 0) {
+			if (read(fd, buf, sizeof(buf) - 1) < 0)
+				buf[0] = '\0';
+			close(fd);
+		}
+		if (!strncmp(buf, want, strlen(want)))
+			return true;
+		msleep(5);
+	}
+	return false;
+}
+
+static void body_sleep(void *arg)
+{
+	struct timespec ts = { 3600, 0 };
+
+	nanosleep(&ts, NULL);
+	syscall(SYS_exit_group, 0, 0);
+}
+
+/*
+ * UTRACE_INTERRUPT breaks a blocking system call to make the quiesce
+ * report; the call is restarted afterwards (no signal is involved).
+ */
+TEST_F(utrace, interrupt_blocked_syscall)
+{
+	struct child c = spawn(body_sleep, NULL);
+	char want[256];
+	int st;
+
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(QUIESCE) | EV(SYSCALL_EXIT)));
+	go(&c);
+	ASSERT_TRUE(wait_in_syscall(c.pid, SYS_clock_nanosleep));
+	EXPECT_EQ(0, ctl("control 0 %d", INTERRUPT));
+	snprintf(want, sizeof(want), "0 quiesce %d action=5 event=0x0\n", c.pid);
+	ASSERT_TRUE(log_wait(want));
+	/* the sleep went on: restarted, not ended */
+	ASSERT_TRUE(wait_in_syscall(c.pid, SYS_restart_syscall));
+	/*
+	 * QUIESCE engines hear of every event first: the read's exit, the
+	 * sleep's entry, its interrupted exit, the interrupt's own report
+	 * (event 0) and the entry of restart_syscall.
+	 */
+	snprintf(want, sizeof(want),
+		 "0 quiesce %1$d action=5 event=0x80\n"
+		 "0 syscall_exit %1$d action=5 nr=0 ret=1\n"
+		 "0 quiesce %1$d action=5 event=0x40\n"
+		 "0 quiesce %1$d action=5 event=0x80\n"
+		 "0 syscall_exit %1$d action=5 nr=230 ret=-516\n"
+		 "0 quiesce %1$d action=5 event=0x0\n"
+		 "0 quiesce %1$d action=5 event=0x40\n", c.pid);
+	EXPECT_STREQ(want, read_log());
+	kill(c.pid, SIGKILL);
+	st = reap(c.pid);
+	EXPECT_TRUE(WIFSIGNALED(st));
+	EXPECT_EQ(0, ctl("put 0"));
+}
+
+/* UTRACE_REPORT makes a running thread report QUIESCE and go on. */
+TEST_F(utrace, report_running_thread)
+{
+	struct child c = spawn(body_spin, NULL);
+	char want[128];
+	int st;
+
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(QUIESCE)));
+	go(&c);
+	msleep(50);
+	EXPECT_EQ(0, ctl("control 0 %d", REPORT));
+	snprintf(want, sizeof(want), "0 quiesce %d action=5 event=0x0\n", c.pid);
+	ASSERT_TRUE(log_wait(want)) TH_LOG("log: %s", read_log());
+	msleep(50);
+	EXPECT_EQ(-EINVAL, ctl("examine 0"));	/* running: not stopped */
+	EXPECT_STREQ(want, read_log());
+	kill(c.pid, SIGKILL);
+	st = reap(c.pid);
+	EXPECT_TRUE(WIFSIGNALED(st));
 	EXPECT_EQ(0, ctl("put 0"));
 }
 
