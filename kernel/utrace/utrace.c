@@ -1327,11 +1327,12 @@ int utrace_report_signal(int signr, struct ksignal *ksig,
 	case UTRACE_SIGNAL_IGN:
 		return 0;
 	case UTRACE_SIGNAL_STOP:
-		utrace_default_ka(ksig, ka);
-		return SIGSTOP;
 	case UTRACE_SIGNAL_TSTP:
+		/* as dequeue_signal() marks a stop signal, so that it stops */
+		task->jobctl |= JOBCTL_STOP_DEQUEUED;
 		utrace_default_ka(ksig, ka);
-		return SIGTSTP;
+		return utrace_signal_action(report.result) == UTRACE_SIGNAL_STOP ?
+		       SIGSTOP : SIGTSTP;
 	case UTRACE_SIGNAL_TERM:
 	case UTRACE_SIGNAL_CORE:
 		if (utrace_signal_action(report.result) == dfl) {

@@ -810,6 +810,30 @@ TEST_F(utrace, engine_turns_delivery_into_termination)
 	EXPECT_TRUE(log_is("0 signal %1$d action=0x5 signo=10 code=0\n"));
 }
 
+/* An engine turns a handled signal into a job-control stop. */
+TEST_F(utrace, engine_turns_delivery_into_stop)
+{
+	struct child c = spawn(body_handler, NULL);
+	char want[128];
+	int st;
+
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(SIGNAL)));
+	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SIGNAL, SIG_STOP_ | RESUME));
+	go(&c);
+	ASSERT_EQ(c.pid, waitpid(c.pid, &st, WUNTRACED));
+	ASSERT_TRUE(WIFSTOPPED(st)) TH_LOG("status %#x", st);
+	EXPECT_EQ(SIGSTOP, WSTOPSIG(st));
+	ASSERT_EQ(0, kill(c.pid, SIGCONT));
+	st = reap(c.pid);
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(1, WEXITSTATUS(st));		/* the handler never ran */
+	snprintf(want, sizeof(want), "0 signal %d action=0x5 signo=10 code=0\n",
+		 c.pid);
+	EXPECT_STREQ(want, read_log());
+	EXPECT_EQ(0, ctl("put 0"));
+}
+
 /* Six instructions between two system calls: six single-step traps. */
 static void body_step(void *arg)
 {
