@@ -284,6 +284,7 @@ void utrace_release_task(struct task_struct *task);
 int utrace_report_signal(int signr, struct ksignal *ksig,
 			 struct k_sigaction **ka);
 void utrace_signal_handler(struct task_struct *task, int stepping);
+void utrace_report_jctl(int notify, int type);
 void task_utrace_proc_status(struct seq_file *m, struct task_struct *task);
 bool utrace_excludes_ptrace(struct task_struct *task);
 
@@ -319,6 +320,7 @@ static inline int utrace_report_signal(int signr, struct ksignal *ksig,
 
 static inline void utrace_signal_handler(struct task_struct *task,
 					 int stepping) { }
+static inline void utrace_report_jctl(int notify, int type) { }
 static inline void utrace_free_task(struct task_struct *task) { }
 static inline void task_utrace_proc_status(struct seq_file *m,
 					   struct task_struct *task) { }

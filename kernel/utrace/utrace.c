@@ -873,6 +873,23 @@ static u32 call_death(const struct utrace_engine_ops *ops,
 	return ops->report_death(engine, task, a->group_dead, a->signal);
 }
 
+struct utrace_jctl_args {
+	int type;
+	int notify;
+};
+
+static u32 call_jctl(const struct utrace_engine_ops *ops,
+		     struct utrace_engine *engine, struct task_struct *task,
+		     struct utrace_report *report, void *arg)
+{
+	struct utrace_jctl_args *a = arg;
+
+	if (!ops->report_jctl)
+		return UTRACE_RESUME;
+	return ops->report_jctl(report->action, engine, task, a->type,
+				a->notify);
+}
+
 struct utrace_signal_args {
 	struct pt_regs *regs;
 	kernel_siginfo_t *info;
@@ -1377,6 +1394,50 @@ void utrace_signal_handler(struct task_struct *task, int stepping)
 	report_callbacks(task, utrace, &report, UTRACE_EVENT(SIGNAL),
 			 call_signal, &args);
 	finish_report(task, utrace, &report, false);
+}
+
+/**
+ * utrace_report_jctl - report a job-control stop or continue
+ * @notify:	for a stop, the CLD_* code the parent gets (0 if none)
+ * @type:	%CLD_STOPPED or %CLD_CONTINUED
+ *
+ * Called from do_signal_stop(): with %CLD_STOPPED once the thread has
+ * taken its part in the group stop (the decision to notify the parent
+ * was made under siglock) and before it sleeps; with %CLD_CONTINUED when
+ * SIGCONT woke it.  The callbacks run in TASK_RUNNING; the thread then
+ * goes back to TASK_STOPPED only if no SIGCONT or SIGKILL came meanwhile,
+ * decided under siglock as they decide it.
+ */
+void utrace_report_jctl(int notify, int type)
+{
+	struct task_struct *task = current;
+	struct utrace *utrace = start_report(task);
+	struct utrace_jctl_args args = { .type = type, .notify = notify };
+	struct utrace_report report = { .action = UTRACE_RESUME };
+
+	if (!utrace)
+		return;
+	if (type == CLD_CONTINUED) {
+		if (fatal_signal_pending(task))
+			return;		/* woken to die, not to go on */
+		spin_lock_irq(&task->sighand->siglock);
+		if (task->signal->flags & SIGNAL_CLD_CONTINUED)
+			args.notify = CLD_CONTINUED;
+		spin_unlock_irq(&task->sighand->siglock);
+	} else {
+		__set_current_state(TASK_RUNNING);
+	}
+
+	report_callbacks(task, utrace, &report, UTRACE_EVENT(JCTL), call_jctl,
+			 &args);
+	finish_report(task, utrace, &report, false);
+
+	if (type == CLD_STOPPED) {
+		spin_lock_irq(&task->sighand->siglock);
+		if (task->jobctl & JOBCTL_STOPPED)
+			set_special_state(TASK_STOPPED);
+		spin_unlock_irq(&task->sighand->siglock);
+	}
 }
 
 /**

@@ -1152,6 +1152,35 @@ TEST_F(utrace, interrupt_blocked_syscall)
 	EXPECT_EQ(0, ctl("put 0"));
 }
 
+/* Job control: the stop and the continue are reported, with CLD codes. */
+TEST_F(utrace, jctl_stop_and_continue)
+{
+	struct child c = spawn(body_sleep, NULL);
+	char stopped[128], want[256];
+	int st;
+
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(JCTL)));
+	go(&c);
+	ASSERT_TRUE(wait_in_syscall(c.pid, SYS_clock_nanosleep));
+	ASSERT_EQ(0, kill(c.pid, SIGSTOP));
+	ASSERT_EQ(c.pid, waitpid(c.pid, &st, WUNTRACED));
+	ASSERT_TRUE(WIFSTOPPED(st));
+	snprintf(stopped, sizeof(stopped), "0 jctl %d action=5 type=%d notify=%d\n",
+		 c.pid, CLD_STOPPED, CLD_STOPPED);
+	ASSERT_TRUE(log_wait(stopped));
+	ASSERT_EQ(0, kill(c.pid, SIGCONT));
+	/* back to sleep: the continue was reported first */
+	ASSERT_TRUE(wait_in_syscall(c.pid, SYS_restart_syscall));
+	snprintf(want, sizeof(want), "%s0 jctl %d action=5 type=%d notify=%d\n",
+		 stopped, c.pid, CLD_CONTINUED, CLD_CONTINUED);
+	EXPECT_STREQ(want, read_log());
+	kill(c.pid, SIGKILL);
+	st = reap(c.pid);
+	EXPECT_TRUE(WIFSIGNALED(st));
+	EXPECT_EQ(0, ctl("put 0"));
+}
+
 /* UTRACE_REPORT makes a running thread report QUIESCE and go on. */
 TEST_F(utrace, report_running_thread)
 {

@@ -192,6 +192,15 @@ static u32 t_syscall_exit(enum utrace_resume_action action,
 	return answer(engine, _UTRACE_EVENT_SYSCALL_EXIT);
 }
 
+static u32 t_jctl(enum utrace_resume_action action,
+		  struct utrace_engine *engine, struct task_struct *task,
+		  int type, int notify)
+{
+	log_event(engine, task, "jctl", "action=%d type=%d notify=%d", action,
+		  type, notify);
+	return answer(engine, _UTRACE_EVENT_JCTL);
+}
+
 static u32 t_exit(enum utrace_resume_action action,
 		  struct utrace_engine *engine, struct task_struct *task,
 		  long orig_code, long *code)
@@ -254,6 +263,7 @@ static u32 t_signal(u32 action, struct utrace_engine *engine,
 
 static const struct utrace_engine_ops test_ops = {
 	.report_signal = t_signal,
+	.report_jctl = t_jctl,
 	.report_quiesce = t_quiesce,
 	.report_clone = t_clone,
 	.report_exec = t_exec,
