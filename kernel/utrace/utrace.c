@@ -1306,7 +1306,10 @@ static void utrace_default_ka(struct ksignal *ksig, struct k_sigaction **ka)
  * SIGKILL and signals with SA_IMMUTABLE actions are not reported.
  *
  * Return: the signal to act on with *@ka (SIGSTOP or SIGTSTP for a stop
- * an engine asked for), or 0 to drop it.  Does not return when an
+ * an engine asked for), 0 to drop it, or -1 when an engine answered
+ * %UTRACE_SIGNAL_HOLD: the signal is queued again and get_signal() takes
+ * no signal this time (an engine that holds a signal usually stops the
+ * thread too, and is asked again once it resumes).  Does not return when an
  * engine answered %UTRACE_SIGNAL_TERM or %UTRACE_SIGNAL_CORE for a
  * signal whose default action is otherwise.
  */
@@ -1339,6 +1342,12 @@ int utrace_report_signal(int signr, struct ksignal *ksig,
 	report_callbacks(task, utrace, &report, event, call_signal, &args);
 	finish_report(task, utrace, &report, false);
 	spin_lock_irq(&task->sighand->siglock);
+
+	if (report.result & UTRACE_SIGNAL_HOLD) {
+		/* back on the queue, reported again when next dequeued */
+		send_signal_locked(signr, &ksig->info, task, PIDTYPE_PID);
+		return -1;
+	}
 
 	switch (utrace_signal_action(report.result)) {
 	case UTRACE_SIGNAL_IGN:

@@ -33,6 +33,7 @@ enum { QUIESCE, REAP, CLONE, EXEC, EXIT, DEATH, SYSCALL_ENTRY, SYSCALL_EXIT,
 #define EV(x) (1UL << (x))
 enum { STOP, REPORT, INTERRUPT, SINGLESTEP, BLOCKSTEP, RESUME, DETACH };
 #define SYSCALL_ABORT 0x10
+#define SIGNAL_HOLD 0x100
 enum { SIG_DELIVER = 0x00, SIG_IGN_ = 0x10, SIG_TERM_ = 0x20, SIG_CORE_ = 0x30,
 	SIG_STOP_ = 0x40, SIG_TSTP_ = 0x50, SIG_HANDLER_ = 0x70 };
 
@@ -830,6 +831,37 @@ TEST_F(utrace, engine_turns_delivery_into_stop)
 	EXPECT_EQ(1, WEXITSTATUS(st));		/* the handler never ran */
 	snprintf(want, sizeof(want), "0 signal %d action=0x5 signo=10 code=0\n",
 		 c.pid);
+	EXPECT_STREQ(want, read_log());
+	EXPECT_EQ(0, ctl("put 0"));
+}
+
+/* UTRACE_SIGNAL_HOLD with UTRACE_STOP: the signal waits for the resume. */
+TEST_F(utrace, held_signal_delivered_after_resume)
+{
+	struct child c = spawn(body_handler, NULL);
+	char line[128], want[256];
+	int st, ret = -1;
+
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(SIGNAL)));
+	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SIGNAL,
+			 SIGNAL_HOLD | SIG_DELIVER | STOP));
+	go(&c);
+	snprintf(line, sizeof(line), "0 signal %d action=0x5 signo=10", c.pid);
+	ASSERT_TRUE(log_wait(line));
+	for (int i = 0; i < 2000 && ret; i++) {
+		ret = ctl("examine 0");
+		msleep(5);
+	}
+	EXPECT_EQ(0, ret);		/* stopped, the signal held */
+	EXPECT_EQ(0, ctl("control 0 %d", RESUME));
+	st = reap(c.pid);
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(7, WEXITSTATUS(st));	/* the handler ran, once */
+	snprintf(want, sizeof(want),
+		 "0 signal %1$d action=0x5 signo=10 code=0\n"
+		 "0 signal %1$d action=0x5 signo=10 code=0\n"
+		 "0 signal %1$d action=0x75 signo=0 code=0\n", c.pid);
 	EXPECT_STREQ(want, read_log());
 	EXPECT_EQ(0, ctl("put 0"));
 }
