@@ -163,6 +163,20 @@ static struct child spawn(void (*fn)(void *), void *arg)
 	return c;
 }
 
+/* spawn(), then engine 0 attached to the child with @events. */
+static struct child spawn_traced(void (*fn)(void *), void *arg,
+				 unsigned long events)
+{
+	struct child c = spawn(fn, arg);
+
+	if (ctl("attach %d 0", c.pid) || ctl("events 0 %lu", events)) {
+		kill(c.pid, SIGKILL);
+		waitpid(c.pid, NULL, __WALL);
+		c.pid = -1;
+	}
+	return c;
+}
+
 static void go(struct child *c)
 {
 	if (write(c->go, "g", 1) != 1)
@@ -288,13 +302,13 @@ FIXTURE_TEARDOWN(utrace)
 /* Every event of a short life, in order, with exact arguments. */
 TEST_F(utrace, syscall_exit_death_reap_sequence)
 {
-	struct child c = spawn(body_getpid_exit3, NULL);
+	struct child c = spawn_traced(body_getpid_exit3, NULL,
+				      EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT) |
+				      EV(EXIT) | EV(DEATH) | EV(REAP));
 	char want[1024];
 	int st;
 
-	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
-	ASSERT_EQ(0, ctl("events 0 %lu", EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT) |
-			 EV(EXIT) | EV(DEATH) | EV(REAP)));
+	ASSERT_LT(0, c.pid);
 	go(&c);
 	st = reap(c.pid);
 	ASSERT_TRUE(WIFEXITED(st));
@@ -319,12 +333,12 @@ TEST_F(utrace, syscall_exit_death_reap_sequence)
 
 TEST_F(utrace, syscall_abort)
 {
-	struct child c = spawn(body_abort_check, NULL);
+	struct child c = spawn_traced(body_abort_check, NULL,
+				      EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT));
 	char want[256];
 	int st;
 
-	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
-	ASSERT_EQ(0, ctl("events 0 %lu", EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT)));
+	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SYSCALL_ENTRY,
 			 SYSCALL_ABORT | RESUME));
 	go(&c);
@@ -365,11 +379,11 @@ TEST_F(utrace, attach_order)
 /* An engine attached during a report first sees the next event. */
 TEST_F(utrace, attach_during_report_sees_next_event)
 {
-	struct child c = spawn(body_getpid_loop, (void *)1);
+	struct child c = spawn_traced(body_getpid_loop, (void *)1,
+				      EV(SYSCALL_ENTRY));
 	char line[128], want[512];
 
-	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
-	ASSERT_EQ(0, ctl("events 0 %lu", EV(SYSCALL_ENTRY)));
+	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("hold 0 %d", SYSCALL_ENTRY));
 	go(&c);
 	snprintf(line, sizeof(line), "0 syscall_entry %d action=0x5 nr=39", c.pid);
@@ -413,12 +427,12 @@ static const char *proc_state(pid_t pid, char *buf, size_t len)
  */
 TEST_F(utrace, stop_at_syscall_entry_then_resume)
 {
-	struct child c = spawn(body_getpid_loop, (void *)3);
+	struct child c = spawn_traced(body_getpid_loop, (void *)3,
+				      EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT));
 	char line[128], st[300];
 	int status;
 
-	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
-	ASSERT_EQ(0, ctl("events 0 %lu", EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT)));
+	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SYSCALL_ENTRY, STOP));
 	EXPECT_STREQ("Utrace:\tc0\n", proc_state(c.pid, st, sizeof(st)));
 	go(&c);
@@ -442,13 +456,13 @@ TEST_F(utrace, stop_at_syscall_entry_then_resume)
 /* SIGKILL ends a utrace stop; the held call never runs. */
 TEST_F(utrace, sigkill_wakes_stopped_thread)
 {
-	struct child c = spawn(body_getpid_loop, (void *)3);
+	struct child c = spawn_traced(body_getpid_loop, (void *)3,
+				      EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT) |
+				      EV(EXIT) | EV(DEATH));
 	char line[128], want[512];
 	int status;
 
-	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
-	ASSERT_EQ(0, ctl("events 0 %lu", EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT) |
-			 EV(EXIT) | EV(DEATH)));
+	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SYSCALL_ENTRY, STOP));
 	go(&c);
 	snprintf(line, sizeof(line), "0 syscall_entry %d action=0x5 nr=39 arg0=0", c.pid);
@@ -474,12 +488,11 @@ TEST_F(utrace, sigkill_wakes_stopped_thread)
  */
 TEST_F(utrace, control_stop_running_thread)
 {
-	struct child c = spawn(body_spin, NULL);
+	struct child c = spawn_traced(body_spin, NULL, EV(QUIESCE));
 	char line[128];
 	int i, ret = -1, status;
 
-	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
-	ASSERT_EQ(0, ctl("events 0 %lu", EV(QUIESCE)));
+	ASSERT_LT(0, c.pid);
 	/* the engine keeps wanting the stop each time it is asked */
 	ASSERT_EQ(0, ctl("reply 0 %d %d", QUIESCE, STOP));
 	go(&c);
@@ -593,12 +606,11 @@ TEST_F(utrace, clone_fork_child_followed)
 
 TEST_F(utrace, clone_vfork_and_thread)
 {
-	struct child c = spawn(body_vfork, NULL);
+	struct child c = spawn_traced(body_vfork, NULL, EV(CLONE));
 	struct child t;
 	char want[128];
 
-	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
-	ASSERT_EQ(0, ctl("events 0 %lu", EV(CLONE)));
+	ASSERT_LT(0, c.pid);
 	go(&c);
 	ASSERT_EQ(0, reap(c.pid));
 	snprintf(want, sizeof(want), "0 clone %d action=5 child=", c.pid);
@@ -619,11 +631,10 @@ TEST_F(utrace, clone_vfork_and_thread)
 
 TEST_F(utrace, exec_reported)
 {
-	struct child c = spawn(body_exec, NULL);
+	struct child c = spawn_traced(body_exec, NULL, EV(EXEC) | EV(EXIT));
 	char want[128];
 
-	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
-	ASSERT_EQ(0, ctl("events 0 %lu", EV(EXEC) | EV(EXIT)));
+	ASSERT_LT(0, c.pid);
 	go(&c);
 	ASSERT_EQ(0, reap(c.pid));
 	snprintf(want, sizeof(want),
@@ -636,11 +647,11 @@ TEST_F(utrace, exec_reported)
 /* Detaching in report_death means no report_reap. */
 TEST_F(utrace, detach_in_death_means_no_reap)
 {
-	struct child c = spawn(body_getpid_loop, (void *)0);
+	struct child c = spawn_traced(body_getpid_loop, (void *)0,
+				      EV(DEATH) | EV(REAP));
 	char want[256];
 
-	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
-	ASSERT_EQ(0, ctl("events 0 %lu", EV(DEATH) | EV(REAP)));
+	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("reply 0 %d %d", DEATH, DETACH));
 	go(&c);
 	ASSERT_EQ(0, reap(c.pid));
@@ -814,12 +825,11 @@ TEST_F(utrace, engine_turns_delivery_into_termination)
 /* An engine turns a handled signal into a job-control stop. */
 TEST_F(utrace, engine_turns_delivery_into_stop)
 {
-	struct child c = spawn(body_handler, NULL);
+	struct child c = spawn_traced(body_handler, NULL, EV(SIGNAL));
 	char want[128];
 	int st;
 
-	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
-	ASSERT_EQ(0, ctl("events 0 %lu", EV(SIGNAL)));
+	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SIGNAL, SIG_STOP_ | RESUME));
 	go(&c);
 	ASSERT_EQ(c.pid, waitpid(c.pid, &st, WUNTRACED));
@@ -838,12 +848,11 @@ TEST_F(utrace, engine_turns_delivery_into_stop)
 /* UTRACE_SIGNAL_HOLD with UTRACE_STOP: the signal waits for the resume. */
 TEST_F(utrace, held_signal_delivered_after_resume)
 {
-	struct child c = spawn(body_handler, NULL);
+	struct child c = spawn_traced(body_handler, NULL, EV(SIGNAL));
 	char line[128], want[256];
 	int st, ret = -1;
 
-	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
-	ASSERT_EQ(0, ctl("events 0 %lu", EV(SIGNAL)));
+	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SIGNAL,
 			 SIGNAL_HOLD | SIG_DELIVER | STOP));
 	go(&c);
@@ -885,12 +894,12 @@ static void body_step(void *arg)
 
 TEST_F(utrace, single_step_traps_each_instruction)
 {
-	struct child c = spawn(body_step, NULL);
+	struct child c = spawn_traced(body_step, NULL,
+				      EV(SYSCALL_ENTRY) | EV(SIGNAL_CORE));
 	char want[1024];
 	int n = 0;
 
-	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
-	ASSERT_EQ(0, ctl("events 0 %lu", EV(SYSCALL_ENTRY) | EV(SIGNAL_CORE)));
+	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SYSCALL_ENTRY, SINGLESTEP));
 	ASSERT_EQ(0, ctl("steps 0 6"));
 	go(&c);
@@ -911,11 +920,11 @@ TEST_F(utrace, single_step_traps_each_instruction)
 /* -EINPROGRESS: clearing events while the engine's callback runs. */
 TEST_F(utrace, set_events_einprogress_and_ealready)
 {
-	struct child c = spawn(body_getpid_loop, (void *)1);
+	struct child c = spawn_traced(body_getpid_loop, (void *)1,
+				      EV(SYSCALL_ENTRY) | EV(DEATH));
 	char line[128];
 
-	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
-	ASSERT_EQ(0, ctl("events 0 %lu", EV(SYSCALL_ENTRY) | EV(DEATH)));
+	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("hold 0 %d", SYSCALL_ENTRY));
 	ASSERT_EQ(0, ctl("hold 0 %d", DEATH));
 	go(&c);
@@ -936,11 +945,10 @@ TEST_F(utrace, set_events_einprogress_and_ealready)
 /* After the death report, asking for it again answers -EALREADY. */
 TEST_F(utrace, death_events_after_death_ealready)
 {
-	struct child c = spawn(body_getpid_loop, (void *)0);
+	struct child c = spawn_traced(body_getpid_loop, (void *)0, EV(EXIT));
 	char line[128];
 
-	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
-	ASSERT_EQ(0, ctl("events 0 %lu", EV(EXIT)));
+	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("reply 0 %d %d", EXIT, STOP));
 	go(&c);
 	/* held in report_exit, then let go to die as a zombie */
@@ -1068,12 +1076,11 @@ TEST_F(utrace, exec_kills_thread_held_by_stop)
 /* UTRACE_STOP from a vfork's clone report: stopped before the wait. */
 TEST_F(utrace, vfork_parent_stops_before_waiting)
 {
-	struct child c = spawn(body_vfork, NULL);
+	struct child c = spawn_traced(body_vfork, NULL, EV(CLONE));
 	char line[64];
 	int ret = -1;
 
-	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
-	ASSERT_EQ(0, ctl("events 0 %lu", EV(CLONE)));
+	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("reply_once 0 %d %d", CLONE, STOP));
 	go(&c);
 	snprintf(line, sizeof(line), "0 clone %d", c.pid);
@@ -1094,12 +1101,12 @@ TEST_F(utrace, vfork_parent_stops_before_waiting)
  */
 TEST_F(utrace, sigstop_sigcont_while_held)
 {
-	struct child c = spawn(body_getpid_loop, (void *)3);
+	struct child c = spawn_traced(body_getpid_loop, (void *)3,
+				      EV(SYSCALL_ENTRY));
 	char line[128];
 	int status;
 
-	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
-	ASSERT_EQ(0, ctl("events 0 %lu", EV(SYSCALL_ENTRY)));
+	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SYSCALL_ENTRY, STOP));
 	go(&c);
 	snprintf(line, sizeof(line), "0 syscall_entry %d action=0x5 nr=39 arg0=0", c.pid);
@@ -1151,12 +1158,12 @@ static void body_sleep(void *arg)
  */
 TEST_F(utrace, interrupt_blocked_syscall)
 {
-	struct child c = spawn(body_sleep, NULL);
-	char want[256];
+	struct child c = spawn_traced(body_sleep, NULL,
+				      EV(QUIESCE) | EV(SYSCALL_EXIT));
+	char want[512];
 	int st;
 
-	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
-	ASSERT_EQ(0, ctl("events 0 %lu", EV(QUIESCE) | EV(SYSCALL_EXIT)));
+	ASSERT_LT(0, c.pid);
 	go(&c);
 	ASSERT_TRUE(wait_in_syscall(c.pid, SYS_clock_nanosleep));
 	EXPECT_EQ(0, ctl("control 0 %d", INTERRUPT));
@@ -1187,12 +1194,11 @@ TEST_F(utrace, interrupt_blocked_syscall)
 /* Job control: the stop and the continue are reported, with CLD codes. */
 TEST_F(utrace, jctl_stop_and_continue)
 {
-	struct child c = spawn(body_sleep, NULL);
+	struct child c = spawn_traced(body_sleep, NULL, EV(JCTL));
 	char stopped[128], want[256];
 	int st;
 
-	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
-	ASSERT_EQ(0, ctl("events 0 %lu", EV(JCTL)));
+	ASSERT_LT(0, c.pid);
 	go(&c);
 	ASSERT_TRUE(wait_in_syscall(c.pid, SYS_clock_nanosleep));
 	ASSERT_EQ(0, kill(c.pid, SIGSTOP));
@@ -1216,12 +1222,11 @@ TEST_F(utrace, jctl_stop_and_continue)
 /* UTRACE_REPORT makes a running thread report QUIESCE and go on. */
 TEST_F(utrace, report_running_thread)
 {
-	struct child c = spawn(body_spin, NULL);
+	struct child c = spawn_traced(body_spin, NULL, EV(QUIESCE));
 	char want[128];
 	int st;
 
-	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
-	ASSERT_EQ(0, ctl("events 0 %lu", EV(QUIESCE)));
+	ASSERT_LT(0, c.pid);
 	go(&c);
 	msleep(50);
 	EXPECT_EQ(0, ctl("control 0 %d", REPORT));
