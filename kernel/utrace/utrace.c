@@ -45,6 +45,8 @@
  * @resume:	strongest action requested by utrace_control() and not yet
  *		acted on (UTRACE_RESUME when none)
  * @work_queued: @work is queued
+ * @interrupt:	%UTRACE_INTERRUPT was requested with @work: report it to
+ *		signal engines with %UTRACE_SIGNAL_REPORT
  * @stopped:	the thread is in utrace_stop()
  * @stepping:	utrace enabled single- or block-step on the thread
  * @vfork_stop:	stop before waiting for a vfork child
@@ -60,6 +62,7 @@ struct utrace {
 	struct callback_head work;
 	enum utrace_resume_action resume;
 	unsigned int work_queued:1;
+	unsigned int interrupt:1;
 	unsigned int stopped:1;
 	unsigned int stepping:1;
 	unsigned int vfork_stop:1;
@@ -334,6 +337,8 @@ static void utrace_request(struct task_struct *task, struct utrace *utrace,
 	lockdep_assert_held(&utrace->lock);
 	if (action < utrace->resume)
 		utrace->resume = action;
+	if (action == UTRACE_INTERRUPT)
+		utrace->interrupt = 1;
 	if (!utrace->work_queued) {
 		if (task_work_add(task, &utrace->work,
 				  action == UTRACE_INTERRUPT ? TWA_SIGNAL :
@@ -460,7 +465,8 @@ EXPORT_SYMBOL_GPL(utrace_set_events_pid);
  * %UTRACE_STOP holds @task at its next safe point until this engine lets
  * it go; %UTRACE_RESUME lets it go; %UTRACE_REPORT and %UTRACE_INTERRUPT
  * let it go and make it report %UTRACE_EVENT(QUIESCE) soon, the latter
- * interrupting a blocking system call to do so; %UTRACE_SINGLESTEP and
+ * interrupting a blocking system call to do so (and reporting to engines
+ * with signal events through report_signal() with %UTRACE_SIGNAL_REPORT); %UTRACE_SINGLESTEP and
  * %UTRACE_BLOCKSTEP let it go for one instruction or one branch;
  * %UTRACE_DETACH detaches the engine.
  *
@@ -733,8 +739,10 @@ static bool start_callback(struct utrace *utrace, struct utrace_report *report,
 	}
 	if (event != UTRACE_EVENT(QUIESCE) &&
 	    (want & UTRACE_EVENT(QUIESCE)) && ops->report_quiesce) {
+		/* an interrupt's signal report is no event: quiesce says 0 */
 		u32 ret = ops->report_quiesce(report->action, engine, task,
-					      event);
+					      event == UTRACE_EVENT_SIGNAL_ALL ?
+					      0 : event);
 
 		finish_callback(utrace, report, engine, ret);
 		if (engine_detached(engine) || !(want & event))
@@ -968,27 +976,67 @@ static void finish_report(struct task_struct *task, struct utrace *utrace,
 }
 
 /*
+ * %UTRACE_INTERRUPT, when an engine wants signal events: get_signal() is
+ * about to look at the signal queue.  Engines wanting any signal event get
+ * report_signal() with %UTRACE_SIGNAL_REPORT, a blank siginfo and no
+ * sigaction (the others with QUIESCE their report_quiesce() with event 0).
+ * An engine may fill in the siginfo and answer another signal action:
+ * the thread is then sent that signal, which it dequeues next and which
+ * is reported like any other.
+ */
+static void utrace_report_interrupt(struct task_struct *task,
+				    struct utrace *utrace,
+				    struct utrace_report *report)
+{
+	struct k_sigaction unused_ka = {};
+	kernel_siginfo_t info;
+	struct utrace_signal_args args = {
+		.regs = task_pt_regs(task),
+		.info = &info,
+		.return_ka = &unused_ka,
+	};
+
+	clear_siginfo(&info);
+	start_report(task);
+	report->result = UTRACE_SIGNAL_REPORT;
+	report_callbacks(task, utrace, report, UTRACE_EVENT_SIGNAL_ALL,
+			 call_signal, &args);
+	if (report->detaches)
+		utrace_reset(task, utrace);
+	if (utrace_signal_action(report->result) != UTRACE_SIGNAL_REPORT &&
+	    info.si_signo > 0 && valid_signal(info.si_signo))
+		send_sig_info(info.si_signo, &info, task);
+}
+
+/*
  * The task_work queued by utrace_request(): runs on the way back to user
- * mode.  Reports QUIESCE, stops while wanted and sets up stepping.
+ * mode (for %UTRACE_INTERRUPT, from get_signal() before it dequeues).
+ * Reports QUIESCE (or the interrupt), stops while wanted and sets up
+ * stepping.
  */
 static void utrace_resume_work(struct callback_head *head)
 {
 	struct task_struct *task = current;
 	struct utrace *utrace = container_of(head, struct utrace, work);
 	enum utrace_resume_action action;
-	bool stop, queued;
+	bool stop, queued, interrupt;
 	struct utrace_report report = { .action = UTRACE_RESUME };
 
 	spin_lock(&utrace->lock);
 	action = utrace->resume;
+	interrupt = utrace->interrupt;
 	utrace->resume = UTRACE_RESUME;
+	utrace->interrupt = 0;
 	utrace->work_queued = 0;
 	spin_unlock(&utrace->lock);
 
 	/* engines detached by other threads go now */
 	utrace_reset(task, utrace);
 
-	if (action <= UTRACE_INTERRUPT &&
+	if (interrupt &&
+	    (task_utrace_flags(task) & UTRACE_EVENT_SIGNAL_ALL)) {
+		utrace_report_interrupt(task, utrace, &report);
+	} else if (action <= UTRACE_INTERRUPT &&
 	    (task_utrace_flags(task) & UTRACE_EVENT(QUIESCE))) {
 		start_report(task);
 		report_callbacks(task, utrace, &report, UTRACE_EVENT(QUIESCE),

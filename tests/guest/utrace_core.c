@@ -12,10 +12,13 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/user.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -182,6 +185,33 @@ static void go(struct child *c)
 	if (write(c->go, "g", 1) != 1)
 		abort();
 	close(c->go);
+}
+
+/*
+ * spawn_traced(), then go() and wait until the child is held by engine 0
+ * at its first getpid() entry (@fn must call getpid() first).
+ */
+static struct child spawn_stopped(void (*fn)(void *), void *arg,
+				  unsigned long events)
+{
+	struct child c = spawn_traced(fn, arg, events | EV(SYSCALL_ENTRY));
+	char line[128];
+
+	if (c.pid < 0)
+		return c;
+	snprintf(line, sizeof(line), "0 syscall_entry %d action=0x5 nr=39 ",
+		 c.pid);
+	if (ctl("reply_once 0 %d %d", SYSCALL_ENTRY, STOP)) {
+		close(c.go);
+	} else {
+		go(&c);
+		if (log_wait(line))
+			return c;
+	}
+	kill(c.pid, SIGKILL);
+	waitpid(c.pid, NULL, __WALL);
+	c.pid = -1;
+	return c;
 }
 
 /*
@@ -456,17 +486,12 @@ TEST_F(utrace, stop_at_syscall_entry_then_resume)
 /* SIGKILL ends a utrace stop; the held call never runs. */
 TEST_F(utrace, sigkill_wakes_stopped_thread)
 {
-	struct child c = spawn_traced(body_getpid_loop, (void *)3,
-				      EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT) |
-				      EV(EXIT) | EV(DEATH));
-	char line[128], want[512];
+	struct child c = spawn_stopped(body_getpid_loop, (void *)3,
+				       EV(SYSCALL_EXIT) | EV(EXIT) | EV(DEATH));
+	char want[512];
 	int status;
 
 	ASSERT_LT(0, c.pid);
-	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SYSCALL_ENTRY, STOP));
-	go(&c);
-	snprintf(line, sizeof(line), "0 syscall_entry %d action=0x5 nr=39 arg0=0", c.pid);
-	ASSERT_TRUE(log_wait(line));
 	ASSERT_EQ(0, kill(c.pid, SIGKILL));
 	status = reap(c.pid);
 	ASSERT_TRUE(WIFSIGNALED(status));
@@ -822,27 +847,34 @@ TEST_F(utrace, engine_turns_delivery_into_termination)
 	EXPECT_TRUE(log_is("0 signal %1$d action=0x5 signo=10 code=0\n"));
 }
 
-/* An engine turns a handled signal into a job-control stop. */
-TEST_F(utrace, engine_turns_delivery_into_stop)
+/*
+ * An engine answers a handled signal's report with @action, a stop:
+ * the child stops with @stopsig, and after SIGCONT goes on without
+ * running the handler.
+ */
+static void delivery_into_stop(struct __test_metadata *_metadata,
+			       void (*body)(void *), int action, int stopsig)
 {
-	struct child c = spawn_traced(body_handler, NULL, EV(SIGNAL));
-	char want[128];
+	struct child c = spawn_traced(body, NULL, EV(SIGNAL));
 	int st;
 
 	ASSERT_LT(0, c.pid);
-	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SIGNAL, SIG_STOP_ | RESUME));
+	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SIGNAL, action | RESUME));
 	go(&c);
 	ASSERT_EQ(c.pid, waitpid(c.pid, &st, WUNTRACED));
 	ASSERT_TRUE(WIFSTOPPED(st)) TH_LOG("status %#x", st);
-	EXPECT_EQ(SIGSTOP, WSTOPSIG(st));
+	EXPECT_EQ(stopsig, WSTOPSIG(st));
 	ASSERT_EQ(0, kill(c.pid, SIGCONT));
 	st = reap(c.pid);
 	ASSERT_TRUE(WIFEXITED(st));
 	EXPECT_EQ(1, WEXITSTATUS(st));		/* the handler never ran */
-	snprintf(want, sizeof(want), "0 signal %d action=0x5 signo=10 code=0\n",
-		 c.pid);
-	EXPECT_STREQ(want, read_log());
+	EXPECT_TRUE(log_is("0 signal %1$d action=0x5 signo=10 code=0\n"));
 	EXPECT_EQ(0, ctl("put 0"));
+}
+
+TEST_F(utrace, engine_turns_delivery_into_stop)
+{
+	delivery_into_stop(_metadata, body_handler, SIG_STOP_, SIGSTOP);
 }
 
 /* UTRACE_SIGNAL_HOLD with UTRACE_STOP: the signal waits for the resume. */
@@ -892,29 +924,113 @@ static void body_step(void *arg)
 		     ::: "rax", "rdi", "rsi", "rcx", "r11", "memory");
 }
 
-TEST_F(utrace, single_step_traps_each_instruction)
+/*
+ * Engine 0 steps the child from its getpid() entry with @action and
+ * answers each of @traps SIGTRAPs: exactly those are reported before the
+ * exit_group() entry.
+ */
+static void step_from_getpid(struct __test_metadata *_metadata,
+			     void (*body)(void *), int action, int traps)
 {
-	struct child c = spawn_traced(body_step, NULL,
+	struct child c = spawn_traced(body, NULL,
 				      EV(SYSCALL_ENTRY) | EV(SIGNAL_CORE));
 	char want[1024];
 	int n = 0;
 
 	ASSERT_LT(0, c.pid);
-	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SYSCALL_ENTRY, SINGLESTEP));
-	ASSERT_EQ(0, ctl("steps 0 6"));
+	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SYSCALL_ENTRY, action));
+	ASSERT_EQ(0, ctl("steps 0 %d %d", traps, action == BLOCKSTEP));
 	go(&c);
 	ASSERT_EQ(0, reap(c.pid));
 	ASSERT_EQ(-ESRCH, settle(0));
 	n += snprintf(want + n, sizeof(want) - n,
 		      "0 syscall_entry %d action=0x5 nr=39 arg0=11 arg1=22\n",
 		      c.pid);
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < traps; i++)
 		n += snprintf(want + n, sizeof(want) - n,
 			      "0 signal %d action=0x35 signo=5 code=2\n", c.pid);
 	snprintf(want + n, sizeof(want) - n,
 		 "0 syscall_entry %d action=0x5 nr=231 arg0=0 arg1=0\n", c.pid);
 	EXPECT_STREQ(want, read_log());
 	EXPECT_EQ(0, ctl("put 0"));
+}
+
+TEST_F(utrace, single_step_traps_each_instruction)
+{
+	step_from_getpid(_metadata, body_step, SINGLESTEP, 6);
+}
+
+/* Two taken jumps between two system calls, for block-stepping. */
+static void body_blockstep(void *arg)
+{
+	asm volatile("mov $39, %%eax\n\t"
+		     "mov $11, %%edi\n\t"
+		     "mov $22, %%esi\n\t"
+		     "syscall\n\t"
+		     "nop\n\t"
+		     "jmp 1f\n\t"
+		     "nop\n\t"
+		     "1: nop\n\t"
+		     "nop\n\t"
+		     "jmp 2f\n\t"
+		     "nop\n\t"
+		     "2: xor %%esi, %%esi\n\t"
+		     "mov $231, %%eax\n\t"
+		     "mov $0, %%edi\n\t"
+		     "syscall\n\t"
+		     ::: "rax", "rdi", "rsi", "rcx", "r11", "memory");
+}
+
+/*
+ * Block-step @body_blockstep under ptrace from the entry of its getpid():
+ * the number of TRAP_TRACE stops before it exits.  The CPU decides where
+ * a block step traps (QEMU's emulation ignores the branch flag and traps
+ * after every instruction), so this is what utrace must match.
+ */
+static int ptrace_blockstep_traps(void)
+{
+	siginfo_t si;
+	int st, traps = 0;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		raise(SIGSTOP);
+		body_blockstep(NULL);
+		_exit(1);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st))
+		return -1;
+	for (;;) {		/* to the entry of getpid() */
+		if (ptrace(PTRACE_SYSCALL, pid, NULL, NULL) ||
+		    waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st))
+			return -1;
+		if (ptrace(PTRACE_PEEKUSER, pid,
+			   offsetof(struct user_regs_struct, orig_rax),
+			   NULL) == SYS_getpid)
+			break;
+	}
+	for (;;) {
+		if (ptrace(PTRACE_SINGLEBLOCK, pid, NULL, NULL) ||
+		    waitpid(pid, &st, 0) != pid)
+			return -1;
+		if (WIFEXITED(st))
+			return traps;
+		if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP ||
+		    ptrace(PTRACE_GETSIGINFO, pid, NULL, &si))
+			return -1;
+		if (si.si_code == TRAP_TRACE)
+			traps++;
+	}
+}
+
+/* UTRACE_BLOCKSTEP traps exactly as often as ptrace's block step. */
+TEST_F(utrace, block_step_traps_as_ptrace_does)
+{
+	int traps = ptrace_blockstep_traps();
+
+	ASSERT_LT(0, traps);
+	step_from_getpid(_metadata, body_blockstep, BLOCKSTEP, traps);
 }
 
 /* -EINPROGRESS: clearing events while the engine's callback runs. */
@@ -1101,16 +1217,10 @@ TEST_F(utrace, vfork_parent_stops_before_waiting)
  */
 TEST_F(utrace, sigstop_sigcont_while_held)
 {
-	struct child c = spawn_traced(body_getpid_loop, (void *)3,
-				      EV(SYSCALL_ENTRY));
-	char line[128];
+	struct child c = spawn_stopped(body_getpid_loop, (void *)3, 0);
 	int status;
 
 	ASSERT_LT(0, c.pid);
-	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SYSCALL_ENTRY, STOP));
-	go(&c);
-	snprintf(line, sizeof(line), "0 syscall_entry %d action=0x5 nr=39 arg0=0", c.pid);
-	ASSERT_TRUE(log_wait(line));
 	ASSERT_EQ(0, kill(c.pid, SIGSTOP));
 	ASSERT_EQ(0, kill(c.pid, SIGCONT));
 	msleep(100);
@@ -1238,6 +1348,161 @@ TEST_F(utrace, report_running_thread)
 	kill(c.pid, SIGKILL);
 	st = reap(c.pid);
 	EXPECT_TRUE(WIFSIGNALED(st));
+	EXPECT_EQ(0, ctl("put 0"));
+}
+
+/* A handler for SIGUSR1, then a long sleep: exits 7 if the handler ran. */
+static void body_sleep_handler(void *arg)
+{
+	struct timespec ts = { 3600, 0 };
+
+	default_signal(SIGUSR1);
+	signal(SIGUSR1, on_usr1);
+	nanosleep(&ts, NULL);
+	syscall(SYS_exit_group, handled ? 7 : 1, 0);
+}
+
+/*
+ * UTRACE_INTERRUPT with a signal engine: report_signal() with
+ * UTRACE_SIGNAL_REPORT and no signal; the sleep is restarted.  The next
+ * interrupt's report sends a signal, which is then reported and handled.
+ */
+TEST_F(utrace, interrupt_reports_signal_and_injects)
+{
+	struct child c = spawn_traced(body_sleep_handler, NULL, EV(SIGNAL));
+	char report[128];
+	int st;
+
+	ASSERT_LT(0, c.pid);
+	go(&c);
+	ASSERT_TRUE(wait_in_syscall(c.pid, SYS_clock_nanosleep));
+	EXPECT_EQ(0, ctl("control 0 %d", INTERRUPT));
+	snprintf(report, sizeof(report), "0 signal %d action=0x65 signo=0 code=0\n",
+		 c.pid);
+	ASSERT_TRUE(log_wait(report));
+	ASSERT_TRUE(wait_in_syscall(c.pid, SYS_restart_syscall));
+	EXPECT_STREQ(report, read_log());
+
+	ASSERT_EQ(0, ctl("inject 0 %d", SIGUSR1));
+	EXPECT_EQ(0, ctl("control 0 %d", INTERRUPT));
+	st = reap(c.pid);
+	ASSERT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);
+	EXPECT_EQ(7, WEXITSTATUS(st));
+	/* the injected signal: reported (si_code SI_KERNEL) and handled */
+	EXPECT_TRUE(log_is("0 signal %1$d action=0x65 signo=0 code=0\n"
+			   "0 signal %1$d action=0x65 signo=0 code=0\n"
+			   "0 signal %1$d action=0x5 signo=10 code=128\n"
+			   "0 signal %1$d action=0x75 signo=0 code=0\n"));
+	EXPECT_EQ(-EINVAL, ctl("inject 0 %d", 65));
+	EXPECT_EQ(0, ctl("put 0"));
+}
+
+/* SIGUSR1 under handler a, twice: the exit code lists the handlers run. */
+static volatile sig_atomic_t handlers_run;
+
+static void on_usr1_a(int sig)
+{
+	handlers_run = handlers_run * 10 + 1;
+}
+
+static void on_usr1_b(int sig)
+{
+	handlers_run = handlers_run * 10 + 2;
+}
+
+static void body_two_signals(void *arg)
+{
+	default_signal(SIGUSR1);
+	signal(SIGUSR1, on_usr1_a);
+	syscall(SYS_kill, getpid(), SIGUSR1);
+	syscall(SYS_kill, getpid(), SIGUSR1);
+	syscall(SYS_exit_group, handlers_run, 0);
+}
+
+/* return_ka: one delivery runs another handler; the sigaction stays. */
+TEST_F(utrace, return_ka_changes_one_delivery)
+{
+	struct child c = spawn_traced(body_two_signals, NULL, EV(SIGNAL));
+	int st;
+
+	ASSERT_LT(0, c.pid);
+	ASSERT_EQ(0, ctl("handler 0 %lu", (unsigned long)on_usr1_b));
+	go(&c);
+	st = reap(c.pid);
+	ASSERT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);
+	EXPECT_EQ(21, WEXITSTATUS(st));
+	EXPECT_TRUE(log_is("0 signal %1$d action=0x5 signo=10 code=0\n"
+			   "0 signal %1$d action=0x75 signo=0 code=0\n"
+			   "0 signal %1$d action=0x5 signo=10 code=0\n"
+			   "0 signal %1$d action=0x75 signo=0 code=0\n"));
+	EXPECT_EQ(0, ctl("put 0"));
+}
+
+/* In a process group of its own, whose parent is in another: not orphaned. */
+static void body_handler_own_pgrp(void *arg)
+{
+	setpgid(0, 0);
+	body_handler(arg);
+}
+
+/* The same with SIGTSTP, in a process group that is not orphaned. */
+TEST_F(utrace, engine_turns_delivery_into_tstp)
+{
+	delivery_into_stop(_metadata, body_handler_own_pgrp, SIG_TSTP_,
+			   SIGTSTP);
+}
+
+/* Core dumps allowed (the guest's core_pattern is /tmp/core.%p). */
+static void body_handler_may_dump(void *arg)
+{
+	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+
+	if (setrlimit(RLIMIT_CORE, &rl))
+		syscall(SYS_exit_group, 2, 0);
+	body_handler(NULL);
+}
+
+/* An engine turns a handled signal into a core dump. */
+TEST_F(utrace, engine_turns_delivery_into_core_dump)
+{
+	struct child c = spawn_traced(body_handler_may_dump, NULL, EV(SIGNAL));
+	char core[64];
+	int st;
+
+	ASSERT_LT(0, c.pid);
+	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SIGNAL, SIG_CORE_ | RESUME));
+	go(&c);
+	st = reap(c.pid);
+	snprintf(core, sizeof(core), "/tmp/core.%d", c.pid);
+	EXPECT_EQ(0, access(core, F_OK));
+	unlink(core);
+	ASSERT_TRUE(WIFSIGNALED(st)) TH_LOG("status %#x", st);
+	EXPECT_EQ(SIGUSR1, WTERMSIG(st));
+	EXPECT_TRUE(WCOREDUMP(st));
+	EXPECT_TRUE(log_is("0 signal %1$d action=0x5 signo=10 code=0\n"));
+	EXPECT_EQ(0, ctl("put 0"));
+}
+
+/*
+ * utrace_finish_examine() notices a thread that ran since
+ * utrace_prepare_examine(): SIGKILL wakes the stopped child meanwhile.
+ */
+TEST_F(utrace, examine_sees_thread_that_woke)
+{
+	struct child c = spawn_stopped(body_getpid_exit3, NULL, 0);
+	pid_t killer;
+
+	ASSERT_LT(0, c.pid);
+	ASSERT_EQ(0, ctl("examine 0"));
+	killer = fork();
+	if (killer == 0) {
+		msleep(200);
+		kill(c.pid, SIGKILL);
+		_exit(0);
+	}
+	EXPECT_EQ(-EAGAIN, ctl("examine 0 2000"));
+	EXPECT_EQ(0, reap(killer));
+	EXPECT_TRUE(WIFSIGNALED(reap(c.pid)));
 	EXPECT_EQ(0, ctl("put 0"));
 }
 

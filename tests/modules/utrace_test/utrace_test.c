@@ -14,17 +14,22 @@
  *   reply_once ID EVENT VALUE   the same, for the next call only
  *   barrier ID                  utrace_barrier() on the task
  *   barrier_pid ID              utrace_barrier_pid()
- *   examine ID                  utrace_prepare_examine() and
- *                               utrace_finish_examine()
+ *   examine ID [MSEC]           utrace_prepare_examine() and, MSEC
+ *                               later, utrace_finish_examine()
  *   slow ID MSEC                ID's callbacks sleep MSEC first
  *   hold ID EVENT               ID's next callback for EVENT waits (after
  *                               logging) until "release ID EVENT"
  *   release ID EVENT            let that held callback return
  *   attach_child ID MASK        ID's report_clone attaches engine ID+1
  *                               to the child with MASK and ID's replies
- *   steps ID N                  ID's report_signal answers the next N
- *                               SIGTRAPs with IGN and SINGLESTEP (the
- *                               last with IGN and RESUME)
+ *   steps ID N [BLOCK]          ID's report_signal answers the next N
+ *                               SIGTRAPs with IGN and SINGLESTEP (or
+ *                               BLOCKSTEP if BLOCK is 1; the last with
+ *                               IGN and RESUME)
+ *   inject ID SIGNO             ID's next report_signal with
+ *                               UTRACE_SIGNAL_REPORT sends SIGNO
+ *   handler ID ADDR             ID's next report_signal of a signal with
+ *                               a handler delivers it to ADDR instead
  *
  * A reply to a signal event with KEEP (0x1000) set keeps the signal
  * action the report came with; that is the default.
@@ -61,6 +66,9 @@ struct test_engine {
 	unsigned long child_mask;
 	bool attach_child;
 	int steps;
+	bool blockstep;
+	int inject;
+	unsigned long handler;
 	unsigned long hold;		/* events whose next callback waits */
 	struct completion release[_UTRACE_NEVENTS];
 };
@@ -251,8 +259,22 @@ static u32 t_signal(u32 action, struct utrace_engine *engine,
 		  action, info ? info->si_signo : 0, info ? info->si_code : 0);
 	if (info && info->si_signo == SIGTRAP && te->steps > 0) {
 		te->steps--;
+		if (!te->steps)
+			return UTRACE_SIGNAL_IGN | UTRACE_RESUME;
 		return UTRACE_SIGNAL_IGN |
-		       (te->steps ? UTRACE_SINGLESTEP : UTRACE_RESUME);
+		       (te->blockstep ? UTRACE_BLOCKSTEP : UTRACE_SINGLESTEP);
+	}
+	if (utrace_signal_action(action) == UTRACE_SIGNAL_REPORT &&
+	    te->inject) {
+		info->si_signo = te->inject;
+		info->si_code = SI_KERNEL;
+		te->inject = 0;
+		return UTRACE_SIGNAL_DELIVER | UTRACE_RESUME;
+	}
+	if (utrace_signal_action(action) == UTRACE_SIGNAL_DELIVER &&
+	    info && te->handler) {
+		return_ka->sa.sa_handler = (__sighandler_t)te->handler;
+		te->handler = 0;
 	}
 	ret = answer(engine, signal_event(action));
 	if (ret & KEEP)
@@ -390,7 +412,18 @@ static int do_command(char *buf)
 		return 0;
 	}
 	if (!strcmp(cmd, "steps") && n >= 3) {
+		te->blockstep = c == 1;
 		WRITE_ONCE(te->steps, b);
+		return 0;
+	}
+	if (!strcmp(cmd, "inject") && n >= 3) {
+		if (!valid_signal(b) || !b)
+			return -EINVAL;
+		WRITE_ONCE(te->inject, b);
+		return 0;
+	}
+	if (!strcmp(cmd, "handler") && n >= 3) {
+		WRITE_ONCE(te->handler, b);
 		return 0;
 	}
 	if (!strcmp(cmd, "attach_child") && n >= 3) {
@@ -404,6 +437,8 @@ static int do_command(char *buf)
 		if (!task)
 			return -ESRCH;
 		ret = utrace_prepare_examine(task, te->engine, &exam);
+		if (!ret && n >= 3)
+			msleep(b);
 		if (!ret)
 			ret = utrace_finish_examine(task, te->engine, &exam);
 		put_task_struct(task);
