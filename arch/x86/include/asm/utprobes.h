@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * x86 side of the utrace-based uprobes engine (utprobes): instruction
+ * analysis, emulation and out-of-line execution of a probed instruction.
+ */
+#ifndef _ASM_X86_UTPROBES_H
+#define _ASM_X86_UTPROBES_H
+
+#include <linux/types.h>
+#include <asm/insn.h>
+
+struct pt_regs;
+
+#define UTP_BREAK_INSN		0xcc	/* int3 */
+#define UTP_BREAK_INSN_SIZE	1
+#define UTP_XOL_SLOT_SIZE	32	/* one displaced instruction */
+
+/* How a probed instruction is run once its probe has been hit. */
+enum utp_insn_kind {
+	UTP_INSN_STEP,		/* copied to a slot and single-stepped there */
+	UTP_INSN_NOP,		/* emulated: no effect but the ip */
+	UTP_INSN_PUSH,		/* emulated: push of a 64-bit register */
+	UTP_INSN_JMP,		/* emulated: jmp rel8/rel32 */
+	UTP_INSN_JCC,		/* emulated: jcc rel8/rel32 */
+	UTP_INSN_CALL,		/* emulated: call rel32 */
+	UTP_INSN_RET,		/* emulated: ret, ret imm16 */
+};
+
+/* Fixups after a single step in the slot. */
+#define UTP_FIX_IP	0x1	/* the ip is slot-relative: move it back */
+#define UTP_FIX_CALL	0x2	/* the pushed return address is slot-relative */
+#define UTP_FIX_TF	0x4	/* pushf pushed the trap flag of the step */
+
+/**
+ * struct utp_arch_insn - a probed instruction, analysed
+ * @bytes:	its bytes, as in the file
+ * @len:	its length
+ * @kind:	an &enum utp_insn_kind
+ * @fixups:	UTP_FIX_* for a stepped instruction
+ * @cond:	condition code of a jcc (the low nibble of its opcode)
+ * @disp_off:	offset of the rip-relative displacement in @bytes, or 0
+ * @reg_off:	offset in &struct pt_regs of the register a push pushes
+ * @rel:	displacement of a jmp, jcc or call; bytes a ret pops beyond
+ *		the return address
+ */
+struct utp_arch_insn {
+	u8 bytes[MAX_INSN_SIZE];
+	u8 len;
+	u8 kind;
+	u8 fixups;
+	u8 cond;
+	u8 disp_off;
+	u16 reg_off;
+	s32 rel;
+};
+
+int utp_arch_analyze(struct utp_arch_insn *ai, const u8 *buf, int len);
+int utp_arch_emulate(const struct utp_arch_insn *ai, unsigned long vaddr,
+		     struct pt_regs *regs);
+int utp_arch_xol_copy(const struct utp_arch_insn *ai, unsigned long vaddr,
+		      unsigned long slot, u8 *out);
+void utp_arch_pre_step(const struct utp_arch_insn *ai, unsigned long slot,
+		       struct pt_regs *regs);
+int utp_arch_post_step(const struct utp_arch_insn *ai, unsigned long vaddr,
+		       unsigned long slot, struct pt_regs *regs);
+void utp_arch_abort_step(unsigned long vaddr, struct pt_regs *regs);
+
+#endif /* _ASM_X86_UTPROBES_H */

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * x86-64 instruction handling for utprobes, the utrace-based uprobes
+ * engine: which instructions may be probed, which are emulated, and how
+ * the others run displaced in a slot of the out-of-line area.
+ *
+ * A slot holds a copy of the instruction whose rip-relative displacement,
+ * if any, is adjusted for the slot's address; the out-of-line area is
+ * placed within reach of the probed text, so that the adjusted
+ * displacement still fits.  After the single step, the ip and anything
+ * else the instruction computed from its own address are moved back from
+ * the slot to the probed address.
+ */
+#include <linux/errno.h>
+#include <linux/ptrace.h>
+#include <linux/stddef.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/unaligned.h>
+#include <asm/insn.h>
+#include <asm/utprobes.h>
+
+/* Offsets in struct pt_regs of the registers, by their encoding. */
+static const u16 utp_reg_off[16] = {
+	offsetof(struct pt_regs, ax), offsetof(struct pt_regs, cx),
+	offsetof(struct pt_regs, dx), offsetof(struct pt_regs, bx),
+	offsetof(struct pt_regs, sp), offsetof(struct pt_regs, bp),
+	offsetof(struct pt_regs, si), offsetof(struct pt_regs, di),
+	offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
+	offsetof(struct pt_regs, r10), offsetof(struct pt_regs, r11),
+	offsetof(struct pt_regs, r12), offsetof(struct pt_regs, r13),
+	offsetof(struct pt_regs, r14), offsetof(struct pt_regs, r15),
+};
+
+/*
+ * One-byte opcodes that must not run displaced: invalid in 64-bit mode,
+ * privileged (they would fault in the slot with the wrong ip), traps,
+ * far transfers and returns from interrupts.
+ */
+static bool utp_bad_opcode1(u8 op)
+{
+	switch (op) {
+	case 0x06: case 0x07: case 0x0e: case 0x16: case 0x17:
+	case 0x1e: case 0x1f: case 0x27: case 0x2f: case 0x37:
+	case 0x3f: case 0x60: case 0x61: case 0x82:
+	case 0x6c ... 0x6f:	/* ins, outs */
+	case 0x9a:		/* far call */
+	case 0xca: case 0xcb:	/* far ret */
+	case 0xcc ... 0xcf:	/* int3, int, into, iret */
+	case 0xd4: case 0xd5: case 0xd6:
+	case 0xe4 ... 0xe7:	/* in, out */
+	case 0xea:		/* far jmp */
+	case 0xec ... 0xef:	/* in, out */
+	case 0xf1:		/* int1 */
+	case 0xf4:		/* hlt */
+	case 0xfa: case 0xfb:	/* cli, sti */
+		return true;
+	}
+	return false;
+}
+
+/* The same for two-byte opcodes 0f xx: system instructions above all. */
+static bool utp_bad_opcode2(u8 op)
+{
+	switch (op) {
+	case 0x00: case 0x01:	/* descriptor tables, xgetbv, rdtscp... */
+	case 0x05:		/* syscall */
+	case 0x06 ... 0x09:	/* clts, sysret, invd, wbinvd */
+	case 0x0b:		/* ud2 */
+	case 0x20 ... 0x27:	/* control and debug registers */
+	case 0x30 ... 0x37:	/* msr, pmc, sysenter, sysexit, getsec */
+	case 0x78: case 0x79:	/* vmread, vmwrite */
+	case 0xaa:		/* rsm */
+	case 0xb9:		/* ud1 */
+	case 0xff:		/* ud0 */
+		return true;
+	}
+	return false;
+}
+
+static bool utp_has_prefix(struct insn *insn, u8 prefix)
+{
+	insn_byte_t p;
+	int i;
+
+	for_each_insn_prefix(insn, i, p)
+		if (p == prefix)
+			return true;
+	return false;
+}
+
+/* Emulated instructions: set ai->kind and its operands, or leave STEP. */
+static void utp_analyze_emulation(struct utp_arch_insn *ai, struct insn *insn)
+{
+	u8 op1 = insn->opcode.bytes[0], op2 = insn->opcode.bytes[1];
+	bool rex_b = insn->rex_prefix.nbytes &&
+		     X86_REX_B(insn->rex_prefix.bytes[0]);
+
+	if (insn->opcode.nbytes == 1) {
+		switch (op1) {
+		case 0x90:		/* nop, pause; with REX.B it is xchg */
+			if (!rex_b)
+				ai->kind = UTP_INSN_NOP;
+			return;
+		case 0x50 ... 0x57:	/* push %reg */
+			if (utp_has_prefix(insn, 0x66))
+				return;
+			ai->kind = UTP_INSN_PUSH;
+			ai->reg_off = utp_reg_off[(op1 - 0x50) + (rex_b ? 8 : 0)];
+			return;
+		case 0x70 ... 0x7f:	/* jcc rel8 */
+			ai->kind = UTP_INSN_JCC;
+			ai->cond = op1 & 0xf;
+			ai->rel = insn->immediate.value;
+			return;
+		case 0xeb:		/* jmp rel8 */
+		case 0xe9:		/* jmp rel32 */
+			ai->kind = UTP_INSN_JMP;
+			ai->rel = insn->immediate.value;
+			return;
+		case 0xe8:		/* call rel32 */
+			ai->kind = UTP_INSN_CALL;
+			ai->rel = insn->immediate.value;
+			return;
+		case 0xc3:		/* ret */
+			ai->kind = UTP_INSN_RET;
+			ai->rel = 0;
+			return;
+		case 0xc2:		/* ret imm16 */
+			ai->kind = UTP_INSN_RET;
+			ai->rel = (u16)insn->immediate.value;
+			return;
+		}
+		return;
+	}
+	if (insn->opcode.nbytes != 2 || op1 != 0x0f)
+		return;
+	switch (op2) {
+	case 0x80 ... 0x8f:		/* jcc rel32 */
+		ai->kind = UTP_INSN_JCC;
+		ai->cond = op2 & 0xf;
+		ai->rel = insn->immediate.value;
+		return;
+	case 0x1e:			/* endbr64 (f3 0f 1e fa), a hint nop */
+		if (insn->modrm.value != 0xfa || !utp_has_prefix(insn, 0xf3))
+			return;
+		fallthrough;
+	case 0x1f:			/* nop r/m: its operand is not read */
+		ai->kind = UTP_INSN_NOP;
+		return;
+	}
+}
+
+/**
+ * utp_arch_analyze - decide whether and how a user instruction is probed
+ * @ai:		filled in
+ * @buf:	the instruction's bytes, as in the file
+ * @len:	how many bytes @buf holds (the instruction may be shorter)
+ *
+ * Return: 0; -%EILSEQ if @buf does not start with a valid instruction;
+ * -%EOPNOTSUPP if the instruction cannot be run out of line safely (it is
+ * privileged, traps, is a far transfer, masks the single-step trap, or is
+ * a branch with an operand-size prefix, whose effect differs between
+ * vendors).
+ */
+int utp_arch_analyze(struct utp_arch_insn *ai, const u8 *buf, int len)
+{
+	struct insn insn;
+	u8 op1, op2, modrm_reg;
+
+	memset(ai, 0, sizeof(*ai));
+	if (insn_decode(&insn, buf, min(len, MAX_INSN_SIZE), INSN_MODE_64) < 0)
+		return -EILSEQ;
+	op1 = insn.opcode.bytes[0];
+	op2 = insn.opcode.bytes[1];
+	modrm_reg = X86_MODRM_REG(insn.modrm.value);
+
+	if (insn_is_rex2(&insn) || insn_masking_exception(&insn) ||
+	    insn_has_emulate_prefix(&insn))
+		return -EOPNOTSUPP;
+	if (insn.opcode.nbytes == 1 && utp_bad_opcode1(op1))
+		return -EOPNOTSUPP;
+	if (insn.opcode.nbytes >= 2 && op1 == 0x0f && !insn_is_avx(&insn) &&
+	    utp_bad_opcode2(op2))
+		return -EOPNOTSUPP;
+	if (insn.opcode.nbytes == 1 && op1 == 0xff &&
+	    (modrm_reg == 3 || modrm_reg == 5))	/* far call, far jmp */
+		return -EOPNOTSUPP;
+	/* near branches with 66: Intel ignores the prefix, AMD does not */
+	if (utp_has_prefix(&insn, 0x66) &&
+	    ((insn.opcode.nbytes == 1 &&
+	      (op1 == 0xe8 || op1 == 0xe9 || op1 == 0xeb || op1 == 0xc2 ||
+	       op1 == 0xc3 || (op1 >= 0x70 && op1 <= 0x7f) ||
+	       (op1 >= 0xe0 && op1 <= 0xe3) ||
+	       (op1 == 0xff && (modrm_reg == 2 || modrm_reg == 4)))) ||
+	     (insn.opcode.nbytes == 2 && op1 == 0x0f &&
+	      op2 >= 0x80 && op2 <= 0x8f)))
+		return -EOPNOTSUPP;
+
+	memcpy(ai->bytes, buf, insn.length);
+	ai->len = insn.length;
+	ai->kind = UTP_INSN_STEP;
+	utp_analyze_emulation(ai, &insn);
+	if (ai->kind != UTP_INSN_STEP)
+		return 0;
+
+	if (insn_rip_relative(&insn))
+		ai->disp_off = insn_offset_displacement(&insn);
+	if (insn.opcode.nbytes == 1 && op1 == 0xc3)
+		ai->fixups = 0;			/* unreached: emulated */
+	else if (insn.opcode.nbytes == 1 && op1 == 0xff && modrm_reg == 2)
+		ai->fixups = UTP_FIX_CALL;	/* call *r/m: absolute target */
+	else if (insn.opcode.nbytes == 1 && op1 == 0xff && modrm_reg == 4)
+		ai->fixups = 0;			/* jmp *r/m: absolute target */
+	else if (insn.opcode.nbytes == 1 && op1 == 0x9c)
+		ai->fixups = UTP_FIX_IP | UTP_FIX_TF;	/* pushf */
+	else
+		ai->fixups = UTP_FIX_IP;
+	return 0;
+}
+
+/* Is condition @cond (the low nibble of a jcc opcode) true in @flags? */
+static bool utp_cond_true(u8 cond, unsigned long flags)
+{
+	bool cf = flags & X86_EFLAGS_CF, zf = flags & X86_EFLAGS_ZF;
+	bool sf = flags & X86_EFLAGS_SF, of = flags & X86_EFLAGS_OF;
+	bool pf = flags & X86_EFLAGS_PF, res;
+
+	switch (cond >> 1) {
+	case 0:
+		res = of;		/* jo */
+		break;
+	case 1:
+		res = cf;		/* jb */
+		break;
+	case 2:
+		res = zf;		/* je */
+		break;
+	case 3:
+		res = cf || zf;		/* jbe */
+		break;
+	case 4:
+		res = sf;		/* js */
+		break;
+	case 5:
+		res = pf;		/* jp */
+		break;
+	case 6:
+		res = sf != of;		/* jl */
+		break;
+	default:
+		res = zf || sf != of;	/* jle */
+		break;
+	}
+	return (cond & 1) ? !res : res;	/* odd codes negate */
+}
+
+static int utp_push(struct pt_regs *regs, unsigned long val)
+{
+	unsigned long sp = regs->sp - sizeof(val);
+
+	if (put_user(val, (unsigned long __user *)sp))
+		return -EFAULT;
+	regs->sp = sp;
+	return 0;
+}
+
+/**
+ * utp_arch_emulate - run an emulated probed instruction
+ * @ai:		the instruction
+ * @vaddr:	its address
+ * @regs:	the user registers, ip anywhere
+ *
+ * Return: 0 when done (the registers and stack show the instruction's
+ * effect); -%EAGAIN if @ai is not emulated; -%EFAULT if the stack could
+ * not be accessed, with @regs unchanged: the caller runs it out of line
+ * instead, where the fault is taken as the instruction itself would.
+ */
+int utp_arch_emulate(const struct utp_arch_insn *ai, unsigned long vaddr,
+		     struct pt_regs *regs)
+{
+	unsigned long next = vaddr + ai->len, ret;
+
+	switch (ai->kind) {
+	case UTP_INSN_NOP:
+		regs->ip = next;
+		return 0;
+	case UTP_INSN_PUSH:
+		if (utp_push(regs, *(unsigned long *)((void *)regs +
+						       ai->reg_off)))
+			return -EFAULT;
+		regs->ip = next;
+		return 0;
+	case UTP_INSN_JMP:
+		regs->ip = next + ai->rel;
+		return 0;
+	case UTP_INSN_JCC:
+		regs->ip = next + (utp_cond_true(ai->cond, regs->flags) ?
+				   ai->rel : 0);
+		return 0;
+	case UTP_INSN_CALL:
+		if (utp_push(regs, next))
+			return -EFAULT;
+		regs->ip = next + ai->rel;
+		return 0;
+	case UTP_INSN_RET:
+		if (get_user(ret, (unsigned long __user *)regs->sp))
+			return -EFAULT;
+		regs->sp += sizeof(ret) + ai->rel;
+		regs->ip = ret;
+		return 0;
+	}
+	return -EAGAIN;
+}
+
+/**
+ * utp_arch_xol_copy - the bytes of a slot for a stepped instruction
+ * @ai:		the instruction
+ * @vaddr:	its address
+ * @slot:	the slot's user address
+ * @out:	%UTP_XOL_SLOT_SIZE bytes, filled in
+ *
+ * Return: 0; -%ERANGE if a rip-relative operand cannot be reached from
+ * @slot.
+ */
+int utp_arch_xol_copy(const struct utp_arch_insn *ai, unsigned long vaddr,
+		      unsigned long slot, u8 *out)
+{
+	memset(out, UTP_BREAK_INSN, UTP_XOL_SLOT_SIZE);
+	memcpy(out, ai->bytes, ai->len);
+	if (ai->disp_off) {
+		s64 disp = (s32)get_unaligned_le32(ai->bytes + ai->disp_off);
+
+		disp += (s64)(vaddr - slot);
+		if (disp != (s32)disp)
+			return -ERANGE;
+		put_unaligned_le32((u32)disp, out + ai->disp_off);
+	}
+	return 0;
+}
+
+/**
+ * utp_arch_pre_step - point the thread at the slot for its single step
+ * @ai:		the instruction
+ * @slot:	its slot
+ * @regs:	the user registers
+ */
+void utp_arch_pre_step(const struct utp_arch_insn *ai, unsigned long slot,
+		       struct pt_regs *regs)
+{
+	regs->ip = slot;
+}
+
+/**
+ * utp_arch_post_step - move the effects of a single step back from the slot
+ * @ai:		the instruction
+ * @vaddr:	its address
+ * @slot:	its slot
+ * @regs:	the user registers after the step
+ *
+ * Return: 0; -%EFAULT if the stack could not be fixed.
+ */
+int utp_arch_post_step(const struct utp_arch_insn *ai, unsigned long vaddr,
+		       unsigned long slot, struct pt_regs *regs)
+{
+	unsigned long __user *sp = (unsigned long __user *)regs->sp;
+	unsigned long val;
+
+	if (ai->fixups & UTP_FIX_IP)
+		regs->ip = vaddr + (regs->ip - slot);
+	if (ai->fixups & UTP_FIX_CALL) {
+		if (put_user(vaddr + ai->len, sp))
+			return -EFAULT;
+	}
+	if (ai->fixups & UTP_FIX_TF) {
+		if (get_user(val, sp) || put_user(val & ~X86_EFLAGS_TF, sp))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+/**
+ * utp_arch_abort_step - the stepped instruction faulted: back to the probe
+ * @vaddr:	the probed address
+ * @regs:	the user registers, ip still in the slot
+ *
+ * The fault's signal is then delivered as if the instruction had faulted
+ * at its own address.
+ */
+void utp_arch_abort_step(unsigned long vaddr, struct pt_regs *regs)
+{
+	regs->ip = vaddr;
+}

@@ -1,0 +1,1066 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * utprobes: breakpoints on user instructions, built on utrace.
+ *
+ * A probe becomes a *point* in each process it applies to: an int3 in the
+ * process's private copy of the page holding the instruction (a forced
+ * write makes the copy; the page cache and the file never see it).  Each
+ * thread of a probed process carries a utrace engine whose data is a
+ * struct utp_thread.  A hit is the SIGTRAP of the int3, seen by the
+ * engine's report_signal() before the thread acts on it: the handlers
+ * run there, in the thread, then the instruction is emulated, or copied
+ * to a slot of the process's out-of-line area and single-stepped there,
+ * and the SIGTRAP of the step ends the hit.
+ *
+ * Locking and lifetimes:
+ *
+ * utp_mutex serialises every change: registration, unregistration, the
+ * creation and teardown of struct utp_proc.  A process's points and their
+ * consumer lists change only while every other thread of the process is
+ * quiesced (stopped by its engine, or dead), so the threads themselves,
+ * which are the only readers on the hit path, read them without locks;
+ * the points xarray is read under RCU for the few additions made without
+ * quiescing (none yet).  Hit counts are per-CPU.
+ *
+ * proc->lock (a spinlock) protects the thread list and the quiesce state
+ * of the process; it nests outside utrace's own lock (utrace_control()).
+ * proc->xol_lock (a mutex) serialises the out-of-line area, which threads
+ * fill in lazily on their first step of a point.
+ */
+#include <linux/highmem.h>
+#include <linux/kref.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/pagemap.h>
+#include <linux/percpu.h>
+#include <linux/ptrace.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/utprobes.h>
+#include <linux/utrace.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <asm/utprobes.h>
+
+#define CREATE_TRACE_POINTS
+#include <trace/events/utprobes.h>
+
+
+/* The out-of-line area: slots within this distance of the points they serve. */
+#define UTP_XOL_PAGES	16
+#define UTP_XOL_SIZE	(UTP_XOL_PAGES * PAGE_SIZE)
+#define UTP_XOL_REACH	(SZ_1G)
+
+/* Engine events: hits, fork and thread creation, exec, death. */
+#define UTP_EVENTS	(UTRACE_EVENT(QUIESCE) | UTRACE_EVENT(SIGNAL) | \
+			 UTRACE_EVENT(SIGNAL_CORE) | UTRACE_EVENT(CLONE) | \
+			 UTRACE_EVENT(EXEC) | UTRACE_EVENT(DEATH))
+
+/* Serialises all changes; see the top of the file. */
+static DEFINE_MUTEX(utp_mutex);
+/* Probed processes; under utp_mutex. */
+static LIST_HEAD(utp_procs);
+
+/* A probe's place at one point. */
+struct utp_consumer {
+	struct list_head point_node;	/* in point->consumers */
+	struct list_head probe_node;	/* in up->consumers */
+	struct utprobe *up;
+	struct utp_point *point;
+};
+
+/* A probed instruction in one process. */
+struct utp_point {
+	unsigned long vaddr;
+	struct utp_proc *proc;
+	struct utp_arch_insn ai;
+	unsigned long slot;		/* 0 until first stepped; acquire */
+	struct list_head consumers;
+};
+
+/* Part of the out-of-line area of a process. */
+struct utp_xol {
+	struct vm_special_mapping sm;
+	struct kref kref;		/* the process's and the vma's */
+	struct list_head node;		/* in proc->xols, under xol_lock */
+	unsigned long start;
+	unsigned int used;		/* slots handed out; never reused */
+	struct page *pages[UTP_XOL_PAGES];
+};
+
+/* A probed process (one mm). */
+struct utp_proc {
+	struct list_head node;		/* in utp_procs */
+	struct kref kref;
+	struct mm_struct *mm;		/* mmgrab()ed */
+	pid_t tgid;
+	struct xarray points;		/* vaddr -> struct utp_point */
+	spinlock_t lock;		/* threads, quiescing, ->stopped */
+	struct list_head threads;
+	bool quiescing;
+	wait_queue_head_t wq;		/* the quiescer waits here */
+	struct mutex xol_lock;		/* xols and slot allocation */
+	struct list_head xols;
+	struct work_struct free_work;
+};
+
+/* A thread of a probed process: the data of its engine. */
+struct utp_thread {
+	struct list_head node;		/* in proc->threads, under proc->lock */
+	struct task_struct *task;	/* referenced */
+	struct utrace_engine *engine;	/* referenced */
+	struct utp_proc *proc;
+	bool stopped;			/* quiesced for the quiescer */
+	struct utp_point *stepping;	/* the point being stepped */
+	unsigned long step_slot;
+	struct list_head delayed;	/* signals that came mid-step */
+};
+
+struct utp_delayed {
+	struct list_head node;
+	kernel_siginfo_t info;
+};
+
+static const struct utrace_engine_ops utp_ops;
+
+static void utp_proc_release(struct kref *kref)
+{
+	struct utp_proc *proc = container_of(kref, struct utp_proc, kref);
+
+	mmdrop(proc->mm);
+	xa_destroy(&proc->points);
+	kfree(proc);
+}
+
+static void utp_xol_release(struct kref *kref)
+{
+	struct utp_xol *xol = container_of(kref, struct utp_xol, kref);
+	int i;
+
+	for (i = 0; i < UTP_XOL_PAGES; i++)
+		if (xol->pages[i])
+			__free_page(xol->pages[i]);
+	kfree(xol);
+}
+
+/*
+ * The answers utrace gives here that are not 0 (-ESRCH, -EALREADY) all
+ * mean the thread is dying: its death report removes it.
+ */
+static void utp_control(struct task_struct *task, struct utrace_engine *engine,
+			enum utrace_resume_action action)
+{
+	int ret = utrace_control(task, engine, action);
+
+	if (ret && ret != -EINPROGRESS)
+		pr_debug("utprobes: control %d of %d: %d\n", action,
+			 task_pid_nr(task), ret);
+}
+
+/* Events of current's own engine, changed from one of its callbacks. */
+static void utp_set_events(struct utp_thread *ut, unsigned long events)
+{
+	int ret = utrace_set_events(current, ut->engine, events);
+
+	if (ret)
+		pr_debug("utprobes: events of %d: %d\n",
+			 task_pid_nr(current), ret);
+}
+
+/*
+ * Threads.
+ */
+
+/* Mark @ut quiesced for the quiescer of its process, if there is one. */
+static bool utp_stop_if_quiescing(struct utp_thread *ut)
+{
+	struct utp_proc *proc = ut->proc;
+	bool stop;
+
+	spin_lock(&proc->lock);
+	stop = proc->quiescing;
+	if (stop) {
+		ut->stopped = true;
+		wake_up_all(&proc->wq);
+	}
+	spin_unlock(&proc->lock);
+	return stop;
+}
+
+/* Remove @ut from its process; the last thread out frees the process. */
+static void utp_thread_leave(struct utp_thread *ut)
+{
+	struct utp_proc *proc = ut->proc;
+	bool last;
+
+	spin_lock(&proc->lock);
+	list_del_init(&ut->node);
+	last = list_empty(&proc->threads);
+	wake_up_all(&proc->wq);
+	spin_unlock(&proc->lock);
+	if (last)
+		schedule_work(&proc->free_work);
+}
+
+static void utp_thread_free(struct utp_thread *ut)
+{
+	struct utp_delayed *d, *next;
+
+	list_for_each_entry_safe(d, next, &ut->delayed, node)
+		kfree(d);
+	put_task_struct(ut->task);
+	utrace_engine_put(ut->engine);
+	kfree(ut);
+}
+
+/* Attach our engine to @task, a thread of @proc, and add it there. */
+static int utp_thread_attach(struct utp_proc *proc, struct task_struct *task)
+{
+	struct utrace_engine *engine;
+	struct utp_thread *ut;
+	int ret;
+
+	ut = kzalloc(sizeof(*ut), GFP_KERNEL);
+	if (!ut)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&ut->node);
+	INIT_LIST_HEAD(&ut->delayed);
+	ut->proc = proc;
+	ut->task = get_task_struct(task);
+	engine = utrace_attach_task(task, UTRACE_ATTACH_CREATE |
+				    UTRACE_ATTACH_EXCLUSIVE |
+				    UTRACE_ATTACH_MATCH_OPS, &utp_ops, ut);
+	if (IS_ERR(engine)) {
+		put_task_struct(task);
+		kfree(ut);
+		/* a thread that is exiting needs no engine */
+		return PTR_ERR(engine) == -EPERM ? 0 : PTR_ERR(engine);
+	}
+	ut->engine = engine;
+	spin_lock(&proc->lock);
+	list_add_tail(&ut->node, &proc->threads);
+	spin_unlock(&proc->lock);
+	ret = utrace_set_events(task, engine, UTP_EVENTS);
+	if (ret) {
+		/* dying already: its death report removes it, or did */
+		return 0;
+	}
+	return 0;
+}
+
+/*
+ * Quiescing: every thread of @proc but current stops at a safe point,
+ * where it cannot be executing or stepping a probed instruction.
+ * UTRACE_INTERRUPT wakes threads blocked in interruptible waits (their
+ * system call is restarted); each thread's next report sees ->quiescing
+ * and answers UTRACE_STOP.  Called with utp_mutex held.
+ */
+static bool utp_all_stopped(struct utp_proc *proc)
+{
+	struct utp_thread *ut;
+	bool all = true;
+
+	spin_lock(&proc->lock);
+	list_for_each_entry(ut, &proc->threads, node)
+		if (ut->task != current && !ut->stopped)
+			all = false;
+	spin_unlock(&proc->lock);
+	return all;
+}
+
+static void utp_unquiesce(struct utp_proc *proc)
+{
+	struct utp_thread *ut;
+
+	spin_lock(&proc->lock);
+	proc->quiescing = false;
+	list_for_each_entry(ut, &proc->threads, node) {
+		if (ut->task == current)
+			continue;
+		ut->stopped = false;
+		utp_control(ut->task, ut->engine, UTRACE_RESUME);
+	}
+	spin_unlock(&proc->lock);
+}
+
+static int utp_quiesce(struct utp_proc *proc)
+{
+	struct utp_thread *ut;
+
+	lockdep_assert_held(&utp_mutex);
+	spin_lock(&proc->lock);
+	proc->quiescing = true;
+	list_for_each_entry(ut, &proc->threads, node)
+		if (ut->task != current)
+			utp_control(ut->task, ut->engine, UTRACE_INTERRUPT);
+	spin_unlock(&proc->lock);
+	if (wait_event_killable(proc->wq, utp_all_stopped(proc))) {
+		utp_unquiesce(proc);
+		return -EINTR;
+	}
+	return 0;
+}
+
+/*
+ * Processes.
+ */
+
+static void utp_point_free(struct utp_point *pt)
+{
+	struct utp_consumer *c, *next;
+
+	list_for_each_entry_safe(c, next, &pt->consumers, point_node) {
+		list_del(&c->probe_node);
+		kfree(c);
+	}
+	kfree(pt);
+}
+
+/* The last thread has gone (death or exec): forget the process. */
+static void utp_proc_free_work(struct work_struct *work)
+{
+	struct utp_proc *proc = container_of(work, struct utp_proc, free_work);
+	struct utp_point *pt;
+	struct utp_xol *xol, *next;
+	unsigned long idx;
+
+	mutex_lock(&utp_mutex);
+	list_del_init(&proc->node);
+	xa_for_each(&proc->points, idx, pt) {
+		xa_erase(&proc->points, idx);
+		utp_point_free(pt);
+	}
+	mutex_unlock(&utp_mutex);
+	list_for_each_entry_safe(xol, next, &proc->xols, node) {
+		list_del(&xol->node);
+		kref_put(&xol->kref, utp_xol_release);
+	}
+	kref_put(&proc->kref, utp_proc_release);
+}
+
+static struct utp_proc *utp_proc_find(struct mm_struct *mm)
+{
+	struct utp_proc *proc;
+
+	lockdep_assert_held(&utp_mutex);
+	list_for_each_entry(proc, &utp_procs, node)
+		if (proc->mm == mm && !list_empty(&proc->threads))
+			return proc;
+	return NULL;
+}
+
+/*
+ * The utp_proc of @task's process, made if needed: every thread gets an
+ * engine.  Threads created meanwhile get theirs from report_clone().
+ */
+static struct utp_proc *utp_proc_get(struct task_struct *task)
+{
+	struct task_struct *leader = task->group_leader, *t;
+	struct mm_struct *mm = get_task_mm(task);
+	struct utp_proc *proc;
+	int ret = 0;
+
+	lockdep_assert_held(&utp_mutex);
+	if (!mm)
+		return ERR_PTR(-ESRCH);
+	proc = utp_proc_find(mm);
+	if (proc) {
+		mmput(mm);
+		return proc;
+	}
+	proc = kzalloc(sizeof(*proc), GFP_KERNEL);
+	if (!proc) {
+		mmput(mm);
+		return ERR_PTR(-ENOMEM);
+	}
+	kref_init(&proc->kref);
+	INIT_LIST_HEAD(&proc->node);
+	proc->mm = mm;
+	mmgrab(mm);
+	mmput(mm);
+	proc->tgid = task_tgid_nr(task);
+	xa_init(&proc->points);
+	spin_lock_init(&proc->lock);
+	INIT_LIST_HEAD(&proc->threads);
+	init_waitqueue_head(&proc->wq);
+	mutex_init(&proc->xol_lock);
+	INIT_LIST_HEAD(&proc->xols);
+	INIT_WORK(&proc->free_work, utp_proc_free_work);
+
+	/*
+	 * Threads are attached one by one; report_clone() of a thread
+	 * already attached adds the threads it creates meanwhile.
+	 */
+	for (;;) {
+		struct task_struct *todo = NULL;
+		struct utrace_engine *e;
+
+		rcu_read_lock();
+		for_each_thread(leader, t) {
+			if (t->flags & PF_EXITING)
+				continue;
+			e = utrace_attach_task(t, UTRACE_ATTACH_MATCH_OPS,
+					       &utp_ops, NULL);
+			if (!IS_ERR(e)) {
+				utrace_engine_put(e);
+				continue;
+			}
+			todo = get_task_struct(t);
+			break;
+		}
+		rcu_read_unlock();
+		if (!todo)
+			break;
+		ret = utp_thread_attach(proc, todo);
+		put_task_struct(todo);
+		if (ret)
+			break;
+	}
+	if (list_empty(&proc->threads)) {
+		kref_put(&proc->kref, utp_proc_release);
+		return ERR_PTR(ret ?: -ESRCH);
+	}
+	/* on failure, the threads attached so far stay, harmlessly */
+	list_add(&proc->node, &utp_procs);
+	if (ret)
+		return ERR_PTR(ret);
+	return proc;
+}
+
+/*
+ * Text.
+ */
+
+/* Write @len bytes at @vaddr in @mm: a private copy of the page is made. */
+static int utp_poke(struct mm_struct *mm, unsigned long vaddr,
+		    const void *buf, int len)
+{
+	int ret;
+
+	if (!mmget_not_zero(mm))
+		return -ESRCH;
+	ret = access_remote_vm(mm, vaddr, (void *)buf, len,
+			       FOLL_FORCE | FOLL_WRITE);
+	mmput(mm);
+	return ret == len ? 0 : -EFAULT;
+}
+
+/*
+ * Check that @vaddr is in private executable text of @mm and read the
+ * instruction there.  Returns the number of bytes read or an errno.
+ */
+static int utp_read_text(struct mm_struct *mm, unsigned long vaddr,
+			 u8 *buf, int len)
+{
+	struct vm_area_struct *vma;
+	int ret;
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, vaddr);
+	if (!vma || !(vma->vm_flags & VM_EXEC) ||
+	    (vma->vm_flags & VM_MAYSHARE))
+		ret = -EFAULT;
+	else
+		ret = min_t(unsigned long, len, vma->vm_end - vaddr);
+	mmap_read_unlock(mm);
+	if (ret < 0)
+		return ret;
+	ret = access_remote_vm(mm, vaddr, buf, ret, FOLL_FORCE);
+	return ret > 0 ? ret : -EFAULT;
+}
+
+/*
+ * Out-of-line area.
+ */
+
+static vm_fault_t utp_xol_fault(const struct vm_special_mapping *sm,
+				struct vm_area_struct *vma,
+				struct vm_fault *vmf)
+{
+	struct utp_xol *xol = container_of(sm, struct utp_xol, sm);
+	struct page *page;
+
+	if (vmf->pgoff >= UTP_XOL_PAGES)
+		return VM_FAULT_SIGBUS;
+	page = READ_ONCE(xol->pages[vmf->pgoff]);
+	if (!page)
+		return VM_FAULT_SIGBUS;
+	get_page(page);
+	vmf->page = page;
+	return 0;
+}
+
+static int utp_xol_mremap(const struct vm_special_mapping *sm,
+			  struct vm_area_struct *new_vma)
+{
+	return -EINVAL;
+}
+
+static void utp_xol_close(const struct vm_special_mapping *sm,
+			  struct vm_area_struct *vma)
+{
+	struct utp_xol *xol = container_of(sm, struct utp_xol, sm);
+
+	kref_put(&xol->kref, utp_xol_release);
+}
+
+/* Map a new area within reach of @vaddr in current's mm. */
+static struct utp_xol *utp_xol_new(unsigned long vaddr)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_unmapped_area_info info = {};
+	struct vm_area_struct *vma;
+	struct utp_xol *xol;
+	unsigned long addr;
+
+	xol = kzalloc(sizeof(*xol), GFP_KERNEL);
+	if (!xol)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&xol->kref);
+	xol->sm.name = "[utprobes]";
+	xol->sm.fault = utp_xol_fault;
+	xol->sm.mremap = utp_xol_mremap;
+	xol->sm.close = utp_xol_close;
+
+	info.length = UTP_XOL_SIZE;
+	info.low_limit = max_t(unsigned long, mmap_min_addr,
+			       vaddr > UTP_XOL_REACH ? vaddr - UTP_XOL_REACH : 0);
+	info.high_limit = min_t(unsigned long, TASK_SIZE,
+				vaddr + UTP_XOL_REACH);
+	if (mmap_write_lock_killable(mm)) {
+		kfree(xol);
+		return ERR_PTR(-EINTR);
+	}
+	addr = vm_unmapped_area(&info);
+	if (IS_ERR_VALUE(addr)) {
+		vma = ERR_PTR(addr);
+	} else {
+		vma = _install_special_mapping(mm, addr, UTP_XOL_SIZE,
+					       VM_READ | VM_EXEC | VM_MAYREAD |
+					       VM_MAYEXEC | VM_DONTCOPY |
+					       VM_IO, &xol->sm);
+	}
+	mmap_write_unlock(mm);
+	if (IS_ERR(vma)) {
+		kfree(xol);
+		return ERR_CAST(vma);
+	}
+	xol->start = addr;
+	kref_get(&xol->kref);		/* the vma's, dropped by close */
+	return xol;
+}
+
+/*
+ * The slot of @pt, filled in on its first step.  Runs in a thread of
+ * the process.  Returns 0 if none can be had.
+ */
+static unsigned long utp_slot(struct utp_proc *proc, struct utp_point *pt)
+{
+	u8 bytes[UTP_XOL_SLOT_SIZE];
+	struct utp_xol *xol;
+	unsigned long slot = smp_load_acquire(&pt->slot);
+	unsigned int idx;
+	struct page *page;
+	void *kaddr;
+
+	if (slot)
+		return slot;
+	mutex_lock(&proc->xol_lock);
+	slot = pt->slot;
+	if (slot)
+		goto out;
+	list_for_each_entry(xol, &proc->xols, node)
+		if (xol->used < UTP_XOL_SIZE / UTP_XOL_SLOT_SIZE &&
+		    abs_diff(xol->start, pt->vaddr) < UTP_XOL_REACH)
+			goto found;
+	xol = utp_xol_new(pt->vaddr);
+	if (IS_ERR(xol))
+		goto out;
+	list_add(&xol->node, &proc->xols);
+found:
+	idx = xol->used;
+	slot = xol->start + idx * UTP_XOL_SLOT_SIZE;
+	if (utp_arch_xol_copy(&pt->ai, pt->vaddr, slot, bytes)) {
+		slot = 0;
+		goto out;
+	}
+	page = xol->pages[idx * UTP_XOL_SLOT_SIZE / PAGE_SIZE];
+	if (!page) {
+		page = alloc_page(GFP_HIGHUSER | __GFP_ZERO);
+		if (!page) {
+			slot = 0;
+			goto out;
+		}
+		WRITE_ONCE(xol->pages[idx * UTP_XOL_SLOT_SIZE / PAGE_SIZE],
+			   page);
+	}
+	kaddr = kmap_local_page(page);
+	memcpy(kaddr + offset_in_page(slot), bytes, sizeof(bytes));
+	kunmap_local(kaddr);
+	xol->used++;
+	smp_store_release(&pt->slot, slot);
+out:
+	mutex_unlock(&proc->xol_lock);
+	return slot;
+}
+
+/*
+ * The engine's callbacks.
+ */
+
+/* Signals that came during a step go to the thread again after it. */
+static void utp_send_delayed(struct utp_thread *ut)
+{
+	struct utp_delayed *d, *next;
+
+	list_for_each_entry_safe(d, next, &ut->delayed, node) {
+		list_del(&d->node);
+		send_sig_info(d->info.si_signo, &d->info, current);
+		kfree(d);
+	}
+}
+
+static void utp_end_step(struct utp_thread *ut)
+{
+	ut->stepping = NULL;
+	utp_set_events(ut, UTP_EVENTS);
+	utp_send_delayed(ut);
+}
+
+/* What a thread that is not stepping answers: stop if quiescing. */
+static u32 utp_resume(struct utp_thread *ut)
+{
+	return utp_stop_if_quiescing(ut) ? UTRACE_STOP : UTRACE_RESUME;
+}
+
+static u32 utp_report_quiesce(enum utrace_resume_action action,
+			      struct utrace_engine *engine,
+			      struct task_struct *task, unsigned long event)
+{
+	struct utp_thread *ut = engine->data;
+
+	/* before an event's own callback, that callback answers */
+	if (event)
+		return UTRACE_RESUME;
+	if (ut->stepping)
+		return UTRACE_SINGLESTEP;
+	return utp_resume(ut);
+}
+
+/* Run the handlers of the probes at @pt. */
+static void utp_run_handlers(struct utp_point *pt, struct pt_regs *regs)
+{
+	struct utp_consumer *c;
+
+	list_for_each_entry(c, &pt->consumers, point_node) {
+		struct utprobe *up = c->up;
+
+		this_cpu_inc(*up->hits);
+		trace_utprobe_hit(up, regs->ip);
+		if (up->handler)
+			up->handler(up, regs);
+	}
+}
+
+/* The int3 at @bp was hit. */
+static u32 utp_hit(struct utp_thread *ut, struct pt_regs *regs,
+		   unsigned long bp, u32 action)
+{
+	struct utp_point *pt;
+	unsigned long slot;
+	u8 byte;
+
+	rcu_read_lock();
+	pt = xa_load(&ut->proc->points, bp);
+	rcu_read_unlock();
+	if (!pt) {
+		/* removed since it trapped: run the original instruction */
+		if (!get_user(byte, (u8 __user *)bp) && byte != UTP_BREAK_INSN) {
+			regs->ip = bp;
+			return UTRACE_SIGNAL_IGN | utp_resume(ut);
+		}
+		return utrace_signal_action(action) | UTRACE_RESUME;
+	}
+	if (utp_stop_if_quiescing(ut)) {
+		/* hit it again once let go, if it is still there */
+		regs->ip = bp;
+		return UTRACE_SIGNAL_IGN | UTRACE_STOP;
+	}
+
+	regs->ip = bp;
+	utp_run_handlers(pt, regs);
+	if (regs->ip != bp)		/* a handler moved the thread */
+		return UTRACE_SIGNAL_IGN | UTRACE_RESUME;
+	if (!utp_arch_emulate(&pt->ai, bp, regs))
+		return UTRACE_SIGNAL_IGN | UTRACE_RESUME;
+
+	slot = utp_slot(ut->proc, pt);
+	if (!slot) {
+		/* no out-of-line area: the thread cannot go on */
+		force_sig(SIGSEGV);
+		return UTRACE_SIGNAL_IGN | UTRACE_RESUME;
+	}
+	utp_arch_pre_step(&pt->ai, slot, regs);
+	ut->stepping = pt;
+	ut->step_slot = slot;
+	/* see every signal until the step is over, to hold them back */
+	utp_set_events(ut, UTP_EVENTS | UTRACE_EVENT_SIGNAL_ALL);
+	return UTRACE_SIGNAL_IGN | UTRACE_SINGLESTEP;
+}
+
+/* A signal while the thread steps a displaced instruction. */
+static u32 utp_signal_stepping(struct utp_thread *ut, struct pt_regs *regs,
+			       kernel_siginfo_t *info, u32 action)
+{
+	struct utp_point *pt = ut->stepping;
+	struct utp_delayed *d;
+	int signo = info ? info->si_signo : 0;
+
+	if (utrace_signal_action(action) == UTRACE_SIGNAL_REPORT ||
+	    utrace_signal_action(action) == UTRACE_SIGNAL_HANDLER)
+		return utrace_signal_action(action) | UTRACE_SINGLESTEP;
+
+	if (signo == SIGTRAP && info->si_code == TRAP_TRACE &&
+	    regs->ip != ut->step_slot) {
+		/* the step is done */
+		if (utp_arch_post_step(&pt->ai, pt->vaddr, ut->step_slot, regs))
+			force_sig(SIGSEGV);
+		utp_end_step(ut);
+		return UTRACE_SIGNAL_IGN | utp_resume(ut);
+	}
+	if (regs->ip == ut->step_slot && info && info->si_code > 0 &&
+	    (signo == SIGSEGV || signo == SIGBUS || signo == SIGFPE ||
+	     signo == SIGILL || signo == SIGTRAP)) {
+		/* the instruction faulted: as if at its own address */
+		utp_arch_abort_step(pt->vaddr, regs);
+		utp_end_step(ut);
+		return utrace_signal_action(action) | UTRACE_RESUME;
+	}
+	/* anything else waits until the step is over */
+	d = kmalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return utrace_signal_action(action) | UTRACE_SINGLESTEP;
+	copy_siginfo(&d->info, info);
+	list_add_tail(&d->node, &ut->delayed);
+	return UTRACE_SIGNAL_IGN | UTRACE_SINGLESTEP;
+}
+
+static u32 utp_report_signal(u32 action, struct utrace_engine *engine,
+			     struct task_struct *task, struct pt_regs *regs,
+			     kernel_siginfo_t *info,
+			     const struct k_sigaction *orig_ka,
+			     struct k_sigaction *return_ka)
+{
+	struct utp_thread *ut = engine->data;
+
+	if (ut->stepping)
+		return utp_signal_stepping(ut, regs, info, action);
+	if (utrace_signal_action(action) == UTRACE_SIGNAL_REPORT)
+		return UTRACE_SIGNAL_REPORT | utp_resume(ut);
+	if (info && info->si_signo == SIGTRAP && info->si_code == SI_KERNEL)
+		return utp_hit(ut, regs, regs->ip - UTP_BREAK_INSN_SIZE,
+			       action);
+	return utrace_signal_action(action) | utp_resume(ut);
+}
+
+/* Threads of a probed process are followed; forked children are not. */
+static u32 utp_report_clone(enum utrace_resume_action action,
+			    struct utrace_engine *engine,
+			    struct task_struct *parent,
+			    unsigned long clone_flags,
+			    struct task_struct *child)
+{
+	struct utp_thread *ut = engine->data;
+	struct utp_proc *proc = ut->proc;
+	struct mm_struct *mm;
+	struct utp_point *pt;
+	unsigned long idx;
+
+	if (clone_flags & CLONE_THREAD) {
+		if (!utp_thread_attach(proc, child)) {
+			struct utp_thread *cut = NULL, *t;
+
+			spin_lock(&proc->lock);
+			list_for_each_entry(t, &proc->threads, node)
+				if (t->task == child)
+					cut = t;
+			/* a new thread stops before user mode if need be */
+			if (cut && proc->quiescing)
+				utp_control(child, cut->engine,
+					    UTRACE_INTERRUPT);
+			spin_unlock(&proc->lock);
+		}
+		return utp_resume(ut);
+	}
+	if (clone_flags & CLONE_VM)
+		return utp_resume(ut);
+	/* a fork: its copy of the text keeps none of our breakpoints */
+	mm = get_task_mm(child);
+	if (mm) {
+		xa_for_each(&proc->points, idx, pt)
+			utp_poke(mm, pt->vaddr, pt->ai.bytes,
+				 UTP_BREAK_INSN_SIZE);
+		mmput(mm);
+	}
+	return utp_resume(ut);
+}
+
+static u32 utp_report_exec(enum utrace_resume_action action,
+			   struct utrace_engine *engine,
+			   struct task_struct *task,
+			   const struct linux_binfmt *fmt,
+			   const struct linux_binprm *bprm,
+			   struct pt_regs *regs)
+{
+	struct utp_thread *ut = engine->data;
+
+	/* the old image and its points are gone */
+	utp_thread_leave(ut);
+	utp_thread_free(ut);
+	return UTRACE_DETACH;
+}
+
+static u32 utp_report_death(struct utrace_engine *engine,
+			    struct task_struct *task, bool group_dead,
+			    int signal)
+{
+	struct utp_thread *ut = engine->data;
+
+	utp_thread_leave(ut);
+	utp_thread_free(ut);
+	return UTRACE_DETACH;
+}
+
+static const struct utrace_engine_ops utp_ops = {
+	.report_quiesce = utp_report_quiesce,
+	.report_signal = utp_report_signal,
+	.report_clone = utp_report_clone,
+	.report_exec = utp_report_exec,
+	.report_death = utp_report_death,
+};
+
+/*
+ * Registration.
+ */
+
+/*
+ * Add @up at @vaddr in @task's process, whose instruction there is @ai.
+ * Called with utp_mutex held.
+ */
+static int utp_add(struct utprobe *up, struct task_struct *task,
+		   unsigned long vaddr, const struct utp_arch_insn *ai)
+{
+	static const u8 brk = UTP_BREAK_INSN;
+	struct utp_consumer *c;
+	struct utp_point *pt;
+	struct utp_proc *proc;
+	int ret;
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	proc = utp_proc_get(task);
+	if (IS_ERR(proc)) {
+		kfree(c);
+		return PTR_ERR(proc);
+	}
+	ret = utp_quiesce(proc);
+	if (ret) {
+		kfree(c);
+		return ret;
+	}
+	pt = xa_load(&proc->points, vaddr);
+	if (!pt) {
+		pt = kzalloc(sizeof(*pt), GFP_KERNEL);
+		ret = -ENOMEM;
+		if (!pt)
+			goto out;
+		pt->vaddr = vaddr;
+		pt->proc = proc;
+		pt->ai = *ai;
+		INIT_LIST_HEAD(&pt->consumers);
+		ret = xa_insert(&proc->points, vaddr, pt, GFP_KERNEL);
+		if (!ret) {
+			ret = utp_poke(proc->mm, vaddr, &brk, sizeof(brk));
+			if (ret)
+				xa_erase(&proc->points, vaddr);
+		}
+		if (ret) {
+			kfree(pt);
+			goto out;
+		}
+	}
+	c->up = up;
+	c->point = pt;
+	list_add_tail(&c->point_node, &pt->consumers);
+	list_add_tail(&c->probe_node, &up->consumers);
+	c = NULL;
+out:
+	utp_unquiesce(proc);
+	kfree(c);
+	return ret;
+}
+
+/* Remove the consumers in @list (all of one process) and their points. */
+static void utp_remove(struct utp_proc *proc, struct list_head *list)
+{
+	struct utp_consumer *c, *next;
+	struct utp_point *pt;
+	bool quiet;
+
+	quiet = !utp_quiesce(proc);
+	list_for_each_entry_safe(c, next, list, probe_node) {
+		pt = c->point;
+		list_del(&c->point_node);
+		list_del(&c->probe_node);
+		kfree(c);
+		if (!list_empty(&pt->consumers))
+			continue;
+		/*
+		 * The last probe here: the original instruction goes back.
+		 * A thread that trapped on it meanwhile finds no point and
+		 * runs the original instruction.
+		 */
+		utp_poke(proc->mm, pt->vaddr, pt->ai.bytes,
+			 UTP_BREAK_INSN_SIZE);
+		xa_erase(&proc->points, pt->vaddr);
+		kfree(pt);
+	}
+	if (quiet)
+		utp_unquiesce(proc);
+}
+
+static int utp_probe_init(struct utprobe *up)
+{
+	up->hits = alloc_percpu(u64);
+	if (!up->hits)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&up->consumers);
+	INIT_LIST_HEAD(&up->file_node);
+	up->inode = NULL;
+	up->pid = 0;
+	return 0;
+}
+
+/**
+ * utprobe_register_pid - probe an instruction in one process
+ * @up:		the probe; its handler, name and data set by the caller
+ * @pid:	the process, in the caller's pid namespace
+ * @vaddr:	the instruction's address there
+ *
+ * The process's threads are quiesced while the breakpoint goes in.
+ * Children the process forks do not inherit the probe.  May sleep; must
+ * not be called from a probe handler.
+ *
+ * Return: 0; -%ESRCH no such process (or it is exiting); -%EFAULT
+ * @vaddr is not in private executable memory of the process;
+ * -%EILSEQ no valid instruction there; -%EOPNOTSUPP the instruction
+ * cannot be probed; -%EBUSY another breakpoint is there (a debugger's or
+ * a mainline uprobe's); -%EINTR a fatal signal came; -%ENOMEM.
+ */
+int utprobe_register_pid(struct utprobe *up, pid_t pid, unsigned long vaddr)
+{
+	struct utp_arch_insn ai;
+	u8 buf[MAX_INSN_SIZE];
+	struct task_struct *task;
+	struct mm_struct *mm;
+	struct utp_proc *proc;
+	struct utp_point *pt = NULL;
+	int ret;
+
+	task = get_pid_task(find_vpid(pid), PIDTYPE_TGID);
+	if (!task)
+		return -ESRCH;
+	mm = get_task_mm(task);
+	if (!mm) {
+		put_task_struct(task);
+		return -ESRCH;
+	}
+	ret = utp_probe_init(up);
+	if (ret)
+		goto out;
+	mutex_lock(&utp_mutex);
+	proc = utp_proc_find(mm);
+	if (proc)
+		pt = xa_load(&proc->points, vaddr);
+	if (pt) {
+		ai = pt->ai;	/* the memory holds our int3 */
+	} else {
+		ret = utp_read_text(mm, vaddr, buf, sizeof(buf));
+		if (ret > 0 && buf[0] == UTP_BREAK_INSN)
+			ret = -EBUSY;
+		if (ret > 0)
+			ret = utp_arch_analyze(&ai, buf, ret);
+	}
+	if (!ret)
+		ret = utp_add(up, task, vaddr, &ai);
+	mutex_unlock(&utp_mutex);
+	if (ret) {
+		free_percpu(up->hits);
+		up->hits = NULL;
+	} else {
+		up->pid = pid;
+		up->vaddr = vaddr;
+	}
+out:
+	mmput(mm);
+	put_task_struct(task);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(utprobe_register_pid);
+
+/**
+ * utprobe_unregister - remove a probe
+ * @up:		a probe registered with utprobe_register_pid()
+ *
+ * Each process's threads are quiesced while its breakpoints come out.
+ * When this returns, no handler of @up runs any more, so the module may
+ * go.  Must not be called from a probe handler.
+ */
+void utprobe_unregister(struct utprobe *up)
+{
+	struct utp_consumer *c;
+	struct utp_proc *proc;
+	LIST_HEAD(list);
+
+	mutex_lock(&utp_mutex);
+	while (!list_empty(&up->consumers)) {
+		struct utp_consumer *next;
+
+		/* the consumers of one process at a time */
+		c = list_first_entry(&up->consumers, struct utp_consumer,
+				     probe_node);
+		proc = c->point->proc;
+		list_for_each_entry_safe(c, next, &up->consumers, probe_node)
+			if (c->point->proc == proc)
+				list_move_tail(&c->probe_node, &list);
+		utp_remove(proc, &list);
+	}
+	mutex_unlock(&utp_mutex);
+	free_percpu(up->hits);
+	up->hits = NULL;
+}
+EXPORT_SYMBOL_GPL(utprobe_unregister);
+
+/**
+ * utprobe_hits - how many times a probe was hit
+ * @up:		a registered probe
+ *
+ * Return: the sum of the per-CPU counts; hits being made meanwhile may
+ * or may not be counted.
+ */
+u64 utprobe_hits(const struct utprobe *up)
+{
+	u64 sum = 0;
+	int cpu;
+
+	if (!up->hits)
+		return 0;
+	for_each_possible_cpu(cpu)
+		sum += *per_cpu_ptr(up->hits, cpu);
+	return sum;
+}
+EXPORT_SYMBOL_GPL(utprobe_hits);
