@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * utprobes tests: probes defined through tracefs on instructions of each
+ * class in a child process, with exact hit counts, unchanged behaviour,
+ * text restored on removal, and an errno for each kind of bad input.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/capability.h>
+
+#include "kselftest_harness.h"
+
+#define EVENTS "/sys/kernel/tracing/utprobe_events"
+#define PROFILE "/sys/kernel/tracing/utprobe_profile"
+#define CALLS 500
+
+/*
+ * Probed code.  Each function holds one instruction of a class at the
+ * label the test probes; each returns a value the child checks, so an
+ * instruction run wrongly out of line shows.
+ */
+long utp_data = 5;
+
+long f_nop(long x);
+long f_push(long x);
+long f_step(long x);
+long f_riprel_load(long x);
+long f_riprel_store(long x);
+long f_call(long x);
+long f_ret(long x);
+long f_jmp(long x);
+long f_jcc(long x);
+long f_pop(long x);
+long f_refused(long x);
+extern char l_nop[], l_push[], l_step[], l_load[], l_store[], l_call[];
+extern char l_ret[], l_jmp[], l_jcc[], l_pop[], l_syscall[], l_ud2[];
+
+asm(".text\n"
+    /* nop: emulated; returns x + 1 */
+    ".globl f_nop\n f_nop:\n"
+    ".globl l_nop\n l_nop: nop\n"
+    "	lea 1(%rdi), %rax\n ret\n"
+    /* push %rbp: emulated; returns x + 2 */
+    ".globl f_push\n f_push:\n"
+    ".globl l_push\n l_push: push %rbp\n"
+    "	mov %rsp, %rbp\n lea 2(%rdi), %rax\n pop %rbp\n ret\n"
+    /* lea: single-stepped; returns 3x */
+    ".globl f_step\n f_step:\n"
+    ".globl l_step\n l_step: lea (%rdi,%rdi,2), %rax\n ret\n"
+    /* rip-relative load: returns utp_data + x */
+    ".globl f_riprel_load\n f_riprel_load:\n"
+    ".globl l_load\n l_load: mov utp_data(%rip), %rax\n"
+    "	add %rdi, %rax\n ret\n"
+    /* rip-relative store: utp_data = x; returns utp_data */
+    ".globl f_riprel_store\n f_riprel_store:\n"
+    ".globl l_store\n l_store: mov %rdi, utp_data(%rip)\n"
+    "	mov utp_data(%rip), %rax\n ret\n"
+    /* call rel32: returns 2x + 1 */
+    ".globl f_call\n f_call:\n"
+    ".globl l_call\n l_call: call 1f\n"
+    "	add $1, %rax\n ret\n"
+    "1:	lea (%rdi,%rdi), %rax\n ret\n"
+    /* ret: returns x + 4 */
+    ".globl f_ret\n f_ret:\n"
+    "	lea 4(%rdi), %rax\n"
+    ".globl l_ret\n l_ret: ret\n"
+    /* jmp: returns x + 5 (the skipped add would make it x + 1005) */
+    ".globl f_jmp\n f_jmp:\n"
+    "	lea 5(%rdi), %rax\n"
+    ".globl l_jmp\n l_jmp: jmp 1f\n"
+    "	add $1000, %rax\n"
+    "1:	ret\n"
+    /* jcc, taken for odd x: returns x + 6, or x + 7 for even x */
+    ".globl f_jcc\n f_jcc:\n"
+    "	lea 6(%rdi), %rax\n"
+    "	test $1, %rdi\n"
+    ".globl l_jcc\n l_jcc: jnz 1f\n"
+    "	add $1, %rax\n"
+    "1:	ret\n"
+    /* pop: single-stepped; returns x + 8 */
+    ".globl f_pop\n f_pop:\n"
+    "	lea 8(%rdi), %rax\n push %rax\n"
+    ".globl l_pop\n l_pop: pop %rdx\n"
+    "	mov %rdx, %rax\n ret\n"
+    /* instructions that cannot be probed; never called */
+    ".globl f_refused\n f_refused:\n"
+    ".globl l_syscall\n l_syscall: syscall\n"
+    ".globl l_ud2\n l_ud2: ud2\n"
+    "	ret\n");
+
+struct probe_case {
+	const char *name;
+	long (*fn)(long);
+	char *label;
+	long (*expect)(long);
+};
+
+static long e_nop(long x) { return x + 1; }
+static long e_push(long x) { return x + 2; }
+static long e_step(long x) { return 3 * x; }
+static long e_load(long x) { return 5 + x; }
+static long e_store(long x) { return x; }
+static long e_call(long x) { return 2 * x + 1; }
+static long e_ret(long x) { return x + 4; }
+static long e_jmp(long x) { return x + 5; }
+static long e_jcc(long x) { return x + ((x & 1) ? 6 : 7); }
+static long e_pop(long x) { return x + 8; }
+
+static const struct probe_case cases[] = {
+	{ "nop", f_nop, l_nop, e_nop },
+	{ "push", f_push, l_push, e_push },
+	{ "lea", f_step, l_step, e_step },
+	{ "riprel_load", f_riprel_load, l_load, e_load },
+	{ "riprel_store", f_riprel_store, l_store, e_store },
+	{ "call", f_call, l_call, e_call },
+	{ "ret", f_ret, l_ret, e_ret },
+	{ "jmp", f_jmp, l_jmp, e_jmp },
+	{ "jcc", f_jcc, l_jcc, e_jcc },
+	{ "pop", f_pop, l_pop, e_pop },
+};
+
+/* Write @fmt to utprobe_events (appending): 0 or -errno. */
+static int events(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	int fd, ret = 0;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fd = open(EVENTS, O_WRONLY | O_APPEND);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, strlen(buf)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static char *read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n, len = 0;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return buf;
+	while ((n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += n;
+	buf[len] = '\0';
+	close(fd);
+	return buf;
+}
+
+/* The hit count of probe @name in utprobe_profile, or -1. */
+static long long hits(const char *name)
+{
+	char buf[4096], want[80], *line;
+	long long n = -1;
+
+	read_file(PROFILE, buf, sizeof(buf));
+	snprintf(want, sizeof(want), "%s ", name);
+	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+		if (!strncmp(line, want, strlen(want)))
+			sscanf(strrchr(line, ' '), "%lld", &n);
+	return n;
+}
+
+/*
+ * A child that waits for a byte on a pipe, then runs @c's function
+ * @calls times in each of @threads threads and exits 0 if every result
+ * was right.
+ */
+struct child {
+	pid_t pid;
+	int go;
+};
+
+struct run {
+	const struct probe_case *c;
+	int calls;
+	int bad;
+};
+
+static void *run_calls(void *arg)
+{
+	struct run *r = arg;
+
+	for (long i = 0; i < r->calls; i++)
+		if (r->c->fn(i) != r->c->expect(i))
+			r->bad++;
+	return NULL;
+}
+
+static struct child spawn(const struct probe_case *c, int calls, int threads)
+{
+	struct child ch;
+	int p[2];
+	char x;
+
+	if (pipe(p))
+		abort();
+	ch.pid = fork();
+	if (ch.pid == 0) {
+		struct run r[2] = { { c, calls, 0 }, { c, calls, 0 } };
+		pthread_t t;
+
+		close(p[1]);
+		if (read(p[0], &x, 1) != 1)
+			_exit(100);
+		if (threads > 1)
+			pthread_create(&t, NULL, run_calls, &r[1]);
+		run_calls(&r[0]);
+		if (threads > 1)
+			pthread_join(t, NULL);
+		_exit(r[0].bad + r[1].bad ? 1 : 0);
+	}
+	close(p[0]);
+	ch.go = p[1];
+	return ch;
+}
+
+static void go(struct child *ch)
+{
+	if (write(ch->go, "g", 1) != 1)
+		abort();
+	close(ch->go);
+}
+
+static int reap(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return st;
+}
+
+FIXTURE(utprobes) {
+	char dummy;
+};
+
+FIXTURE_SETUP(utprobes)
+{
+	int fd = open(EVENTS, O_WRONLY | O_TRUNC);
+
+	ASSERT_LE(0, fd) TH_LOG("%s: %s", EVENTS, strerror(errno));
+	close(fd);
+}
+
+FIXTURE_TEARDOWN(utprobes)
+{
+	int fd = open(EVENTS, O_WRONLY | O_TRUNC);
+
+	if (fd >= 0)
+		close(fd);
+}
+
+FIXTURE_VARIANT(utprobes) {
+	int which;
+	int threads;
+};
+
+#define CASE(n, w, t) \
+	FIXTURE_VARIANT_ADD(utprobes, n) { .which = w, .threads = t }
+CASE(nop, 0, 1);
+CASE(push, 1, 1);
+CASE(lea, 2, 1);
+CASE(riprel_load, 3, 1);
+CASE(riprel_store, 4, 1);
+CASE(call, 5, 1);
+CASE(ret, 6, 1);
+CASE(jmp, 7, 1);
+CASE(jcc, 8, 1);
+CASE(pop, 9, 1);
+CASE(nop_2threads, 0, 2);
+CASE(lea_2threads, 2, 2);
+CASE(riprel_load_2threads, 3, 2);
+CASE(call_2threads, 5, 2);
+CASE(jcc_2threads, 8, 2);
+
+/*
+ * Hits equal calls, results are right, and once the probe is removed
+ * the child's text is the original again.
+ */
+TEST_F(utprobes, hits_equal_calls)
+{
+	const struct probe_case *c = &cases[variant->which];
+	struct child ch = spawn(c, CALLS, variant->threads);
+	unsigned char orig = *(unsigned char *)c->label;
+	char path[64];
+	unsigned char byte = 0;
+	int fd, st;
+
+	ASSERT_NE(0xcc, orig);
+	ASSERT_EQ(0, events("p:%s %d:%p", c->name, ch.pid, c->label));
+	/* the child's copy of the page has the int3, ours does not */
+	snprintf(path, sizeof(path), "/proc/%d/mem", ch.pid);
+	fd = open(path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(1, pread(fd, &byte, 1, (off_t)(unsigned long)c->label));
+	EXPECT_EQ(0xcc, byte);
+	EXPECT_EQ(orig, *(unsigned char *)c->label);
+	go(&ch);
+	st = reap(ch.pid);
+	close(fd);
+	ASSERT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(CALLS * variant->threads, hits(c->name));
+	EXPECT_EQ(0, events("-:%s", c->name));
+	EXPECT_EQ(-1, hits(c->name));
+}
+
+TEST_HARNESS_MAIN
