@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/capability.h>
@@ -44,6 +45,7 @@ long f_pop(long x);
 long f_refused(long x);
 extern char l_nop[], l_push[], l_step[], l_load[], l_store[], l_call[];
 extern char l_ret[], l_jmp[], l_jcc[], l_pop[], l_syscall[], l_ud2[];
+extern char l_int3[];
 
 asm(".text\n"
     /* nop: emulated; returns x + 1 */
@@ -96,6 +98,7 @@ asm(".text\n"
     ".globl f_refused\n f_refused:\n"
     ".globl l_syscall\n l_syscall: syscall\n"
     ".globl l_ud2\n l_ud2: ud2\n"
+    ".globl l_int3\n l_int3: int3\n"
     "	ret\n");
 
 struct probe_case {
@@ -320,6 +323,354 @@ TEST_F(utprobes, hits_equal_calls)
 	EXPECT_EQ(CALLS * variant->threads, hits(c->name));
 	EXPECT_EQ(0, events("-:%s", c->name));
 	EXPECT_EQ(-1, hits(c->name));
+}
+
+/* The same child code, for the tests that are not per-class. */
+static const struct probe_case *const step_case = &cases[2];
+static const struct probe_case *const nop_case = &cases[0];
+
+static void fill_capdata(struct __user_cap_data_struct *d, int bit)
+{
+	d[bit / 32].effective &= ~(1U << (bit % 32));
+}
+
+FIXTURE(input) {
+	pid_t pid;
+	int go;
+	char before[4096];
+};
+
+FIXTURE_SETUP(input)
+{
+	struct child ch = spawn(nop_case, 1, 1);
+	int fd = open(EVENTS, O_WRONLY | O_TRUNC);
+
+	ASSERT_LE(0, fd);
+	close(fd);
+	self->pid = ch.pid;
+	self->go = ch.go;
+	ASSERT_EQ(0, events("p:ok %d:%p", self->pid, l_nop));
+	read_file(EVENTS, self->before, sizeof(self->before));
+}
+
+FIXTURE_TEARDOWN(input)
+{
+	int fd;
+
+	close(self->go);
+	kill(self->pid, SIGKILL);
+	reap(self->pid);
+	fd = open(EVENTS, O_WRONLY | O_TRUNC);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Each bad definition gets its errno and leaves the probes as they were. */
+TEST_F(input, bad_input_gets_its_errno_and_changes_nothing)
+{
+	char after[4096], buf[128];
+	int pid = self->pid;
+	const struct { int err; const char *fmt; void *addr; } bad[] = {
+		{ -EINVAL, "p:x", NULL },
+		{ -EINVAL, "q:x %d:%p", l_step },
+		{ -EINVAL, "p:1x %d:%p", l_step },
+		{ -EINVAL, "p:x-y %d:%p", l_step },
+		{ -EINVAL, "p:x %d", NULL },
+		{ -EINVAL, "p:x %d:zz", NULL },
+		{ -EINVAL, "-:ok extra", NULL },
+		{ -EEXIST, "p:ok %d:%p", l_step },
+		{ -ENOENT, "-:nosuch", NULL },
+		{ -ESRCH, "p:x 999999:%p", l_step },
+		{ -EFAULT, "p:x %d:%p", &utp_data },
+		{ -EFAULT, "p:x %d:0x10", NULL },
+		{ -EOPNOTSUPP, "p:x %d:%p", l_syscall },
+		{ -EOPNOTSUPP, "p:x %d:%p", l_ud2 },
+		{ -EBUSY, "p:x %d:%p", l_int3 },	/* an int3 not ours */
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (strstr(bad[i].fmt, "999999"))
+			snprintf(buf, sizeof(buf), bad[i].fmt, bad[i].addr);
+		else
+			snprintf(buf, sizeof(buf), bad[i].fmt, pid,
+				 bad[i].addr);
+		EXPECT_EQ(bad[i].err, events("%s", buf)) TH_LOG("%s", buf);
+		EXPECT_STREQ(self->before, read_file(EVENTS, after,
+						     sizeof(after)));
+	}
+}
+
+/* Without CAP_SYS_ADMIN: -EPERM, even for root. */
+TEST_F(input, no_cap_sys_admin_eperm)
+{
+	char after[4096];
+	pid_t p = fork();
+
+	if (p == 0) {
+		struct __user_cap_header_struct h = {
+			_LINUX_CAPABILITY_VERSION_3, 0 };
+		struct __user_cap_data_struct d[2];
+
+		if (syscall(SYS_capget, &h, d))
+			_exit(10);
+		fill_capdata(d, CAP_SYS_ADMIN);
+		if (syscall(SYS_capset, &h, d))
+			_exit(11);
+		_exit(events("p:x %d:%p", self->pid, l_step) == -EPERM ? 0 : 1);
+	}
+	EXPECT_EQ(0, reap(p));
+	EXPECT_STREQ(self->before, read_file(EVENTS, after, sizeof(after)));
+}
+
+/* A pid-scoped probe does not follow fork; the child has no int3. */
+static void child_forks(const struct probe_case *c, int go_fd)
+{
+	char x;
+	int bad = 0, st;
+	pid_t g;
+
+	if (read(go_fd, &x, 1) != 1)
+		_exit(100);
+	g = fork();
+	for (long i = 0; i < CALLS; i++)
+		bad += c->fn(i) != c->expect(i);
+	if (g == 0)
+		_exit(bad || *(unsigned char *)c->label == 0xcc ? 1 : 0);
+	if (waitpid(g, &st, 0) != g || !WIFEXITED(st) || WEXITSTATUS(st))
+		bad++;
+	_exit(bad ? 1 : 0);
+}
+
+TEST_F(utprobes, fork_child_not_probed)
+{
+	const struct probe_case *c = &cases[variant->which];
+	int p[2], st;
+	pid_t pid;
+
+	if (variant->threads > 1)
+		return;
+	ASSERT_EQ(0, pipe(p));
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		child_forks(c, p[0]);
+	}
+	close(p[0]);
+	ASSERT_EQ(0, events("p:%s %d:%p", c->name, pid, c->label));
+	ASSERT_EQ(1, write(p[1], "g", 1));
+	close(p[1]);
+	st = reap(pid);
+	ASSERT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(CALLS, hits(c->name));
+}
+
+/* exec drops the old image's probes; the new image runs untouched. */
+TEST(exec_drops_probes)
+{
+	int p[2], st, fd = open(EVENTS, O_WRONLY | O_TRUNC);
+	pid_t pid;
+	char x;
+
+	ASSERT_LE(0, fd);
+	close(fd);
+	ASSERT_EQ(0, pipe(p));
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		if (read(p[0], &x, 1) != 1)
+			_exit(100);
+		step_case->fn(1);
+		execl("/bin/busybox", "true", NULL);
+		_exit(99);
+	}
+	close(p[0]);
+	ASSERT_EQ(0, events("p:e %d:%p", pid, step_case->label));
+	ASSERT_EQ(1, write(p[1], "g", 1));
+	close(p[1]);
+	st = reap(pid);
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(1, hits("e"));
+	EXPECT_EQ(0, events("-:e"));
+}
+
+/* SIGKILL a child hitting a probe as fast as it can. */
+static void *hit_forever(void *arg)
+{
+	const struct probe_case *c = arg;
+
+	for (long i = 0;; i++)
+		if (c->fn(i) != c->expect(i))
+			_exit(1);
+	return NULL;
+}
+
+TEST(sigkill_while_hitting)
+{
+	for (int k = 0; k < 2; k++) {
+		const struct probe_case *c = k ? step_case : nop_case;
+		int fd = open(EVENTS, O_WRONLY | O_TRUNC), st;
+		pid_t pid;
+
+		ASSERT_LE(0, fd);
+		close(fd);
+		pid = fork();
+		if (pid == 0) {
+			pthread_t t;
+
+			pthread_create(&t, NULL, hit_forever, (void *)c);
+			hit_forever((void *)c);
+		}
+		ASSERT_EQ(0, events("p:k %d:%p", pid, c->label));
+		for (int i = 0; i < 2000 && hits("k") < 200; i++)
+			usleep(5000);
+		EXPECT_LE(200, hits("k"));
+		kill(pid, SIGKILL);
+		st = reap(pid);
+		ASSERT_TRUE(WIFSIGNALED(st)) TH_LOG("status %#x", st);
+		EXPECT_EQ(SIGKILL, WTERMSIG(st));
+		EXPECT_EQ(0, events("-:k"));
+	}
+}
+
+/*
+ * Queued signals sent by another thread arrive at any point, mid-step
+ * too; each is delivered once, after the step, and its handler hits the
+ * same probe.
+ */
+static volatile int handled;
+static volatile int handler_bad;
+
+static void on_rt(int sig)
+{
+	if (step_case->fn(handled) != step_case->expect(handled))
+		handler_bad++;
+	handled++;
+}
+
+struct sender {
+	pid_t tid;
+	int n;
+};
+
+static void *send_signals(void *arg)
+{
+	struct sender *s = arg;
+
+	for (int i = 0; i < s->n; i++) {
+		while (syscall(SYS_tgkill, getpid(), s->tid, SIGRTMIN) &&
+		       errno == EAGAIN)
+			sched_yield();
+		usleep(200);
+	}
+	return NULL;
+}
+
+#define SIGNALS 100
+
+TEST(signals_mid_step_delivered_after)
+{
+	int p[2], q[2], st, fd = open(EVENTS, O_WRONLY | O_TRUNC);
+	long calls = 0;
+	pid_t pid;
+	char x;
+
+	ASSERT_LE(0, fd);
+	close(fd);
+	ASSERT_EQ(0, pipe(p));
+	ASSERT_EQ(0, pipe(q));
+	pid = fork();
+	if (pid == 0) {
+		struct sender s = { gettid(), SIGNALS };
+		int bad = 0;
+		pthread_t t;
+		long i;
+
+		signal(SIGRTMIN, on_rt);
+		close(p[1]);
+		if (read(p[0], &x, 1) != 1)
+			_exit(100);
+		pthread_create(&t, NULL, send_signals, &s);
+		for (i = 0; i < 4 * CALLS || handled < SIGNALS; i++)
+			bad += step_case->fn(i) != step_case->expect(i);
+		pthread_join(t, NULL);
+		i += handled;	/* the handlers' calls */
+		if (write(q[1], &i, sizeof(i)) != sizeof(i))
+			_exit(4);
+		/* exit code: 0 when right, else which check failed */
+		_exit(bad ? 1 : handler_bad ? 2 : handled != SIGNALS ? 3 : 0);
+	}
+	close(p[0]);
+	close(q[1]);
+	ASSERT_EQ(0, events("p:s %d:%p", pid, step_case->label));
+	ASSERT_EQ(1, write(p[1], "g", 1));
+	close(p[1]);
+	EXPECT_EQ((ssize_t)sizeof(calls), read(q[0], &calls, sizeof(calls)));
+	close(q[0]);
+	st = reap(pid);
+	ASSERT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_LE(4 * CALLS + SIGNALS, calls);
+	EXPECT_EQ(calls, hits("s"));
+	EXPECT_EQ(0, events("-:s"));
+}
+
+/* The sample module counts exactly, and can go while its probe is live. */
+static int load_sample(pid_t pid, void *addr)
+{
+	char path[256], params[128];
+	struct utsname u;
+	int fd, ret;
+
+	uname(&u);
+	snprintf(path, sizeof(path),
+		 "/lib/modules/%s/extra/utprobe_count.ko", u.release);
+	snprintf(params, sizeof(params), "pid=%d addr=%lu", pid,
+		 (unsigned long)addr);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static long long sample_param(const char *name)
+{
+	char path[128], buf[64];
+
+	snprintf(path, sizeof(path),
+		 "/sys/module/utprobe_count/parameters/%s", name);
+	return atoll(read_file(path, buf, sizeof(buf)));
+}
+
+TEST(sample_module_counts_and_unloads_live)
+{
+	struct child ch = spawn(step_case, CALLS, 2);
+	int st;
+
+	ASSERT_EQ(0, load_sample(ch.pid, step_case->label));
+	go(&ch);
+	st = reap(ch.pid);
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(2 * CALLS, sample_param("hits"));
+	EXPECT_EQ(2 * CALLS, sample_param("engine_hits"));
+	EXPECT_EQ(0, syscall(SYS_delete_module, "utprobe_count", O_NONBLOCK));
+
+	/* now unload while two threads hit the probe */
+	ch = spawn(step_case, 20 * CALLS, 2);
+	ASSERT_EQ(0, load_sample(ch.pid, step_case->label));
+	go(&ch);
+	for (int i = 0; i < 2000 && sample_param("hits") < 100; i++)
+		usleep(5000);
+	EXPECT_LE(100, sample_param("hits"));
+	EXPECT_EQ(0, syscall(SYS_delete_module, "utprobe_count", O_NONBLOCK));
+	st = reap(ch.pid);
+	ASSERT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(-EINVAL, load_sample(0, NULL));
 }
 
 TEST_HARNESS_MAIN
