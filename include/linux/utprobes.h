@@ -16,6 +16,7 @@
 #ifndef _LINUX_UTPROBES_H
 #define _LINUX_UTPROBES_H
 
+#include <linux/errno.h>
 #include <linux/list.h>
 #include <linux/types.h>
 
@@ -72,7 +73,7 @@ u64 utprobe_hits(const struct utprobe *up);
 static inline int utprobe_register_pid(struct utprobe *up, pid_t pid,
 				       unsigned long vaddr)
 {
-	return -ENOSYS;
+	return -EOPNOTSUPP;
 }
 
 static inline void utprobe_unregister(struct utprobe *up)

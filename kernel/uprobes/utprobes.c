@@ -48,7 +48,6 @@
 #define CREATE_TRACE_POINTS
 #include <trace/events/utprobes.h>
 
-
 /* The out-of-line area: slots within this distance of the points they serve. */
 #define UTP_XOL_PAGES	16
 #define UTP_XOL_SIZE	(UTP_XOL_PAGES * PAGE_SIZE)
@@ -561,6 +560,7 @@ static unsigned long utp_slot(struct utp_proc *proc, struct utp_point *pt)
 {
 	u8 bytes[UTP_XOL_SLOT_SIZE];
 	struct utp_xol *xol;
+	/* pairs with the release below: the slot's bytes are written */
 	unsigned long slot = smp_load_acquire(&pt->slot);
 	unsigned int idx;
 	struct page *page;
@@ -601,6 +601,7 @@ found:
 	memcpy(kaddr + offset_in_page(slot), bytes, sizeof(bytes));
 	kunmap_local(kaddr);
 	xol->used++;
+	/* publish the slot once its bytes are in place */
 	smp_store_release(&pt->slot, slot);
 out:
 	mutex_unlock(&proc->xol_lock);

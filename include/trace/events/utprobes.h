@@ -15,28 +15,18 @@
  * @ip:	the probed address
  */
 TRACE_EVENT(utprobe_hit,
-
-	TP_PROTO(struct utprobe *up, unsigned long ip),
-
-	TP_ARGS(up, ip),
-
-	TP_STRUCT__entry(
-		__field(pid_t, pid)
-		__field(pid_t, tid)
-		__string(probe, up->name ?: "")
-		__field(unsigned long, ip)
-	),
-
-	TP_fast_assign(
-		__entry->pid = task_tgid_nr(current);
-		__entry->tid = task_pid_nr(current);
-		__assign_str(probe);
-		__entry->ip = ip;
-	),
-
-	TP_printk("pid=%d tid=%d probe=%s ip=0x%lx", __entry->pid,
-		  __entry->tid, __get_str(probe), __entry->ip)
-);
+	    TP_PROTO(struct utprobe *up, unsigned long ip),
+	    TP_ARGS(up, ip),
+	    TP_STRUCT__entry(__field(pid_t, pid)
+			     __field(pid_t, tid)
+			     __string(probe, up->name ?: "")
+			     __field(unsigned long, ip)),
+	    TP_fast_assign(__entry->pid = task_tgid_nr(current);
+			   __entry->tid = task_pid_nr(current);
+			   __assign_str(probe);
+			   __entry->ip = ip;),
+	    TP_printk("pid=%d tid=%d probe=%s ip=0x%lx", __entry->pid,
+		      __entry->tid, __get_str(probe), __entry->ip));
 
 #endif /* _TRACE_UTPROBES_H */
 
