@@ -3,11 +3,10 @@
  * utprobes: breakpoints on user instructions, on utrace.
  *
  * A probe module fills in a struct utprobe (a handler, optionally a name
- * and data) and registers it on an address in one process, or on an
- * offset in an executable file for every process that maps it, now or
- * later.  Each time a thread executes the probed instruction, the
- * handler runs in that thread's context with its user registers, then
- * the instruction is executed as if nothing had happened.
+ * and data) and registers it on an address in one process.  Each time a
+ * thread of the process executes the probed instruction, the handler
+ * runs in that thread's context with its user registers, then the
+ * instruction is executed as if nothing had happened.
  *
  * These names do not collide with mainline uprobes (CONFIG_UPROBES),
  * which can be enabled in the same kernel; see
