@@ -740,6 +740,8 @@ static u32 utp_signal_stepping(struct utp_thread *ut, struct pt_regs *regs,
 		utp_end_step(ut);
 		return utrace_signal_action(action) | UTRACE_RESUME;
 	}
+	if (!valid_signal(signo) || !signo)
+		return utrace_signal_action(action) | UTRACE_SINGLESTEP;
 	/* anything else waits until the step is over */
 	d = kmalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)

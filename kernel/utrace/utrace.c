@@ -743,8 +743,11 @@ static bool start_callback(struct utrace *utrace, struct utrace_report *report,
 		u32 ret = ops->report_quiesce(report->action, engine, task,
 					      event == UTRACE_EVENT_SIGNAL_ALL ?
 					      0 : event);
+		u32 result = report->result;
 
 		finish_callback(utrace, report, engine, ret);
+		/* report_quiesce() answers no signal or syscall action */
+		report->result = result;
 		if (engine_detached(engine) || !(want & event))
 			return false;
 		WRITE_ONCE(utrace->reporting, engine);

@@ -807,6 +807,19 @@ TEST_F(utrace, fatal_signal_reported_then_kills)
 	EXPECT_TRUE(log_is("0 signal %1$d action=0x25 signo=15 code=0\n"));
 }
 
+/* A QUIESCE report before the signal's does not change its action. */
+TEST_F(utrace, signal_action_survives_quiesce_report)
+{
+	int st = run_signal_child(body_kill_self, (void *)SIGTERM,
+				  EV(QUIESCE) | EV(SIGNAL_TERM), -1, 0);
+
+	ASSERT_TRUE(WIFSIGNALED(st));
+	EXPECT_EQ(SIGTERM, WTERMSIG(st));
+	EXPECT_TRUE(log_is("0 quiesce %1$d action=5 event=0x800\n"
+			   "0 signal %1$d action=0x25 signo=15 code=0\n"
+			   "0 quiesce %1$d action=5 event=0x20\n"));
+}
+
 TEST_F(utrace, ignored_signal_reported)
 {
 	int st = run_signal_child(body_kill_self, (void *)SIGUSR2,
