@@ -23,6 +23,8 @@ GUEST_TESTS := $(patsubst tests/guest/%.c,$(B)/tests/t/%,$(wildcard tests/guest/
 	       $(patsubst tests/guest/%.sh,$(B)/tests/t/%.sh,$(wildcard tests/guest/*.sh))
 HARNESS_TESTS := $(patsubst tests/harness/%.c,$(B)/tests/harness/%,$(wildcard tests/harness/*.c))
 BENCH_PROGS := $(patsubst tests/bench/%.c,$(B)/tests/bench/%,$(wildcard tests/bench/*.c))
+# programs the guest tests probe: dynamically linked, PIE
+TARGET_PROGS := $(patsubst tests/targets/%.c,$(B)/tests/targets/%,$(wildcard tests/targets/*.c))
 VERDICT_SRCS := scripts/verdict/verdict.c scripts/verdict/verdict.h
 
 .PHONY: all deps kernel modules tools image run shell check check-host \
@@ -70,11 +72,16 @@ $(B)/tests/bench/%: tests/bench/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -static -o $@ $<
 
+$(B)/tests/targets/%: tests/targets/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIE -pie -o $@ $<
+
 # Both come out of kernel.sh; listed so the rules above can name them.
 $(KSRC)/.extracted: ;
 
 image: modules
-	@$(MAKE) --no-print-directory $(GUEST_TESTS) $(HARNESS_TESTS) $(BENCH_PROGS)
+	@$(MAKE) --no-print-directory $(GUEST_TESTS) $(HARNESS_TESTS) $(BENCH_PROGS) \
+		$(TARGET_PROGS)
 	@scripts/mkimage.sh $(FLAVOUR)
 
 # ---- running it -----------------------------------------------------------

@@ -21,10 +21,11 @@ libexec=usr/libexec/utrace-tests
 release=$(cat "$obj/include/config/kernel.release")
 rm -rf "$root"
 mkdir -p "$root"/{usr/bin,usr/sbin,usr/lib,usr/lib64,proc,sys,dev,tmp,run,root,etc}
-mkdir -p "$root/$libexec/t" "$root/$libexec/harness" "$root/lib/modules/$release/extra"
+# merged /usr: /lib and friends are links, made before anything goes there
 for d in bin sbin lib lib64; do
 	ln -s usr/$d "$root/$d"
 done
+mkdir -p "$root/$libexec/t" "$root/$libexec/harness" "$root/lib/modules/$release/extra"
 
 cp /bin/busybox "$root/usr/bin/busybox"
 for a in $(/bin/busybox --list); do
@@ -66,7 +67,8 @@ install_prog() {
 install -m 0755 "$top/scripts/guest/init" "$root/init"
 install -m 0755 "$top/scripts/guest/run-tests" "$root/$libexec/run-tests"
 install -m 0755 "$top/scripts/guest/demo" "$root/$libexec/demo"
-for t in "$build"/tests/t/* "$build"/tests/harness/* "$build"/tests/bench/*; do
+for t in "$build"/tests/t/* "$build"/tests/harness/* "$build"/tests/bench/* \
+	 "$build"/tests/targets/*; do
 	[ -f "$t" ] || continue
 	install_prog "$t" "$libexec/$(basename "$(dirname "$t")")/$(basename "$t")"
 done

@@ -3,10 +3,11 @@
  * utprobes: breakpoints on user instructions, on utrace.
  *
  * A probe module fills in a struct utprobe (a handler, optionally a name
- * and data) and registers it on an address in one process.  Each time a
- * thread of the process executes the probed instruction, the handler
- * runs in that thread's context with its user registers, then the
- * instruction is executed as if nothing had happened.
+ * and data) and registers it on an address in one process, or on an
+ * offset in an executable file for every process that maps it, now or
+ * later.  Each time a thread executes the probed instruction, the
+ * handler runs in that thread's context with its user registers, then
+ * the instruction is executed as if nothing had happened.
  *
  * These names do not collide with mainline uprobes (CONFIG_UPROBES),
  * which can be enabled in the same kernel; see
@@ -16,12 +17,15 @@
 #define _LINUX_UTPROBES_H
 
 #include <linux/errno.h>
+#include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/types.h>
 
 struct inode;
 struct pt_regs;
+struct utp_arch_insn;
 struct utprobe;
+struct vm_area_struct;
 
 /**
  * typedef utprobe_handler_t - called on each hit of a probe
@@ -46,6 +50,7 @@ typedef int (*utprobe_handler_t)(struct utprobe *up, struct pt_regs *regs);
  * @file_node:	private: in the list of probes on files
  * @inode:	private: the file of a file-scoped probe
  * @offset:	private: its offset in the file
+ * @insn:	private: the instruction there
  * @pid:	private: the process of a pid-scoped probe
  * @vaddr:	private: its address there
  */
@@ -60,17 +65,26 @@ struct utprobe {
 	struct list_head file_node;
 	struct inode *inode;
 	loff_t offset;
+	struct utp_arch_insn *insn;
 	pid_t pid;
 	unsigned long vaddr;
 };
 
 #ifdef CONFIG_UTPROBES
 int utprobe_register_pid(struct utprobe *up, pid_t pid, unsigned long vaddr);
+int utprobe_register_file(struct utprobe *up, struct inode *inode,
+			  loff_t offset);
 void utprobe_unregister(struct utprobe *up);
 u64 utprobe_hits(const struct utprobe *up);
 #else
 static inline int utprobe_register_pid(struct utprobe *up, pid_t pid,
 				       unsigned long vaddr)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int utprobe_register_file(struct utprobe *up,
+					struct inode *inode, loff_t offset)
 {
 	return -EOPNOTSUPP;
 }
@@ -82,6 +96,22 @@ static inline void utprobe_unregister(struct utprobe *up)
 static inline u64 utprobe_hits(const struct utprobe *up)
 {
 	return 0;
+}
+#endif
+
+/* For mmap_region(): a new mapping may hold instructions probed by file. */
+#ifdef CONFIG_UTPROBES
+DECLARE_STATIC_KEY_FALSE(utprobe_mmap_key);
+void __utprobe_mmap(struct vm_area_struct *vma);
+
+static inline void utprobe_mmap(struct vm_area_struct *vma)
+{
+	if (static_branch_unlikely(&utprobe_mmap_key))
+		__utprobe_mmap(vma);
+}
+#else
+static inline void utprobe_mmap(struct vm_area_struct *vma)
+{
 }
 #endif
 

@@ -5,6 +5,8 @@
  * utprobe_events takes one definition per line:
  *
  *   p:NAME PID:ADDR	probe the instruction at ADDR in process PID
+ *   p:NAME PATH:OFFSET	probe the instruction at OFFSET in the file at
+ *			PATH (absolute), in every process that maps it
  *   -:NAME		remove probe NAME
  *
  * and lists the probes when read; opening it with O_TRUNC removes them
@@ -16,6 +18,7 @@
 #include <linux/init.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/namei.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -28,6 +31,7 @@
 struct utp_named {
 	struct list_head node;
 	char name[UTP_NAME_MAX];
+	char *target;			/* as written: PID:ADDR or PATH:OFFSET */
 	struct utprobe up;
 };
 
@@ -62,10 +66,32 @@ static void utp_named_free(struct utp_named *n)
 {
 	utprobe_unregister(&n->up);
 	list_del(&n->node);
+	kfree(n->target);
 	kfree(n);
 }
 
-/* "p:NAME PID:ADDR" */
+/* Register @up on "PATH:OFFSET" (@colon at the last colon). */
+static int utp_add_file(struct utprobe *up, char *target, char *colon)
+{
+	struct path path;
+	u64 offset;
+	int ret;
+
+	*colon = '\0';
+	ret = kstrtou64(colon + 1, 0, &offset);
+	if (!ret && offset > LLONG_MAX)
+		ret = -EINVAL;
+	if (!ret)
+		ret = kern_path(target, LOOKUP_FOLLOW, &path);
+	*colon = ':';
+	if (ret)
+		return ret;
+	ret = utprobe_register_file(up, d_inode(path.dentry), offset);
+	path_put(&path);
+	return ret;
+}
+
+/* "p:NAME PID:ADDR" or "p:NAME PATH:OFFSET" */
 static int utp_cmd_add(char *name, char *target)
 {
 	struct utp_named *n;
@@ -75,12 +101,8 @@ static int utp_cmd_add(char *name, char *target)
 
 	if (!target || !utp_name_valid(name))
 		return -EINVAL;
-	colon = strchr(target, ':');
-	if (!colon || colon == target)
-		return -EINVAL;
-	*colon = '\0';
-	if (kstrtoint(target, 10, &pid) || pid <= 0 ||
-	    kstrtoul(colon + 1, 0, &vaddr))
+	colon = strrchr(target, ':');
+	if (!colon || colon == target || !colon[1])
 		return -EINVAL;
 	if (utp_named_find(name))
 		return -EEXIST;
@@ -88,10 +110,25 @@ static int utp_cmd_add(char *name, char *target)
 	n = kzalloc(sizeof(*n), GFP_KERNEL);
 	if (!n)
 		return -ENOMEM;
+	n->target = kstrdup(target, GFP_KERNEL);
+	if (!n->target) {
+		kfree(n);
+		return -ENOMEM;
+	}
 	strscpy(n->name, name, sizeof(n->name));
 	n->up.name = n->name;
-	ret = utprobe_register_pid(&n->up, pid, vaddr);
+	if (*target == '/') {
+		ret = utp_add_file(&n->up, target, colon);
+	} else {
+		*colon = '\0';
+		if (kstrtoint(target, 10, &pid) || pid <= 0 ||
+		    kstrtoul(colon + 1, 0, &vaddr))
+			ret = -EINVAL;
+		else
+			ret = utprobe_register_pid(&n->up, pid, vaddr);
+	}
 	if (ret) {
+		kfree(n->target);
 		kfree(n);
 		return ret;
 	}
@@ -170,7 +207,7 @@ static int utp_events_show(struct seq_file *m, void *v)
 {
 	struct utp_named *n = list_entry(v, struct utp_named, node);
 
-	seq_printf(m, "p:%s %d:0x%lx\n", n->name, n->up.pid, n->up.vaddr);
+	seq_printf(m, "p:%s %s\n", n->name, n->target);
 	return 0;
 }
 
@@ -178,7 +215,7 @@ static int utp_profile_show(struct seq_file *m, void *v)
 {
 	struct utp_named *n = list_entry(v, struct utp_named, node);
 
-	seq_printf(m, "%s %d:0x%lx %llu\n", n->name, n->up.pid, n->up.vaddr,
+	seq_printf(m, "%s %s %llu\n", n->name, n->target,
 		   utprobe_hits(&n->up));
 	return 0;
 }

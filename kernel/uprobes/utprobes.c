@@ -27,7 +27,11 @@
  * proc->xol_lock (a mutex) serialises the out-of-line area, which threads
  * fill in lazily on their first step of a point.
  */
+#include <linux/elf.h>
+#include <linux/file.h>
+#include <linux/fs.h>
 #include <linux/highmem.h>
+#include <linux/jump_label.h>
 #include <linux/kref.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
@@ -38,6 +42,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/task_work.h>
 #include <linux/utprobes.h>
 #include <linux/utrace.h>
 #include <linux/wait.h>
@@ -62,6 +67,10 @@
 static DEFINE_MUTEX(utp_mutex);
 /* Probed processes; under utp_mutex. */
 static LIST_HEAD(utp_procs);
+/* Probes on files (utprobe.file_node); under utp_mutex. */
+static LIST_HEAD(utp_files);
+/* On while there are probes on files: mmap() then looks for them. */
+DEFINE_STATIC_KEY_FALSE(utprobe_mmap_key);
 
 /* A probe's place at one point. */
 struct utp_consumer {
@@ -113,10 +122,14 @@ struct utp_thread {
 	struct utrace_engine *engine;	/* referenced */
 	struct utp_proc *proc;
 	bool stopped;			/* quiesced for the quiescer */
+	bool in_work;			/* in utp_mmap_work(): as good */
 	struct utp_point *stepping;	/* the point being stepped */
 	unsigned long step_slot;
 	struct list_head delayed;	/* signals that came mid-step */
+	struct utp_fork_work *fork_pending; /* for the child being forked */
 };
+
+struct utp_fork_work;
 
 struct utp_delayed {
 	struct list_head node;
@@ -264,7 +277,7 @@ static bool utp_all_stopped(struct utp_proc *proc)
 
 	spin_lock(&proc->lock);
 	list_for_each_entry(ut, &proc->threads, node)
-		if (ut->task != current && !ut->stopped)
+		if (ut->task != current && !ut->stopped && !ut->in_work)
 			all = false;
 	spin_unlock(&proc->lock);
 	return all;
@@ -769,7 +782,126 @@ static u32 utp_report_signal(u32 action, struct utrace_engine *engine,
 	return utrace_signal_action(action) | utp_resume(ut);
 }
 
-/* Threads of a probed process are followed; forked children are not. */
+
+/*
+ * Probes on files.
+ *
+ * A forked child inherits the breakpoints of probes on files: the
+ * parent's clone report lists them (utp_fork_keep()) in a task_work that
+ * the child runs before it first returns to user mode, where it makes
+ * them its own points.  A new executable mapping of a probed file gets
+ * its breakpoints the same way, from mmap() (utprobe_mmap()).
+ */
+struct utp_kept {
+	unsigned long vaddr;
+	struct utp_arch_insn ai;
+	struct utprobe *ups[];		/* NULL-terminated; checked later */
+};
+
+struct utp_fork_work {
+	struct callback_head cb;
+	struct xarray kept;		/* vaddr -> struct utp_kept */
+};
+
+static bool utp_point_on_file(struct utp_point *pt)
+{
+	struct utp_consumer *c;
+
+	list_for_each_entry(c, &pt->consumers, point_node)
+		if (c->up->inode)
+			return true;
+	return false;
+}
+
+/* Is @up still registered?  Called with utp_mutex held. */
+static bool utp_file_probe_live(struct utprobe *up)
+{
+	struct utprobe *p;
+
+	list_for_each_entry(p, &utp_files, file_node)
+		if (p == up)
+			return true;
+	return false;
+}
+
+static void utp_fork_work(struct callback_head *cb);
+
+/*
+ * Note @pt, a point of probes on files, for the child being forked.
+ * Returns nonzero if it cannot be kept (then the breakpoint goes).
+ * Runs in the parent's clone report, before the child runs.
+ */
+static int utp_fork_keep(struct utp_thread *ut, struct utp_point *pt)
+{
+	struct utp_fork_work *w = ut->fork_pending;
+	struct utp_consumer *c;
+	struct utp_kept *k;
+	int n = 0;
+
+	if (!w) {
+		w = kzalloc(sizeof(*w), GFP_KERNEL);
+		if (!w)
+			return -ENOMEM;
+		xa_init(&w->kept);
+		init_task_work(&w->cb, utp_fork_work);
+		ut->fork_pending = w;
+	}
+	list_for_each_entry(c, &pt->consumers, point_node)
+		n++;
+	k = kzalloc(struct_size(k, ups, n + 1), GFP_KERNEL);
+	if (!k)
+		return -ENOMEM;
+	k->vaddr = pt->vaddr;
+	k->ai = pt->ai;
+	n = 0;
+	list_for_each_entry(c, &pt->consumers, point_node)
+		if (c->up->inode)
+			k->ups[n++] = c->up;
+	if (xa_insert(&w->kept, pt->vaddr, k, GFP_KERNEL)) {
+		kfree(k);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void utp_fork_work_free(struct utp_fork_work *w)
+{
+	struct utp_kept *k;
+	unsigned long idx;
+
+	xa_for_each(&w->kept, idx, k)
+		kfree(k);
+	xa_destroy(&w->kept);
+	kfree(w);
+}
+
+/* Hand the list made by utp_fork_keep() to the child. */
+static void utp_fork_queue(struct utp_thread *ut, struct task_struct *child)
+{
+	struct utp_fork_work *w = ut->fork_pending;
+	struct mm_struct *mm;
+	struct utp_kept *k;
+	unsigned long idx;
+
+	if (!w)
+		return;
+	ut->fork_pending = NULL;
+	if (!task_work_add(child, &w->cb, TWA_RESUME))
+		return;
+	/* the child will not run user code: nothing to keep */
+	mm = get_task_mm(child);
+	if (mm) {
+		xa_for_each(&w->kept, idx, k)
+			utp_poke(mm, k->vaddr, k->ai.bytes,
+				 UTP_BREAK_INSN_SIZE);
+		mmput(mm);
+	}
+	utp_fork_work_free(w);
+}
+
+/* Threads of a probed process are followed; forked children get the
+ * breakpoints of probes on files only.
+ */
 static u32 utp_report_clone(enum utrace_resume_action action,
 			    struct utrace_engine *engine,
 			    struct task_struct *parent,
@@ -800,14 +932,20 @@ static u32 utp_report_clone(enum utrace_resume_action action,
 	}
 	if (clone_flags & CLONE_VM)
 		return utp_resume(ut);
-	/* a fork: its copy of the text keeps none of our breakpoints */
+	/*
+	 * A fork: its copy of the text has all our breakpoints.  Those of
+	 * probes on files stay, and the child takes them over before it
+	 * first runs (utp_fork_work()); the others go now.
+	 */
 	mm = get_task_mm(child);
 	if (mm) {
 		xa_for_each(&proc->points, idx, pt)
-			utp_poke(mm, pt->vaddr, pt->ai.bytes,
-				 UTP_BREAK_INSN_SIZE);
+			if (!utp_point_on_file(pt) || utp_fork_keep(ut, pt))
+				utp_poke(mm, pt->vaddr, pt->ai.bytes,
+					 UTP_BREAK_INSN_SIZE);
 		mmput(mm);
 	}
+	utp_fork_queue(ut, child);
 	return utp_resume(ut);
 }
 
@@ -850,12 +988,27 @@ static const struct utrace_engine_ops utp_ops = {
  */
 
 /*
- * Add @up at @vaddr in @task's process, whose instruction there is @ai.
+ * How utp_add() may go about it: quiesce the other threads, or not
+ * because @vaddr is in a mapping current has just made, which no thread
+ * can be executing yet; and with our int3 inherited there already from
+ * the parent of a fork.
+ */
+enum utp_add_mode {
+	UTP_ADD_QUIESCE,
+	UTP_ADD_FRESH,
+	UTP_ADD_INHERITED,
+};
+
+/*
+ * Add @up at @vaddr in @task's process, whose instruction there is @ai,
+ * as @mode says.  Adding a probe that is there already does nothing.
  * Called with utp_mutex held.
  */
 static int utp_add(struct utprobe *up, struct task_struct *task,
-		   unsigned long vaddr, const struct utp_arch_insn *ai)
+		   unsigned long vaddr, const struct utp_arch_insn *ai,
+		   enum utp_add_mode mode)
 {
+	bool fresh = mode != UTP_ADD_QUIESCE;
 	static const u8 brk = UTP_BREAK_INSN;
 	struct utp_consumer *c;
 	struct utp_point *pt;
@@ -870,13 +1023,23 @@ static int utp_add(struct utprobe *up, struct task_struct *task,
 		kfree(c);
 		return PTR_ERR(proc);
 	}
-	ret = utp_quiesce(proc);
+	ret = fresh ? 0 : utp_quiesce(proc);
 	if (ret) {
 		kfree(c);
 		return ret;
 	}
 	pt = xa_load(&proc->points, vaddr);
 	if (!pt) {
+		u8 byte;
+
+		/* an int3 that is not ours: a debugger's, a mainline uprobe's */
+		ret = -EBUSY;
+		if (access_remote_vm(proc->mm, vaddr, &byte, 1, FOLL_FORCE) != 1)
+			ret = -EFAULT;
+		else if (byte != UTP_BREAK_INSN || mode == UTP_ADD_INHERITED)
+			ret = 0;
+		if (ret)
+			goto out;
 		pt = kzalloc(sizeof(*pt), GFP_KERNEL);
 		ret = -ENOMEM;
 		if (!pt)
@@ -886,7 +1049,7 @@ static int utp_add(struct utprobe *up, struct task_struct *task,
 		pt->ai = *ai;
 		INIT_LIST_HEAD(&pt->consumers);
 		ret = xa_insert(&proc->points, vaddr, pt, GFP_KERNEL);
-		if (!ret) {
+		if (!ret && mode != UTP_ADD_INHERITED) {
 			ret = utp_poke(proc->mm, vaddr, &brk, sizeof(brk));
 			if (ret)
 				xa_erase(&proc->points, vaddr);
@@ -895,6 +1058,12 @@ static int utp_add(struct utprobe *up, struct task_struct *task,
 			kfree(pt);
 			goto out;
 		}
+	} else {
+		struct utp_consumer *old;
+
+		list_for_each_entry(old, &pt->consumers, point_node)
+			if (old->up == up)
+				goto out;
 	}
 	c->up = up;
 	c->point = pt;
@@ -902,7 +1071,8 @@ static int utp_add(struct utprobe *up, struct task_struct *task,
 	list_add_tail(&c->probe_node, &up->consumers);
 	c = NULL;
 out:
-	utp_unquiesce(proc);
+	if (!fresh)
+		utp_unquiesce(proc);
 	kfree(c);
 	return ret;
 }
@@ -944,6 +1114,7 @@ static int utp_probe_init(struct utprobe *up)
 	INIT_LIST_HEAD(&up->consumers);
 	INIT_LIST_HEAD(&up->file_node);
 	up->inode = NULL;
+	up->insn = NULL;
 	up->pid = 0;
 	return 0;
 }
@@ -999,7 +1170,7 @@ int utprobe_register_pid(struct utprobe *up, pid_t pid, unsigned long vaddr)
 			ret = utp_arch_analyze(&ai, buf, ret);
 	}
 	if (!ret)
-		ret = utp_add(up, task, vaddr, &ai);
+		ret = utp_add(up, task, vaddr, &ai, UTP_ADD_QUIESCE);
 	mutex_unlock(&utp_mutex);
 	if (ret) {
 		free_percpu(up->hits);
@@ -1017,7 +1188,8 @@ EXPORT_SYMBOL_GPL(utprobe_register_pid);
 
 /**
  * utprobe_unregister - remove a probe
- * @up:		a probe registered with utprobe_register_pid()
+ * @up:		a probe registered with utprobe_register_pid() or
+ *		utprobe_register_file()
  *
  * Each process's threads are quiesced while its breakpoints come out.
  * When this returns, no handler of @up runs any more, so the module may
@@ -1030,6 +1202,11 @@ void utprobe_unregister(struct utprobe *up)
 	LIST_HEAD(list);
 
 	mutex_lock(&utp_mutex);
+	if (up->inode) {
+		/* no new process gets it */
+		list_del_init(&up->file_node);
+		static_branch_dec(&utprobe_mmap_key);
+	}
 	while (!list_empty(&up->consumers)) {
 		struct utp_consumer *next;
 
@@ -1045,6 +1222,12 @@ void utprobe_unregister(struct utprobe *up)
 	mutex_unlock(&utp_mutex);
 	free_percpu(up->hits);
 	up->hits = NULL;
+	if (up->inode) {
+		iput(up->inode);
+		up->inode = NULL;
+		kfree(up->insn);
+		up->insn = NULL;
+	}
 }
 EXPORT_SYMBOL_GPL(utprobe_unregister);
 
@@ -1067,3 +1250,309 @@ u64 utprobe_hits(const struct utprobe *up)
 	return sum;
 }
 EXPORT_SYMBOL_GPL(utprobe_hits);
+
+/* The child of a fork takes over the points of probes on files. */
+static void utp_fork_work(struct callback_head *cb)
+{
+	struct utp_fork_work *w = container_of(cb, struct utp_fork_work, cb);
+	struct utp_kept *k;
+	unsigned long idx;
+	int i, kept;
+
+	mutex_lock(&utp_mutex);
+	xa_for_each(&w->kept, idx, k) {
+		kept = 0;
+		for (i = 0; k->ups[i]; i++)
+			if (utp_file_probe_live(k->ups[i]) &&
+			    !utp_add(k->ups[i], current, k->vaddr, &k->ai,
+				     UTP_ADD_INHERITED))
+				kept++;
+		if (!kept)
+			utp_poke(current->mm, k->vaddr, k->ai.bytes,
+				 UTP_BREAK_INSN_SIZE);
+	}
+	mutex_unlock(&utp_mutex);
+	utp_fork_work_free(w);
+}
+
+/* current's thread state, if its process is probed. */
+static struct utp_thread *utp_current_thread(void)
+{
+	struct utrace_engine *engine;
+	struct utp_thread *ut;
+
+	engine = utrace_attach_task(current, UTRACE_ATTACH_MATCH_OPS,
+				    &utp_ops, NULL);
+	if (IS_ERR(engine))
+		return NULL;
+	ut = engine->data;
+	utrace_engine_put(engine);
+	return ut;
+}
+
+/* While current waits for utp_mutex, a quiescer need not wait for it. */
+static void utp_set_in_work(struct utp_thread *ut, bool in_work)
+{
+	if (!ut)
+		return;
+	spin_lock(&ut->proc->lock);
+	ut->in_work = in_work;
+	wake_up_all(&ut->proc->wq);
+	spin_unlock(&ut->proc->lock);
+}
+
+struct utp_mmap_work {
+	struct callback_head cb;
+	struct file *file;
+	unsigned long start;
+	unsigned long end;
+	pgoff_t pgoff;
+};
+
+/* Breakpoints for the probes on a file current has just mapped. */
+static void utp_mmap_work(struct callback_head *cb)
+{
+	struct utp_mmap_work *w = container_of(cb, struct utp_mmap_work, cb);
+	loff_t start = (loff_t)w->pgoff << PAGE_SHIFT;
+	loff_t end = start + (w->end - w->start);
+	struct inode *inode = file_inode(w->file);
+	struct utp_thread *ut = utp_current_thread();
+	struct utprobe *up;
+
+	utp_set_in_work(ut, true);
+	mutex_lock(&utp_mutex);
+	utp_set_in_work(ut, false);
+	list_for_each_entry(up, &utp_files, file_node)
+		if (up->inode == inode && up->offset >= start &&
+		    up->offset < end)
+			utp_add(up, current, w->start + (up->offset - start),
+				up->insn, UTP_ADD_FRESH);
+	mutex_unlock(&utp_mutex);
+	fput(w->file);
+	kfree(w);
+}
+
+/**
+ * __utprobe_mmap - a file was mapped: it may hold probed instructions
+ * @vma:	the new mapping, in current's mm, whose mmap_lock is held
+ *
+ * Called through utprobe_mmap() from mmap_region() while there are probes
+ * on files.  The breakpoints go in from a task_work, before current
+ * returns to user mode, so no thread can have run the new text yet.
+ */
+void __utprobe_mmap(struct vm_area_struct *vma)
+{
+	struct utp_mmap_work *w;
+
+	if (!(vma->vm_flags & VM_EXEC) || (vma->vm_flags & VM_MAYSHARE) ||
+	    vma->vm_mm != current->mm || (current->flags & PF_KTHREAD))
+		return;
+	w = kmalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return;
+	w->file = get_file(vma->vm_file);
+	w->start = vma->vm_start;
+	w->end = vma->vm_end;
+	w->pgoff = vma->vm_pgoff;
+	init_task_work(&w->cb, utp_mmap_work);
+	if (task_work_add(current, &w->cb, TWA_RESUME)) {
+		fput(w->file);
+		kfree(w);
+	}
+}
+
+/* Read @len bytes at @pos of @inode's page cache. */
+static int utp_read_cache(struct inode *inode, loff_t pos, void *buf,
+			  size_t len)
+{
+	while (len) {
+		struct folio *folio;
+		size_t off, n;
+
+		folio = read_mapping_folio(inode->i_mapping, pos >> PAGE_SHIFT,
+					   NULL);
+		if (IS_ERR(folio))
+			return PTR_ERR(folio);
+		off = offset_in_folio(folio, pos);
+		n = min(len, folio_size(folio) - off);
+		memcpy_from_folio(buf, folio, off, n);
+		folio_put(folio);
+		buf += n;
+		pos += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * Check that @offset is in an executable segment of the ELF file @inode
+ * and read the instruction there.  Returns the number of bytes read or
+ * -ENXIO (beyond the end of the file), -ENOEXEC (not a 64-bit ELF file),
+ * -EFAULT (not in executable text).
+ */
+static int utp_read_file_text(struct inode *inode, loff_t offset, u8 *buf,
+			      int len)
+{
+	loff_t size = i_size_read(inode);
+	struct elf64_phdr phdr;
+	struct elf64_hdr ehdr;
+	int i, ret;
+
+	if (offset < 0 || offset >= size)
+		return -ENXIO;
+	if (size < sizeof(ehdr))
+		return -ENOEXEC;
+	ret = utp_read_cache(inode, 0, &ehdr, sizeof(ehdr));
+	if (ret)
+		return ret;
+	if (memcmp(ehdr.e_ident, ELFMAG, SELFMAG) ||
+	    ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    ehdr.e_phentsize != sizeof(phdr))
+		return -ENOEXEC;
+	for (i = 0; i < ehdr.e_phnum; i++) {
+		loff_t pos = ehdr.e_phoff + (loff_t)i * sizeof(phdr);
+
+		if (pos + sizeof(phdr) > size)
+			return -ENOEXEC;
+		ret = utp_read_cache(inode, pos, &phdr, sizeof(phdr));
+		if (ret)
+			return ret;
+		if (phdr.p_type != PT_LOAD || !(phdr.p_flags & PF_X) ||
+		    offset < phdr.p_offset ||
+		    offset >= phdr.p_offset + phdr.p_filesz)
+			continue;
+		len = min_t(loff_t, len, phdr.p_offset + phdr.p_filesz - offset);
+		len = min_t(loff_t, len, size - offset);
+		ret = utp_read_cache(inode, offset, buf, len);
+		return ret ? ret : len;
+	}
+	return -EFAULT;
+}
+
+/* A live thread whose mm is @mm, referenced, or NULL. */
+static struct task_struct *utp_mm_task(struct mm_struct *mm)
+{
+	struct task_struct *g, *t, *found = NULL;
+
+	rcu_read_lock();
+	for_each_process_thread(g, t) {
+		if (READ_ONCE(t->mm) == mm && !(t->flags & PF_EXITING)) {
+			found = get_task_struct(t);
+			goto out;
+		}
+	}
+out:
+	rcu_read_unlock();
+	return found;
+}
+
+struct utp_map {
+	struct list_head node;
+	struct mm_struct *mm;
+	unsigned long vaddr;
+};
+
+/* Put @up in every process that maps its file now. */
+static int utp_file_existing(struct utprobe *up)
+{
+	struct address_space *mapping = up->inode->i_mapping;
+	pgoff_t pgoff = up->offset >> PAGE_SHIFT;
+	struct vm_area_struct *vma;
+	struct utp_map *m, *next;
+	LIST_HEAD(maps);
+	int ret = 0, r;
+
+	i_mmap_lock_read(mapping);
+	vma_interval_tree_foreach(vma, &mapping->i_mmap, pgoff, pgoff) {
+		if (!(vma->vm_flags & VM_EXEC) ||
+		    (vma->vm_flags & VM_MAYSHARE))
+			continue;
+		m = kmalloc(sizeof(*m), GFP_KERNEL);
+		if (!m) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (!mmget_not_zero(vma->vm_mm)) {
+			kfree(m);
+			continue;
+		}
+		m->mm = vma->vm_mm;
+		m->vaddr = vma->vm_start + up->offset -
+			   ((loff_t)vma->vm_pgoff << PAGE_SHIFT);
+		list_add_tail(&m->node, &maps);
+	}
+	i_mmap_unlock_read(mapping);
+
+	list_for_each_entry_safe(m, next, &maps, node) {
+		struct task_struct *task = ret ? NULL : utp_mm_task(m->mm);
+
+		if (task) {
+			r = utp_add(up, task, m->vaddr, up->insn,
+				    UTP_ADD_QUIESCE);
+			/* a process exiting meanwhile is no error */
+			if (r && r != -ESRCH && r != -EPERM)
+				ret = r;
+			put_task_struct(task);
+		}
+		mmput(m->mm);
+		kfree(m);
+	}
+	return ret;
+}
+
+/**
+ * utprobe_register_file - probe an instruction of an executable file
+ * @up:		the probe; its handler, name and data set by the caller
+ * @inode:	the file, a 64-bit ELF executable or shared library
+ * @offset:	the instruction's offset in the file
+ *
+ * Every process that maps the file executable gets the probe: those
+ * that do now (their threads quiesced while the breakpoint goes in),
+ * those that map it later (before they can run the new text), and the
+ * children they fork.  May sleep; must not be called from a probe
+ * handler.
+ *
+ * Return: 0; -%EINVAL @inode is not a regular file; -%ENXIO @offset is
+ * beyond its end; -%ENOEXEC it is not a 64-bit ELF file; -%EFAULT
+ * @offset is not in an executable segment; -%EILSEQ no valid instruction
+ * there; -%EOPNOTSUPP the instruction cannot be probed; -%EBUSY a process
+ * has another breakpoint there, or is ptraced; -%EINTR; -%ENOMEM.
+ * On error, no process has the probe.
+ */
+int utprobe_register_file(struct utprobe *up, struct inode *inode,
+			  loff_t offset)
+{
+	u8 buf[MAX_INSN_SIZE];
+	struct utp_arch_insn *ai;
+	int ret;
+
+	if (!S_ISREG(inode->i_mode))
+		return -EINVAL;
+	ret = utp_read_file_text(inode, offset, buf, sizeof(buf));
+	if (ret < 0)
+		return ret;
+	ai = kmalloc(sizeof(*ai), GFP_KERNEL);
+	if (!ai)
+		return -ENOMEM;
+	ret = utp_arch_analyze(ai, buf, ret);
+	if (!ret)
+		ret = utp_probe_init(up);
+	if (ret) {
+		kfree(ai);
+		return ret;
+	}
+	ihold(inode);
+	up->inode = inode;
+	up->offset = offset;
+	up->insn = ai;
+
+	mutex_lock(&utp_mutex);
+	static_branch_inc(&utprobe_mmap_key);
+	list_add_tail(&up->file_node, &utp_files);
+	ret = utp_file_existing(up);
+	mutex_unlock(&utp_mutex);
+	if (ret)
+		utprobe_unregister(up);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(utprobe_register_file);

@@ -680,4 +680,182 @@ TEST(sample_module_unloads_with_live_probe)
 	EXPECT_EQ(0, WEXITSTATUS(st));
 }
 
+/*
+ * Probes on files, with the dynamically linked PIE target program: its
+ * own function and libc's getppid(), found by file offset.
+ */
+#define TARGET "/usr/libexec/utrace-tests/targets/probe_target"
+
+struct where {
+	char path[1024];
+	unsigned long offset;
+	unsigned long addr;
+};
+
+struct target {
+	pid_t pid;
+	FILE *out;
+	int in;
+	struct where self, libc;
+};
+
+/* Start the target with @mode and @n; read where its functions are. */
+static int start_target(struct target *t, const char *mode, const char *n,
+			const char *fork_arg)
+{
+	int out[2], in[2];
+	char what[8];
+
+	if (pipe(out) || pipe(in))
+		return -1;
+	t->pid = fork();
+	if (t->pid == 0) {
+		dup2(out[1], 1);
+		dup2(in[0], 0);
+		close(out[0]);
+		close(in[1]);
+		execl(TARGET, TARGET, mode, n, fork_arg, NULL);
+		_exit(99);
+	}
+	close(out[1]);
+	close(in[0]);
+	t->out = fdopen(out[0], "r");
+	t->in = in[1];
+	if (!strcmp(mode, "run"))
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		struct where w;
+
+		if (fscanf(t->out, "%7s %1023s %lx %lx", what, w.path,
+			   &w.offset, &w.addr) != 4)
+			return -1;
+		if (!strcmp(what, "self"))
+			t->self = w;
+		else
+			t->libc = w;
+	}
+	return 0;
+}
+
+static int finish_target(struct target *t)
+{
+	int st;
+
+	if (t->in >= 0 && write(t->in, "go\n", 3) != 3)
+		return -1;
+	close(t->in);
+	t->in = -1;
+	fclose(t->out);
+	if (waitpid(t->pid, &st, 0) != t->pid)
+		return -1;
+	return st;
+}
+
+static void clear_probes(void)
+{
+	int fd = open(EVENTS, O_WRONLY | O_TRUNC);
+
+	if (fd >= 0)
+		close(fd);
+}
+
+/* A probe on a file covers processes started later, and their children. */
+TEST(file_probe_covers_new_processes_and_children)
+{
+	struct target t;
+
+	clear_probes();
+	ASSERT_EQ(0, start_target(&t, "offsets", "0", NULL));
+	ASSERT_EQ(0, finish_target(&t));
+	ASSERT_EQ(0, events("p:self %s:%#lx", t.self.path, t.self.offset));
+	ASSERT_EQ(0, events("p:libc %s:%#lx", t.libc.path, t.libc.offset));
+	ASSERT_EQ(0, start_target(&t, "run", "300", "fork"));
+	EXPECT_EQ(0, finish_target(&t));
+	EXPECT_EQ(600, hits("self"));
+	EXPECT_EQ(600, hits("libc"));
+	clear_probes();
+}
+
+/* ... and processes that run it already; and pid probes work on PIE. */
+TEST(file_probe_covers_running_process)
+{
+	char path[64];
+	unsigned char byte = 0;
+	struct target t;
+	int fd;
+
+	clear_probes();
+	ASSERT_EQ(0, start_target(&t, "wait", "300", NULL));
+	ASSERT_EQ(0, events("p:self %s:%#lx", t.self.path, t.self.offset));
+	ASSERT_EQ(0, events("p:libc %s:%#lx", t.libc.path, t.libc.offset));
+	ASSERT_EQ(0, events("p:pie %d:%#lx", t.pid, t.self.addr));
+	snprintf(path, sizeof(path), "/proc/%d/mem", t.pid);
+	fd = open(path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(1, pread(fd, &byte, 1, t.self.addr));
+	EXPECT_EQ(0xcc, byte);
+	close(fd);
+	EXPECT_EQ(0, finish_target(&t));
+	EXPECT_EQ(300, hits("self"));
+	EXPECT_EQ(300, hits("libc"));
+	EXPECT_EQ(300, hits("pie"));
+	clear_probes();
+}
+
+/* Once the probe is removed, the text is the file's bytes again. */
+TEST(removal_restores_file_bytes)
+{
+	unsigned char mem[16], file[16];
+	char path[64];
+	struct target t;
+	int fd, ffd;
+
+	clear_probes();
+	ASSERT_EQ(0, start_target(&t, "wait", "300", NULL));
+	ASSERT_EQ(0, events("p:self %s:%#lx", t.self.path, t.self.offset));
+	ASSERT_EQ(0, events("p:libc %s:%#lx", t.libc.path, t.libc.offset));
+	ASSERT_EQ(0, events("-:self"));
+	ASSERT_EQ(0, events("-:libc"));
+	snprintf(path, sizeof(path), "/proc/%d/mem", t.pid);
+	fd = open(path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	ffd = open(t.self.path, O_RDONLY);
+	ASSERT_LE(0, ffd);
+	EXPECT_EQ(16, pread(fd, mem, 16, t.self.addr));
+	EXPECT_EQ(16, pread(ffd, file, 16, t.self.offset));
+	EXPECT_EQ(0, memcmp(mem, file, 16));
+	close(ffd);
+	ffd = open(t.libc.path, O_RDONLY);
+	ASSERT_LE(0, ffd);
+	EXPECT_EQ(16, pread(fd, mem, 16, t.libc.addr));
+	EXPECT_EQ(16, pread(ffd, file, 16, t.libc.offset));
+	EXPECT_EQ(0, memcmp(mem, file, 16));
+	close(ffd);
+	close(fd);
+	EXPECT_EQ(0, finish_target(&t));
+}
+
+/* Bad files and offsets, each with its errno, nothing changed. */
+TEST(file_probe_bad_input)
+{
+	char before[4096], after[4096];
+	struct target t;
+
+	clear_probes();
+	ASSERT_EQ(0, start_target(&t, "offsets", "0", NULL));
+	ASSERT_EQ(0, finish_target(&t));
+	ASSERT_EQ(0, events("p:ok %s:%#lx", t.self.path, t.self.offset));
+	read_file(EVENTS, before, sizeof(before));
+	EXPECT_EQ(-ENOENT, events("p:x /no/such/file:0x10"));
+	EXPECT_EQ(-EINVAL, events("p:x /tmp:0x10"));
+	EXPECT_EQ(-EINVAL, events("p:x %s:", t.self.path));
+	EXPECT_EQ(-EINVAL, events("p:x %s:zz", t.self.path));
+	EXPECT_EQ(-ENXIO, events("p:x %s:0x7fffffff", t.self.path));
+	EXPECT_EQ(-ENOEXEC, events("p:x /etc/passwd:0"));
+	EXPECT_EQ(-EFAULT, events("p:x %s:0", t.self.path));
+	EXPECT_EQ(-EEXIST, events("p:ok %s:%#lx", t.self.path, t.self.offset));
+	EXPECT_STREQ(before, read_file(EVENTS, after, sizeof(after)));
+	clear_probes();
+}
+
 TEST_HARNESS_MAIN
