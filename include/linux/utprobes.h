@@ -53,6 +53,7 @@ typedef int (*utprobe_handler_t)(struct utprobe *up, struct pt_regs *regs);
  * @insn:	private: the instruction there
  * @pid:	private: the process of a pid-scoped probe
  * @vaddr:	private: its address there
+ * @gone:	private: unregistered from a handler, being removed
  */
 struct utprobe {
 	utprobe_handler_t handler;
@@ -68,6 +69,7 @@ struct utprobe {
 	struct utp_arch_insn *insn;
 	pid_t pid;
 	unsigned long vaddr;
+	bool gone;
 };
 
 #ifdef CONFIG_UTPROBES

@@ -123,6 +123,7 @@ struct utp_thread {
 	struct utp_proc *proc;
 	bool stopped;			/* quiesced for the quiescer */
 	bool in_work;			/* in utp_mmap_work(): as good */
+	bool in_handler;		/* running probe handlers */
 	struct utp_point *stepping;	/* the point being stepped */
 	unsigned long step_slot;
 	struct list_head delayed;	/* signals that came mid-step */
@@ -137,6 +138,7 @@ struct utp_delayed {
 };
 
 static const struct utrace_engine_ops utp_ops;
+static struct utp_thread *utp_current_thread(void);
 
 static void utp_proc_release(struct kref *kref)
 {
@@ -257,8 +259,13 @@ static int utp_thread_attach(struct utp_proc *proc, struct task_struct *task)
 	spin_unlock(&proc->lock);
 	ret = utrace_set_events(task, engine, UTP_EVENTS);
 	if (ret) {
-		/* dying already: its death report removes it, or did */
-		return 0;
+		/* dying already, with no death report for us: take it out */
+		spin_lock(&proc->lock);
+		list_del_init(&ut->node);
+		wake_up_all(&proc->wq);
+		spin_unlock(&proc->lock);
+		utp_control(task, engine, UTRACE_DETACH);
+		utp_thread_free(ut);
 	}
 	return 0;
 }
@@ -432,7 +439,11 @@ static struct utp_proc *utp_proc_get(struct task_struct *task)
 			break;
 	}
 	if (list_empty(&proc->threads)) {
-		kref_put(&proc->kref, utp_proc_release);
+		/*
+		 * A thread attached and then died may have queued the
+		 * teardown already; queueing it again does nothing.
+		 */
+		schedule_work(&proc->free_work);
 		return ERR_PTR(ret ?: -ESRCH);
 	}
 	/* on failure, the threads attached so far stay, harmlessly */
@@ -665,18 +676,24 @@ static u32 utp_report_quiesce(enum utrace_resume_action action,
 }
 
 /* Run the handlers of the probes at @pt. */
-static void utp_run_handlers(struct utp_point *pt, struct pt_regs *regs)
+static void utp_run_handlers(struct utp_thread *ut, struct utp_point *pt,
+			     struct pt_regs *regs)
 {
 	struct utp_consumer *c;
 
+	ut->in_handler = true;
 	list_for_each_entry(c, &pt->consumers, point_node) {
 		struct utprobe *up = c->up;
 
+		/* unregistered from a handler, and going */
+		if (READ_ONCE(up->gone))
+			continue;
 		this_cpu_inc(*up->hits);
 		trace_utprobe_hit(up, regs->ip);
 		if (up->handler)
 			up->handler(up, regs);
 	}
+	ut->in_handler = false;
 }
 
 /* The int3 at @bp was hit. */
@@ -705,7 +722,7 @@ static u32 utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 	}
 
 	regs->ip = bp;
-	utp_run_handlers(pt, regs);
+	utp_run_handlers(ut, pt, regs);
 	if (regs->ip != bp)		/* a handler moved the thread */
 		return UTRACE_SIGNAL_IGN | UTRACE_RESUME;
 	if (!utp_arch_emulate(&pt->ai, bp, regs))
@@ -781,7 +798,6 @@ static u32 utp_report_signal(u32 action, struct utrace_engine *engine,
 			       action);
 	return utrace_signal_action(action) | utp_resume(ut);
 }
-
 
 /*
  * Probes on files.
@@ -1116,26 +1132,13 @@ static int utp_probe_init(struct utprobe *up)
 	up->inode = NULL;
 	up->insn = NULL;
 	up->pid = 0;
+	up->gone = false;
 	return 0;
 }
 
-/**
- * utprobe_register_pid - probe an instruction in one process
- * @up:		the probe; its handler, name and data set by the caller
- * @pid:	the process, in the caller's pid namespace
- * @vaddr:	the instruction's address there
- *
- * The process's threads are quiesced while the breakpoint goes in.
- * Children the process forks do not inherit the probe.  May sleep; must
- * not be called from a probe handler.
- *
- * Return: 0; -%ESRCH no such process (or it is exiting); -%EFAULT
- * @vaddr is not in private executable memory of the process;
- * -%EILSEQ no valid instruction there; -%EOPNOTSUPP the instruction
- * cannot be probed; -%EBUSY another breakpoint is there (a debugger's or
- * a mainline uprobe's); -%EINTR a fatal signal came; -%ENOMEM.
- */
-int utprobe_register_pid(struct utprobe *up, pid_t pid, unsigned long vaddr)
+/* utprobe_register_pid() on @pid; @up initialised first if @init. */
+static int utp_register_pid(struct utprobe *up, struct pid *pid,
+			    unsigned long vaddr, bool init)
 {
 	struct utp_arch_insn ai;
 	u8 buf[MAX_INSN_SIZE];
@@ -1145,7 +1148,7 @@ int utprobe_register_pid(struct utprobe *up, pid_t pid, unsigned long vaddr)
 	struct utp_point *pt = NULL;
 	int ret;
 
-	task = get_pid_task(find_vpid(pid), PIDTYPE_TGID);
+	task = get_pid_task(pid, PIDTYPE_TGID);
 	if (!task)
 		return -ESRCH;
 	mm = get_task_mm(task);
@@ -1153,7 +1156,7 @@ int utprobe_register_pid(struct utprobe *up, pid_t pid, unsigned long vaddr)
 		put_task_struct(task);
 		return -ESRCH;
 	}
-	ret = utp_probe_init(up);
+	ret = init ? utp_probe_init(up) : 0;
 	if (ret)
 		goto out;
 	mutex_lock(&utp_mutex);
@@ -1172,30 +1175,154 @@ int utprobe_register_pid(struct utprobe *up, pid_t pid, unsigned long vaddr)
 	if (!ret)
 		ret = utp_add(up, task, vaddr, &ai, UTP_ADD_QUIESCE);
 	mutex_unlock(&utp_mutex);
-	if (ret) {
+	if (ret && init) {
 		free_percpu(up->hits);
 		up->hits = NULL;
-	} else {
-		up->pid = pid;
-		up->vaddr = vaddr;
 	}
 out:
 	mmput(mm);
 	put_task_struct(task);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(utprobe_register_pid);
+
+/*
+ * Calls from probe handlers.  A handler runs in a thread of a probed
+ * process, which a registration or unregistration must quiesce, and
+ * while the thread walks the list of probes at the point: so the work is
+ * queued on utp_wq and done shortly after.  Calls from elsewhere first
+ * wait for what was queued.
+ */
+static struct workqueue_struct *utp_wq;
+
+struct utp_deferred {
+	struct work_struct work;
+	struct utprobe *up;
+	struct pid *pid;
+	unsigned long vaddr;
+	struct inode *inode;
+	loff_t offset;
+	bool unregister;
+};
+
+/* Is current in a probe handler? */
+static bool utp_in_handler(void)
+{
+	struct utp_thread *ut = utp_current_thread();
+
+	return ut && ut->in_handler;
+}
+
+static int utp_register_file(struct utprobe *up, struct inode *inode,
+			     loff_t offset, bool init);
+static void utp_unregister(struct utprobe *up);
+
+static void utp_deferred_work(struct work_struct *work)
+{
+	struct utp_deferred *d = container_of(work, struct utp_deferred,
+					      work);
+	int ret = 0;
+
+	if (d->unregister) {
+		utp_unregister(d->up);
+	} else if (d->inode) {
+		ret = utp_register_file(d->up, d->inode, d->offset, false);
+		iput(d->inode);
+	} else {
+		ret = utp_register_pid(d->up, d->pid, d->vaddr, false);
+		put_pid(d->pid);
+	}
+	if (ret)
+		pr_debug("utprobes: registration from a handler: %d\n", ret);
+	kfree(d);
+}
+
+/*
+ * A registration or unregistration from outside handlers: first what was
+ * queued is done.  If current is a thread of a probed process, it is in
+ * the kernel meanwhile, where a quiescer need not wait for it (it stops
+ * on its way back to user mode if still asked to).
+ */
+static void utp_set_in_work(struct utp_thread *ut, bool in_work);
+
+static struct utp_thread *utp_kernel_op_begin(void)
+{
+	struct utp_thread *ut = utp_current_thread();
+
+	utp_set_in_work(ut, true);
+	flush_workqueue(utp_wq);
+	return ut;
+}
+
+static void utp_kernel_op_end(struct utp_thread *ut)
+{
+	utp_set_in_work(ut, false);
+}
+
+static void utp_defer(struct utp_deferred *d)
+{
+	INIT_WORK(&d->work, utp_deferred_work);
+	queue_work(utp_wq, &d->work);
+}
 
 /**
- * utprobe_unregister - remove a probe
- * @up:		a probe registered with utprobe_register_pid() or
- *		utprobe_register_file()
+ * utprobe_register_pid - probe an instruction in one process
+ * @up:		the probe; its handler, name and data set by the caller
+ * @pid:	the process, in the caller's pid namespace
+ * @vaddr:	the instruction's address there
  *
- * Each process's threads are quiesced while its breakpoints come out.
- * When this returns, no handler of @up runs any more, so the module may
- * go.  Must not be called from a probe handler.
+ * The process's threads are quiesced while the breakpoint goes in.
+ * Children the process forks do not inherit the probe.  May sleep.
+ * From a probe handler, the registration is queued and done shortly
+ * after; this then answers 0 or -%ESRCH, and a later failure leaves the
+ * probe without effect.
+ *
+ * Return: 0; -%ESRCH no such process (or it is exiting); -%EFAULT
+ * @vaddr is not in private executable memory of the process;
+ * -%EILSEQ no valid instruction there; -%EOPNOTSUPP the instruction
+ * cannot be probed; -%EBUSY another breakpoint is there (a debugger's or
+ * a mainline uprobe's), or the process is ptraced; -%EINTR a fatal
+ * signal came; -%ENOMEM.
  */
-void utprobe_unregister(struct utprobe *up)
+int utprobe_register_pid(struct utprobe *up, pid_t nr, unsigned long vaddr)
+{
+	struct utp_deferred *d;
+	struct pid *pid;
+	int ret;
+
+	pid = find_get_pid(nr);
+	if (!pid)
+		return -ESRCH;
+	if (!utp_in_handler()) {
+		struct utp_thread *ut = utp_kernel_op_begin();
+
+		ret = utp_register_pid(up, pid, vaddr, true);
+		utp_kernel_op_end(ut);
+		put_pid(pid);
+		if (!ret) {
+			up->pid = nr;
+			up->vaddr = vaddr;
+		}
+		return ret;
+	}
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	ret = d ? utp_probe_init(up) : -ENOMEM;
+	if (ret) {
+		kfree(d);
+		put_pid(pid);
+		return ret;
+	}
+	up->pid = nr;
+	up->vaddr = vaddr;
+	d->up = up;
+	d->pid = pid;
+	d->vaddr = vaddr;
+	utp_defer(d);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(utprobe_register_pid);
+
+/* Remove @up from every process; see utprobe_unregister(). */
+static void utp_unregister(struct utprobe *up)
 {
 	struct utp_consumer *c;
 	struct utp_proc *proc;
@@ -1220,14 +1347,44 @@ void utprobe_unregister(struct utprobe *up)
 		utp_remove(proc, &list);
 	}
 	mutex_unlock(&utp_mutex);
-	free_percpu(up->hits);
-	up->hits = NULL;
 	if (up->inode) {
 		iput(up->inode);
 		up->inode = NULL;
 		kfree(up->insn);
 		up->insn = NULL;
 	}
+}
+
+/**
+ * utprobe_unregister - remove a probe
+ * @up:		a probe registered with utprobe_register_pid() or
+ *		utprobe_register_file()
+ *
+ * Each process's threads are quiesced while its breakpoints come out.
+ * When this returns, no handler of @up runs any more, so the module may
+ * go.  From a probe handler, the probe stops being hit at once but the
+ * removal is queued: @up must then stay allocated until a later call
+ * from outside handlers (at module exit, say) has returned.  Calling it
+ * again on a probe already removed does nothing.
+ */
+void utprobe_unregister(struct utprobe *up)
+{
+	struct utp_deferred *d;
+
+	if (!utp_in_handler()) {
+		struct utp_thread *ut = utp_kernel_op_begin();
+
+		utp_unregister(up);
+		utp_kernel_op_end(ut);
+		free_percpu(up->hits);
+		up->hits = NULL;
+		return;
+	}
+	WRITE_ONCE(up->gone, true);
+	d = kzalloc(sizeof(*d), GFP_KERNEL | __GFP_NOFAIL);
+	d->up = up;
+	d->unregister = true;
+	utp_defer(d);
 }
 EXPORT_SYMBOL_GPL(utprobe_unregister);
 
@@ -1259,6 +1416,11 @@ static void utp_fork_work(struct callback_head *cb)
 	unsigned long idx;
 	int i, kept;
 
+	/* run at exit instead: no text left to care about */
+	if ((current->flags & PF_EXITING) || !current->mm) {
+		utp_fork_work_free(w);
+		return;
+	}
 	mutex_lock(&utp_mutex);
 	xa_for_each(&w->kept, idx, k) {
 		kept = 0;
@@ -1316,9 +1478,12 @@ static void utp_mmap_work(struct callback_head *cb)
 	loff_t start = (loff_t)w->pgoff << PAGE_SHIFT;
 	loff_t end = start + (w->end - w->start);
 	struct inode *inode = file_inode(w->file);
-	struct utp_thread *ut = utp_current_thread();
+	struct utp_thread *ut;
 	struct utprobe *up;
 
+	if ((current->flags & PF_EXITING) || !current->mm)
+		goto out;
+	ut = utp_current_thread();
 	utp_set_in_work(ut, true);
 	mutex_lock(&utp_mutex);
 	utp_set_in_work(ut, false);
@@ -1328,6 +1493,7 @@ static void utp_mmap_work(struct callback_head *cb)
 			utp_add(up, current, w->start + (up->offset - start),
 				up->insn, UTP_ADD_FRESH);
 	mutex_unlock(&utp_mutex);
+out:
 	fput(w->file);
 	kfree(w);
 }
@@ -1500,27 +1666,9 @@ static int utp_file_existing(struct utprobe *up)
 	return ret;
 }
 
-/**
- * utprobe_register_file - probe an instruction of an executable file
- * @up:		the probe; its handler, name and data set by the caller
- * @inode:	the file, a 64-bit ELF executable or shared library
- * @offset:	the instruction's offset in the file
- *
- * Every process that maps the file executable gets the probe: those
- * that do now (their threads quiesced while the breakpoint goes in),
- * those that map it later (before they can run the new text), and the
- * children they fork.  May sleep; must not be called from a probe
- * handler.
- *
- * Return: 0; -%EINVAL @inode is not a regular file; -%ENXIO @offset is
- * beyond its end; -%ENOEXEC it is not a 64-bit ELF file; -%EFAULT
- * @offset is not in an executable segment; -%EILSEQ no valid instruction
- * there; -%EOPNOTSUPP the instruction cannot be probed; -%EBUSY a process
- * has another breakpoint there, or is ptraced; -%EINTR; -%ENOMEM.
- * On error, no process has the probe.
- */
-int utprobe_register_file(struct utprobe *up, struct inode *inode,
-			  loff_t offset)
+/* utprobe_register_file(); @up initialised first if @init. */
+static int utp_register_file(struct utprobe *up, struct inode *inode,
+			     loff_t offset, bool init)
 {
 	u8 buf[MAX_INSN_SIZE];
 	struct utp_arch_insn *ai;
@@ -1535,7 +1683,7 @@ int utprobe_register_file(struct utprobe *up, struct inode *inode,
 	if (!ai)
 		return -ENOMEM;
 	ret = utp_arch_analyze(ai, buf, ret);
-	if (!ret)
+	if (!ret && init)
 		ret = utp_probe_init(up);
 	if (ret) {
 		kfree(ai);
@@ -1551,8 +1699,67 @@ int utprobe_register_file(struct utprobe *up, struct inode *inode,
 	list_add_tail(&up->file_node, &utp_files);
 	ret = utp_file_existing(up);
 	mutex_unlock(&utp_mutex);
-	if (ret)
-		utprobe_unregister(up);
+	if (ret) {
+		utp_unregister(up);
+		if (init) {
+			free_percpu(up->hits);
+			up->hits = NULL;
+		}
+	}
 	return ret;
 }
+
+/**
+ * utprobe_register_file - probe an instruction of an executable file
+ * @up:		the probe; its handler, name and data set by the caller
+ * @inode:	the file, a 64-bit ELF executable or shared library
+ * @offset:	the instruction's offset in the file
+ *
+ * Every process that maps the file executable gets the probe: those
+ * that do now (their threads quiesced while the breakpoint goes in),
+ * those that map it later (before they can run the new text), and the
+ * children they fork.  May sleep.  From a probe handler, the
+ * registration is queued and done shortly after; this then answers 0,
+ * and a later failure leaves the probe without effect.
+ *
+ * Return: 0; -%EINVAL @inode is not a regular file; -%ENXIO @offset is
+ * beyond its end; -%ENOEXEC it is not a 64-bit ELF file; -%EFAULT
+ * @offset is not in an executable segment; -%EILSEQ no valid instruction
+ * there; -%EOPNOTSUPP the instruction cannot be probed; -%EBUSY a process
+ * has another breakpoint there, or is ptraced; -%EINTR; -%ENOMEM.
+ * On error, no process has the probe.
+ */
+int utprobe_register_file(struct utprobe *up, struct inode *inode,
+			  loff_t offset)
+{
+	struct utp_deferred *d;
+	int ret;
+
+	if (!utp_in_handler()) {
+		struct utp_thread *ut = utp_kernel_op_begin();
+
+		ret = utp_register_file(up, inode, offset, true);
+		utp_kernel_op_end(ut);
+		return ret;
+	}
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	ret = d ? utp_probe_init(up) : -ENOMEM;
+	if (ret) {
+		kfree(d);
+		return ret;
+	}
+	ihold(inode);
+	d->up = up;
+	d->inode = inode;
+	d->offset = offset;
+	utp_defer(d);
+	return 0;
+}
 EXPORT_SYMBOL_GPL(utprobe_register_file);
+
+static int __init utp_init(void)
+{
+	utp_wq = alloc_ordered_workqueue("utprobes", 0);
+	return utp_wq ? 0 : -ENOMEM;
+}
+subsys_initcall(utp_init);

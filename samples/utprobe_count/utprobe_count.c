@@ -8,6 +8,10 @@
  * hit under a mutex (handlers run in the probed thread and may sleep
  * briefly).  /sys/module/utprobe_count/parameters/hits reads the count
  * and /sys/module/utprobe_count/parameters/engine_hits the engine's own.
+ *
+ * With oneshot=N, the handler unregisters its probe at the Nth hit; with
+ * chain=ADDR2, the first hit registers a second probe, on ADDR2, whose
+ * hits chain_hits reads: both from inside the handler.
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -22,14 +26,44 @@ static unsigned long addr;
 module_param(addr, ulong, 0444);
 MODULE_PARM_DESC(addr, "address of the instruction to probe");
 
+static int oneshot;
+module_param(oneshot, int, 0444);
+MODULE_PARM_DESC(oneshot, "unregister the probe at this hit");
+
+static unsigned long chain;
+module_param(chain, ulong, 0444);
+MODULE_PARM_DESC(chain, "address to probe from the first hit's handler");
+
 static DEFINE_MUTEX(count_lock);
-static u64 count;
+static u64 count, chain_count;
+static bool chained;
+
+static int chain_handler(struct utprobe *up, struct pt_regs *regs)
+{
+	mutex_lock(&count_lock);
+	chain_count++;
+	mutex_unlock(&count_lock);
+	return 0;
+}
+
+static struct utprobe chain_probe = {
+	.handler = chain_handler,
+	.name = "utprobe_count_chain",
+};
+
+static struct utprobe probe;
 
 static int count_handler(struct utprobe *up, struct pt_regs *regs)
 {
+	u64 n;
+
 	mutex_lock(&count_lock);
-	count++;
+	n = ++count;
+	if (n == 1 && chain && !utprobe_register_pid(&chain_probe, pid, chain))
+		chained = true;
 	mutex_unlock(&count_lock);
+	if (n == oneshot)
+		utprobe_unregister(up);
 	return 0;
 }
 
@@ -37,6 +71,22 @@ static struct utprobe probe = {
 	.handler = count_handler,
 	.name = "utprobe_count",
 };
+
+static int chain_hits_get(char *buf, const struct kernel_param *kp)
+{
+	u64 n;
+
+	mutex_lock(&count_lock);
+	n = chain_count;
+	mutex_unlock(&count_lock);
+	return sysfs_emit(buf, "%llu\n", n);
+}
+
+static const struct kernel_param_ops chain_hits_ops = {
+	.get = chain_hits_get,
+};
+module_param_cb(chain_hits, &chain_hits_ops, NULL, 0444);
+MODULE_PARM_DESC(chain_hits, "hits of the probe registered by the handler");
 
 static int hits_get(char *buf, const struct kernel_param *kp)
 {
@@ -75,6 +125,8 @@ static int __init utprobe_count_init(void)
 static void __exit utprobe_count_exit(void)
 {
 	utprobe_unregister(&probe);
+	if (chained)
+		utprobe_unregister(&chain_probe);
 }
 
 module_init(utprobe_count_init);

@@ -617,23 +617,28 @@ TEST(signals_mid_step_delivered_after)
 }
 
 /* The sample module counts exactly, and can go while its probe is live. */
-static int load_sample(pid_t pid, void *addr)
+static int load_sample_params(pid_t pid, void *addr, const char *extra)
 {
-	char path[256], params[128];
+	char path[256], params[160];
 	struct utsname u;
 	int fd, ret;
 
 	uname(&u);
 	snprintf(path, sizeof(path),
 		 "/lib/modules/%s/extra/utprobe_count.ko", u.release);
-	snprintf(params, sizeof(params), "pid=%d addr=%lu", pid,
-		 (unsigned long)addr);
+	snprintf(params, sizeof(params), "pid=%d addr=%lu %s", pid,
+		 (unsigned long)addr, extra);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
 	close(fd);
 	return ret;
+}
+
+static int load_sample(pid_t pid, void *addr)
+{
+	return load_sample_params(pid, addr, "");
 }
 
 static long long sample_param(const char *name)
@@ -741,7 +746,9 @@ static int finish_target(struct target *t)
 {
 	int st;
 
-	if (t->in >= 0 && write(t->in, "go\n", 3) != 3)
+	/* a target that does not wait may have gone: no SIGPIPE */
+	signal(SIGPIPE, SIG_IGN);
+	if (t->in >= 0 && write(t->in, "go\n", 3) != 3 && errno != EPIPE)
 		return -1;
 	close(t->in);
 	t->in = -1;
@@ -856,6 +863,161 @@ TEST(file_probe_bad_input)
 	EXPECT_EQ(-EEXIST, events("p:ok %s:%#lx", t.self.path, t.self.offset));
 	EXPECT_STREQ(before, read_file(EVENTS, after, sizeof(after)));
 	clear_probes();
+}
+
+/*
+ * A handler unregisters its own probe at the 100th hit.  (One thread:
+ * hits already under way in other threads would still be counted.)
+ */
+TEST(unregister_from_handler)
+{
+	struct child ch = spawn(step_case, CALLS, 1);
+	char params[64];
+	int st;
+
+	snprintf(params, sizeof(params), "oneshot=100");
+	ASSERT_EQ(0, load_sample_params(ch.pid, step_case->label, params));
+	go(&ch);
+	st = reap(ch.pid);
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(100, sample_param("hits"));
+	EXPECT_EQ(100, sample_param("engine_hits"));
+	EXPECT_EQ(0, syscall(SYS_delete_module, "utprobe_count", O_NONBLOCK));
+}
+
+/* The first hit's handler registers a probe elsewhere, which then counts. */
+TEST(register_from_handler)
+{
+	char params[64], path[64], x;
+	unsigned char byte = 0;
+	int go1[2], go2[2], st, fd;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(go1));
+	ASSERT_EQ(0, pipe(go2));
+	pid = fork();
+	if (pid == 0) {
+		int bad = 0;
+
+		if (read(go1[0], &x, 1) != 1)
+			_exit(100);
+		bad += nop_case->fn(1) != nop_case->expect(1);
+		if (read(go2[0], &x, 1) != 1)
+			_exit(101);
+		for (long i = 0; i < CALLS; i++)
+			bad += step_case->fn(i) != step_case->expect(i);
+		_exit(bad ? 1 : 0);
+	}
+	snprintf(params, sizeof(params), "chain=%lu",
+		 (unsigned long)step_case->label);
+	ASSERT_EQ(0, load_sample_params(pid, nop_case->label, params));
+	ASSERT_EQ(1, write(go1[1], "g", 1));
+	/* the second probe is in once its int3 is */
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	for (int i = 0; i < 4000 && byte != 0xcc; i++) {
+		usleep(5000);
+		ASSERT_EQ(1, pread(fd, &byte, 1, (off_t)(unsigned long)step_case->label));
+	}
+	close(fd);
+	EXPECT_EQ(0xcc, byte);
+	ASSERT_EQ(1, write(go2[1], "g", 1));
+	st = reap(pid);
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(1, sample_param("hits"));
+	EXPECT_EQ(CALLS, sample_param("chain_hits"));
+	EXPECT_EQ(0, syscall(SYS_delete_module, "utprobe_count", O_NONBLOCK));
+}
+
+/* Mainline uprobes (tracefs uprobe_events), side by side with ours. */
+#define MAINLINE "/sys/kernel/tracing/uprobe_events"
+
+static int write_file(const char *path, int flags, const char *fmt, ...)
+{
+	char buf[1200];
+	va_list ap;
+	int fd, ret = 0;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fd = open(path, O_WRONLY | flags);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, strlen(buf)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* The hit count of mainline uprobe event @event, or -1. */
+static long long mainline_hits(const char *event)
+{
+	char buf[4096], *line, name[256], file[1024];
+	long long n;
+
+	read_file("/sys/kernel/tracing/uprobe_profile", buf, sizeof(buf));
+	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+		if (sscanf(line, "%1023s %255s %lld", file, name, &n) == 3 &&
+		    !strcmp(name, event))
+			return n;
+	return -1;
+}
+
+static void mainline_clear(void)
+{
+	write_file("/sys/kernel/tracing/events/utp_mainline/enable", 0, "0");
+	write_file(MAINLINE, O_TRUNC, "");
+}
+
+/*
+ * work() is "lea 1(%rdi),%rax; ret": one engine on each instruction, in
+ * both orders; each counts every call.  Ours on an instruction that
+ * holds a mainline breakpoint is refused.
+ */
+TEST(mainline_uprobes_side_by_side)
+{
+	struct target t;
+	int lea_len = 4;
+
+	clear_probes();
+	mainline_clear();
+	ASSERT_EQ(0, start_target(&t, "offsets", "0", NULL));
+	ASSERT_EQ(0, finish_target(&t));
+	for (int order = 0; order < 2; order++) {
+		unsigned long ours = t.self.offset + (order ? lea_len : 0);
+		unsigned long theirs = t.self.offset + (order ? 0 : lea_len);
+		struct target r;
+
+		ASSERT_EQ(0, write_file(MAINLINE, O_APPEND,
+					"p:utp_mainline/utp_work %s:%#lx\n",
+					t.self.path, theirs));
+		ASSERT_EQ(0, write_file("/sys/kernel/tracing/events/utp_mainline/enable",
+					0, "1"));
+		ASSERT_EQ(0, events("p:ours %s:%#lx", t.self.path, ours));
+		ASSERT_EQ(0, start_target(&r, "run", "300", "fork"));
+		EXPECT_EQ(0, finish_target(&r));
+		EXPECT_EQ(600, hits("ours"));
+		EXPECT_EQ(600, mainline_hits("utp_work"));
+		clear_probes();
+		mainline_clear();
+	}
+
+	/* the same instruction: a running process has mainline's int3 there */
+	ASSERT_EQ(0, start_target(&t, "wait", "10", NULL));
+	ASSERT_EQ(0, write_file(MAINLINE, O_APPEND,
+				"p:utp_mainline/utp_work %s:%#lx\n",
+				t.self.path, t.self.offset));
+	ASSERT_EQ(0, write_file("/sys/kernel/tracing/events/utp_mainline/enable",
+				0, "1"));
+	EXPECT_EQ(-EBUSY, events("p:ours %s:%#lx", t.self.path, t.self.offset));
+	EXPECT_EQ(-1, hits("ours"));
+	EXPECT_EQ(0, finish_target(&t));
+	EXPECT_EQ(10, mainline_hits("utp_work"));
+	mainline_clear();
 }
 
 TEST_HARNESS_MAIN
