@@ -1020,4 +1020,33 @@ TEST(mainline_uprobes_side_by_side)
 	mainline_clear();
 }
 
+/* Each hit is a utprobes:utprobe_hit trace event with pid, tid, probe, ip. */
+TEST(trace_event_per_hit)
+{
+	static char buf[1 << 20];
+	struct child ch = spawn(nop_case, 50, 1);
+	char want[128], *p;
+	int n = 0, st;
+
+	clear_probes();
+	ASSERT_EQ(0, write_file("/sys/kernel/tracing/trace", O_TRUNC, ""));
+	ASSERT_EQ(0, write_file("/sys/kernel/tracing/events/utprobes/utprobe_hit/enable",
+				0, "1"));
+	ASSERT_EQ(0, events("p:tev %d:%p", ch.pid, nop_case->label));
+	go(&ch);
+	st = reap(ch.pid);
+	EXPECT_EQ(0, write_file("/sys/kernel/tracing/events/utprobes/utprobe_hit/enable",
+				0, "0"));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	snprintf(want, sizeof(want), "utprobe_hit: pid=%d tid=%d probe=tev ip=%p\n",
+		 ch.pid, ch.pid, nop_case->label);
+	read_file("/sys/kernel/tracing/trace", buf, sizeof(buf));
+	for (p = buf; (p = strstr(p, want)); p += strlen(want))
+		n++;
+	EXPECT_EQ(50, n);
+	EXPECT_EQ(50, hits("tev"));
+	clear_probes();
+}
+
 TEST_HARNESS_MAIN
