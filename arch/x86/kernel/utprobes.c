@@ -11,6 +11,7 @@
  * else the instruction computed from its own address are moved back from
  * the slot to the probed address.
  */
+#include <kunit/visibility.h>
 #include <linux/errno.h>
 #include <linux/ptrace.h>
 #include <linux/stddef.h>
@@ -218,6 +219,7 @@ int utp_arch_analyze(struct utp_arch_insn *ai, const u8 *buf, int len)
 		ai->fixups = UTP_FIX_IP;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(utp_arch_analyze);
 
 /* Is condition @cond (the low nibble of a jcc opcode) true in @flags? */
 static bool utp_cond_true(u8 cond, unsigned long flags)
@@ -312,6 +314,7 @@ int utp_arch_emulate(const struct utp_arch_insn *ai, unsigned long vaddr,
 	}
 	return -EAGAIN;
 }
+EXPORT_SYMBOL_IF_KUNIT(utp_arch_emulate);
 
 /**
  * utp_arch_xol_copy - the bytes of a slot for a stepped instruction
@@ -338,6 +341,7 @@ int utp_arch_xol_copy(const struct utp_arch_insn *ai, unsigned long vaddr,
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(utp_arch_xol_copy);
 
 /**
  * utp_arch_pre_step - point the thread at the slot for its single step
@@ -350,6 +354,7 @@ void utp_arch_pre_step(const struct utp_arch_insn *ai, unsigned long slot,
 {
 	regs->ip = slot;
 }
+EXPORT_SYMBOL_IF_KUNIT(utp_arch_pre_step);
 
 /**
  * utp_arch_post_step - move the effects of a single step back from the slot
@@ -378,6 +383,7 @@ int utp_arch_post_step(const struct utp_arch_insn *ai, unsigned long vaddr,
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(utp_arch_post_step);
 
 /**
  * utp_arch_abort_step - the stepped instruction faulted: back to the probe
@@ -391,3 +397,4 @@ void utp_arch_abort_step(unsigned long vaddr, struct pt_regs *regs)
 {
 	regs->ip = vaddr;
 }
+EXPORT_SYMBOL_IF_KUNIT(utp_arch_abort_step);

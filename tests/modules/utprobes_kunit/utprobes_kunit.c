@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the x86 instruction handling of utprobes: which
+ * instructions are refused, emulated or stepped, with which fixups;
+ * condition codes of emulated jcc; rip-relative displacements in slots;
+ * the ip after a step.
+ */
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/ptrace.h>
+#include <linux/unaligned.h>
+#include <asm/utprobes.h>
+
+struct insn_case {
+	const char *what;
+	u8 bytes[MAX_INSN_SIZE];
+	int len;
+	int ret;
+	u8 kind;
+	u8 fixups;
+	u8 disp_off;
+	s32 rel;
+};
+
+#define OK(w, k, f, d, r, ...) \
+	{ w, { __VA_ARGS__ }, sizeof((u8[]){ __VA_ARGS__ }), 0, k, f, d, r }
+#define NO(w, e, ...) \
+	{ w, { __VA_ARGS__ }, sizeof((u8[]){ __VA_ARGS__ }), e, 0, 0, 0, 0 }
+
+static const struct insn_case insn_cases[] = {
+	OK("nop", UTP_INSN_NOP, 0, 0, 0, 0x90),
+	OK("pause", UTP_INSN_NOP, 0, 0, 0, 0xf3, 0x90),
+	OK("xchg %r8,%rax", UTP_INSN_STEP, UTP_FIX_IP, 0, 0, 0x49, 0x90),
+	OK("nopl 0(%rax,%rax)", UTP_INSN_NOP, 0, 0, 0,
+	   0x0f, 0x1f, 0x44, 0x00, 0x00),
+	OK("endbr64", UTP_INSN_NOP, 0, 0, 0, 0xf3, 0x0f, 0x1e, 0xfa),
+	OK("push %rbp", UTP_INSN_PUSH, 0, 0, 0, 0x55),
+	OK("push %r15", UTP_INSN_PUSH, 0, 0, 0, 0x41, 0x57),
+	OK("push %bp", UTP_INSN_STEP, UTP_FIX_IP, 0, 0, 0x66, 0x55),
+	OK("jmp rel8", UTP_INSN_JMP, 0, 0, 5, 0xeb, 0x05),
+	OK("jmp rel32", UTP_INSN_JMP, 0, 0, -16, 0xe9, 0xf0, 0xff, 0xff, 0xff),
+	OK("je rel8", UTP_INSN_JCC, 0, 0, -2, 0x74, 0xfe),
+	OK("jne rel32", UTP_INSN_JCC, 0, 0, 16,
+	   0x0f, 0x85, 0x10, 0x00, 0x00, 0x00),
+	OK("call rel32", UTP_INSN_CALL, 0, 0, 0x100,
+	   0xe8, 0x00, 0x01, 0x00, 0x00),
+	OK("ret", UTP_INSN_RET, 0, 0, 0, 0xc3),
+	OK("ret $8", UTP_INSN_RET, 0, 0, 8, 0xc2, 0x08, 0x00),
+	OK("lea 0x10(%rip),%rax", UTP_INSN_STEP, UTP_FIX_IP, 3, 0,
+	   0x48, 0x8d, 0x05, 0x10, 0x00, 0x00, 0x00),
+	OK("mov %rax,0x10(%rip)", UTP_INSN_STEP, UTP_FIX_IP, 3, 0,
+	   0x48, 0x89, 0x05, 0x10, 0x00, 0x00, 0x00),
+	OK("call *0x10(%rip)", UTP_INSN_STEP, UTP_FIX_CALL, 2, 0,
+	   0xff, 0x15, 0x10, 0x00, 0x00, 0x00),
+	OK("call *%rax", UTP_INSN_STEP, UTP_FIX_CALL, 0, 0, 0xff, 0xd0),
+	OK("jmp *%rax", UTP_INSN_STEP, 0, 0, 0, 0xff, 0xe0),
+	OK("pushf", UTP_INSN_STEP, UTP_FIX_IP | UTP_FIX_TF, 0, 0, 0x9c),
+	OK("sub $8,%rsp", UTP_INSN_STEP, UTP_FIX_IP, 0, 0,
+	   0x48, 0x83, 0xec, 0x08),
+	OK("loop rel8", UTP_INSN_STEP, UTP_FIX_IP, 0, 0, 0xe2, 0xfe),
+	OK("lock incl (%rdi)", UTP_INSN_STEP, UTP_FIX_IP, 0, 0, 0xf0, 0xff, 0x07),
+	NO("syscall", -EOPNOTSUPP, 0x0f, 0x05),
+	NO("int3", -EOPNOTSUPP, 0xcc),
+	NO("int $0x80", -EOPNOTSUPP, 0xcd, 0x80),
+	NO("iret", -EOPNOTSUPP, 0xcf),
+	NO("hlt", -EOPNOTSUPP, 0xf4),
+	NO("cli", -EOPNOTSUPP, 0xfa),
+	NO("ud2", -EOPNOTSUPP, 0x0f, 0x0b),
+	NO("in $0x10,%al", -EOPNOTSUPP, 0xe4, 0x10),
+	NO("lcall *(%rax)", -EOPNOTSUPP, 0xff, 0x18),
+	NO("ljmp *(%rax)", -EOPNOTSUPP, 0xff, 0x28),
+	NO("lret", -EOPNOTSUPP, 0xcb),
+	NO("mov %eax,%ss", -EOPNOTSUPP, 0x8e, 0xd0),
+	NO("callw", -EOPNOTSUPP, 0x66, 0xe8, 0x00, 0x00, 0x00, 0x00),
+	NO("rdmsr", -EOPNOTSUPP, 0x0f, 0x32),
+	NO("mov %cr0,%rax", -EOPNOTSUPP, 0x0f, 0x20, 0xc0),
+	NO("truncated call", -EILSEQ, 0xe8, 0x00),
+	NO("truncated mov", -EILSEQ, 0x48, 0x8b),
+};
+
+static void insn_case_desc(const struct insn_case *c, char *desc)
+{
+	strscpy(desc, c->what, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(insn, insn_cases, insn_case_desc);
+
+static void analyze_test(struct kunit *test)
+{
+	const struct insn_case *c = test->param_value;
+	struct utp_arch_insn ai;
+
+	KUNIT_ASSERT_EQ(test, c->ret, utp_arch_analyze(&ai, c->bytes, c->len));
+	if (c->ret)
+		return;
+	KUNIT_EXPECT_EQ(test, c->len, ai.len);
+	KUNIT_EXPECT_EQ(test, c->kind, ai.kind);
+	KUNIT_EXPECT_EQ(test, c->fixups, ai.fixups);
+	KUNIT_EXPECT_EQ(test, c->disp_off, ai.disp_off);
+	if (ai.kind != UTP_INSN_STEP && ai.kind != UTP_INSN_NOP &&
+	    ai.kind != UTP_INSN_PUSH)
+		KUNIT_EXPECT_EQ(test, c->rel, ai.rel);
+	KUNIT_EXPECT_MEMEQ(test, c->bytes, ai.bytes, c->len);
+}
+
+/* An instruction needs only its own bytes: what follows is ignored. */
+static void analyze_ignores_following_bytes_test(struct kunit *test)
+{
+	const u8 buf[MAX_INSN_SIZE] = { 0x55, 0x48, 0x89, 0xe5 };
+	struct utp_arch_insn ai;
+
+	KUNIT_ASSERT_EQ(test, 0, utp_arch_analyze(&ai, buf, sizeof(buf)));
+	KUNIT_EXPECT_EQ(test, 1, ai.len);
+	KUNIT_EXPECT_EQ(test, UTP_INSN_PUSH, ai.kind);
+	KUNIT_EXPECT_EQ(test, (u16)offsetof(struct pt_regs, bp), ai.reg_off);
+}
+
+/* Each jcc condition against flags, taken or not. */
+static void jcc_conditions_test(struct kunit *test)
+{
+	static const struct {
+		u8 cond;
+		unsigned long flags;
+		bool taken;
+	} cases[] = {
+		{ 0x0, X86_EFLAGS_OF, true },	{ 0x0, 0, false },
+		{ 0x1, 0, true },		{ 0x2, X86_EFLAGS_CF, true },
+		{ 0x3, X86_EFLAGS_CF, false },	{ 0x4, X86_EFLAGS_ZF, true },
+		{ 0x5, X86_EFLAGS_ZF, false },	{ 0x6, X86_EFLAGS_CF, true },
+		{ 0x6, 0, false },		{ 0x7, 0, true },
+		{ 0x8, X86_EFLAGS_SF, true },	{ 0x9, X86_EFLAGS_SF, false },
+		{ 0xa, X86_EFLAGS_PF, true },	{ 0xb, X86_EFLAGS_PF, false },
+		{ 0xc, X86_EFLAGS_SF, true },
+		{ 0xc, X86_EFLAGS_SF | X86_EFLAGS_OF, false },
+		{ 0xd, X86_EFLAGS_OF, false },	{ 0xd, 0, true },
+		{ 0xe, X86_EFLAGS_ZF, true },	{ 0xe, 0, false },
+		{ 0xf, 0, true },		{ 0xf, X86_EFLAGS_SF, false },
+	};
+	unsigned long vaddr = 0x401000;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		u8 bytes[] = { 0x70 | cases[i].cond, 0x10 };
+		struct pt_regs regs = { .flags = cases[i].flags };
+		unsigned long want = vaddr + 2;
+		struct utp_arch_insn ai;
+
+		if (cases[i].taken)
+			want += 0x10;
+		KUNIT_ASSERT_EQ(test, 0, utp_arch_analyze(&ai, bytes, 2));
+		KUNIT_ASSERT_EQ(test, 0, utp_arch_emulate(&ai, vaddr, &regs));
+		KUNIT_EXPECT_EQ_MSG(test, want, regs.ip, "cond %#x flags %#lx",
+				    cases[i].cond, cases[i].flags);
+	}
+}
+
+/* jmp, nop: emulated on the registers alone; steps are not emulated. */
+static void emulate_registers_test(struct kunit *test)
+{
+	const u8 jmp[] = { 0xe9, 0x00, 0x10, 0x00, 0x00 };
+	const u8 nop[] = { 0x0f, 0x1f, 0x40, 0x00 };
+	const u8 lea[] = { 0x48, 0x8d, 0x47, 0x01 };
+	struct pt_regs regs = {};
+	struct utp_arch_insn ai;
+
+	KUNIT_ASSERT_EQ(test, 0, utp_arch_analyze(&ai, jmp, sizeof(jmp)));
+	KUNIT_EXPECT_EQ(test, 0, utp_arch_emulate(&ai, 0x401000, &regs));
+	KUNIT_EXPECT_EQ(test, 0x401000UL + 5 + 0x1000, regs.ip);
+	KUNIT_ASSERT_EQ(test, 0, utp_arch_analyze(&ai, nop, sizeof(nop)));
+	KUNIT_EXPECT_EQ(test, 0, utp_arch_emulate(&ai, 0x401000, &regs));
+	KUNIT_EXPECT_EQ(test, 0x401004UL, regs.ip);
+	KUNIT_ASSERT_EQ(test, 0, utp_arch_analyze(&ai, lea, sizeof(lea)));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, utp_arch_emulate(&ai, 0x401000, &regs));
+}
+
+/* The slot's copy reaches the same rip-relative target, or is refused. */
+static void xol_copy_riprel_test(struct kunit *test)
+{
+	const u8 mov[] = { 0x48, 0x8b, 0x05, 0x10, 0x00, 0x00, 0x00 };
+	u8 out[UTP_XOL_SLOT_SIZE];
+	struct utp_arch_insn ai;
+	unsigned long vaddr = 0x401000, slot = 0x10001000;
+	s32 disp;
+
+	KUNIT_ASSERT_EQ(test, 0, utp_arch_analyze(&ai, mov, sizeof(mov)));
+	KUNIT_ASSERT_EQ(test, 0, utp_arch_xol_copy(&ai, vaddr, slot, out));
+	disp = get_unaligned_le32(out + 3);
+	/* both read vaddr + len + 0x10 */
+	KUNIT_EXPECT_EQ(test, vaddr + sizeof(mov) + 0x10,
+			slot + sizeof(mov) + (long)disp);
+	KUNIT_EXPECT_MEMEQ(test, mov, out, 3);
+	KUNIT_EXPECT_EQ(test, UTP_BREAK_INSN, out[sizeof(mov)]);
+	KUNIT_EXPECT_EQ(test, -ERANGE,
+			utp_arch_xol_copy(&ai, 0x7f0000000000UL, slot, out));
+}
+
+/* After the step: ip back from the slot; indirect jumps keep theirs. */
+static void post_step_ip_test(struct kunit *test)
+{
+	const u8 sub[] = { 0x48, 0x83, 0xec, 0x08 };
+	const u8 jmp[] = { 0xff, 0xe0 };
+	unsigned long vaddr = 0x401000, slot = 0x7000;
+	struct pt_regs regs = {};
+	struct utp_arch_insn ai;
+
+	KUNIT_ASSERT_EQ(test, 0, utp_arch_analyze(&ai, sub, sizeof(sub)));
+	utp_arch_pre_step(&ai, slot, &regs);
+	KUNIT_EXPECT_EQ(test, slot, regs.ip);
+	regs.ip = slot + sizeof(sub);
+	KUNIT_EXPECT_EQ(test, 0, utp_arch_post_step(&ai, vaddr, slot, &regs));
+	KUNIT_EXPECT_EQ(test, vaddr + sizeof(sub), regs.ip);
+
+	KUNIT_ASSERT_EQ(test, 0, utp_arch_analyze(&ai, jmp, sizeof(jmp)));
+	regs.ip = 0x123456;
+	KUNIT_EXPECT_EQ(test, 0, utp_arch_post_step(&ai, vaddr, slot, &regs));
+	KUNIT_EXPECT_EQ(test, 0x123456UL, regs.ip);
+
+	utp_arch_abort_step(vaddr, &regs);
+	KUNIT_EXPECT_EQ(test, vaddr, regs.ip);
+}
+
+static struct kunit_case utprobes_insn_cases[] = {
+	KUNIT_CASE_PARAM(analyze_test, insn_gen_params),
+	KUNIT_CASE(analyze_ignores_following_bytes_test),
+	KUNIT_CASE(jcc_conditions_test),
+	KUNIT_CASE(emulate_registers_test),
+	KUNIT_CASE(xol_copy_riprel_test),
+	KUNIT_CASE(post_step_ip_test),
+	{}
+};
+
+static struct kunit_suite utprobes_insn_suite = {
+	.name = "utprobes_insn",
+	.test_cases = utprobes_insn_cases,
+};
+
+kunit_test_suite(utprobes_insn_suite);
+
+MODULE_DESCRIPTION("KUnit tests of utprobes' x86 instruction handling");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
