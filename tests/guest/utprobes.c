@@ -726,7 +726,7 @@ static int start_target(struct target *t, const char *mode, const char *n,
 	close(in[0]);
 	t->out = fdopen(out[0], "r");
 	t->in = in[1];
-	if (!strcmp(mode, "run"))
+	if (!strcmp(mode, "run") || !strcmp(mode, "print"))
 		return 0;
 	for (int i = 0; i < 2; i++) {
 		struct where w;
@@ -1046,6 +1046,39 @@ TEST(trace_event_per_hit)
 		n++;
 	EXPECT_EQ(50, n);
 	EXPECT_EQ(50, hits("tev"));
+	clear_probes();
+}
+
+/* The probed program's output is byte-identical with and without probes. */
+static size_t target_output(char *buf, size_t size)
+{
+	struct target t;
+	size_t n;
+
+	if (start_target(&t, "print", "300", NULL))
+		return 0;
+	n = fread(buf, 1, size, t.out);
+	return finish_target(&t) ? 0 : n;
+}
+
+TEST(output_unchanged_by_probes)
+{
+	static char plain[8192], probed[8192];
+	size_t n_plain, n_probed;
+	struct target t;
+
+	clear_probes();
+	ASSERT_EQ(0, start_target(&t, "offsets", "0", NULL));
+	ASSERT_EQ(0, finish_target(&t));
+	n_plain = target_output(plain, sizeof(plain));
+	ASSERT_LT((size_t)0, n_plain);
+	ASSERT_EQ(0, events("p:self %s:%#lx", t.self.path, t.self.offset));
+	ASSERT_EQ(0, events("p:ret %s:%#lx", t.self.path, t.self.offset + 4));
+	n_probed = target_output(probed, sizeof(probed));
+	EXPECT_EQ(n_plain, n_probed);
+	EXPECT_EQ(0, memcmp(plain, probed, n_plain));
+	EXPECT_EQ(300, hits("self"));
+	EXPECT_EQ(300, hits("ret"));
 	clear_probes();
 }
 

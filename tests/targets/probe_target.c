@@ -9,6 +9,7 @@
  *                                 the right results
  *   probe_target wait N [fork]    print as "offsets" does, wait for a line
  *                                 on stdin, then "run"
+ *   probe_target print N          print work(i) for i < N, one per line
  *
  * Lines printed: "self PATH OFFSET ADDR" and "libc PATH OFFSET ADDR",
  * OFFSET the file offset of the function's first instruction and ADDR
@@ -101,6 +102,11 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		return 2;
+	if (!strcmp(argv[1], "print")) {
+		for (long i = 0; i < n; i++)
+			printf("%ld\n", work(i));
+		return 0;
+	}
 	if (!strcmp(argv[1], "offsets") || !strcmp(argv[1], "wait")) {
 		if (print_where("self", (void *)work) ||
 		    print_where("libc", libc_getppid))
