@@ -9,10 +9,12 @@
  * briefly).  /sys/module/utprobe_count/parameters/hits reads the count
  * and /sys/module/utprobe_count/parameters/engine_hits the engine's own.
  *
- * With oneshot=N, the handler unregisters its probe at the Nth hit; with
+ * With sleep_ms=MS, the handler sleeps that long at each hit.  With
+ * oneshot=N, the handler unregisters its probe at the Nth hit; with
  * chain=ADDR2, the first hit registers a second probe, on ADDR2, whose
  * hits chain_hits reads: both from inside the handler.
  */
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -25,6 +27,10 @@ MODULE_PARM_DESC(pid, "process to probe");
 static unsigned long addr;
 module_param(addr, ulong, 0444);
 MODULE_PARM_DESC(addr, "address of the instruction to probe");
+
+static int sleep_ms;
+module_param(sleep_ms, int, 0444);
+MODULE_PARM_DESC(sleep_ms, "sleep this long in each hit's handler");
 
 static int oneshot;
 module_param(oneshot, int, 0444);
@@ -62,6 +68,8 @@ static int count_handler(struct utprobe *up, struct pt_regs *regs)
 	if (n == 1 && chain && !utprobe_register_pid(&chain_probe, pid, chain))
 		chained = true;
 	mutex_unlock(&count_lock);
+	if (sleep_ms)
+		msleep(sleep_ms);
 	if (n == oneshot)
 		utprobe_unregister(up);
 	return 0;

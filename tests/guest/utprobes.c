@@ -1082,4 +1082,53 @@ TEST(output_unchanged_by_probes)
 	clear_probes();
 }
 
+/*
+ * SIGKILL while one thread sleeps in a handler and a registration holds
+ * the other stopped, waiting for the first: the process dies, the
+ * registration ends, nothing hangs.
+ */
+static void *nop_forever(void *arg)
+{
+	return hit_forever((void *)nop_case);
+}
+
+TEST(sigkill_during_stop_and_handler)
+{
+	int go_fd[2], st, ret;
+	pid_t pid, writer;
+	char x;
+
+	clear_probes();
+	ASSERT_EQ(0, pipe(go_fd));
+	pid = fork();
+	if (pid == 0) {
+		pthread_t t;
+
+		if (read(go_fd[0], &x, 1) != 1)
+			_exit(100);
+		pthread_create(&t, NULL, nop_forever, NULL);
+		hit_forever((void *)step_case);
+	}
+	ASSERT_EQ(0, load_sample_params(pid, nop_case->label, "sleep_ms=300"));
+	ASSERT_EQ(1, write(go_fd[1], "g", 1));
+	for (int i = 0; i < 2000 && sample_param("hits") < 1; i++)
+		usleep(5000);
+	ASSERT_LE(1, sample_param("hits"));
+	writer = fork();
+	if (writer == 0) {
+		ret = events("p:s %d:%p", pid, step_case->label);
+		_exit(ret == 0 || ret == -ESRCH || ret == -EFAULT ? 0 : 1);
+	}
+	usleep(100000);
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	st = reap(pid);
+	ASSERT_TRUE(WIFSIGNALED(st)) TH_LOG("status %#x", st);
+	EXPECT_EQ(SIGKILL, WTERMSIG(st));
+	st = reap(writer);
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(0, syscall(SYS_delete_module, "utprobe_count", O_NONBLOCK));
+	clear_probes();
+}
+
 TEST_HARNESS_MAIN
