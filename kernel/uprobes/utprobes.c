@@ -109,6 +109,7 @@ struct utp_proc {
 	spinlock_t lock;		/* threads, quiescing, ->stopped */
 	struct list_head threads;
 	bool quiescing;
+	bool dead;			/* emptied: takes no thread, is freed */
 	wait_queue_head_t wq;		/* the quiescer waits here */
 	struct mutex xol_lock;		/* xols and slot allocation */
 	struct list_head xols;
@@ -204,19 +205,33 @@ static bool utp_stop_if_quiescing(struct utp_thread *ut)
 	return stop;
 }
 
+/*
+ * Mark @proc dead if it has no thread left, and queue its teardown, once:
+ * a dead process takes no new thread.
+ */
+static void utp_proc_free_if_empty(struct utp_proc *proc)
+{
+	bool free;
+
+	spin_lock(&proc->lock);
+	free = !proc->dead && list_empty(&proc->threads);
+	if (free)
+		proc->dead = true;
+	spin_unlock(&proc->lock);
+	if (free)
+		schedule_work(&proc->free_work);
+}
+
 /* Remove @ut from its process; the last thread out frees the process. */
 static void utp_thread_leave(struct utp_thread *ut)
 {
 	struct utp_proc *proc = ut->proc;
-	bool last;
 
 	spin_lock(&proc->lock);
 	list_del_init(&ut->node);
-	last = list_empty(&proc->threads);
 	wake_up_all(&proc->wq);
 	spin_unlock(&proc->lock);
-	if (last)
-		schedule_work(&proc->free_work);
+	utp_proc_free_if_empty(proc);
 }
 
 static void utp_thread_free(struct utp_thread *ut)
@@ -255,6 +270,12 @@ static int utp_thread_attach(struct utp_proc *proc, struct task_struct *task)
 	}
 	ut->engine = engine;
 	spin_lock(&proc->lock);
+	if (proc->dead) {
+		spin_unlock(&proc->lock);
+		utp_control(task, engine, UTRACE_DETACH);
+		utp_thread_free(ut);
+		return -ESRCH;
+	}
 	list_add_tail(&ut->node, &proc->threads);
 	spin_unlock(&proc->lock);
 	ret = utrace_set_events(task, engine, UTP_EVENTS);
@@ -266,6 +287,7 @@ static int utp_thread_attach(struct utp_proc *proc, struct task_struct *task)
 		spin_unlock(&proc->lock);
 		utp_control(task, engine, UTRACE_DETACH);
 		utp_thread_free(ut);
+		utp_proc_free_if_empty(proc);
 	}
 	return 0;
 }
@@ -366,7 +388,7 @@ static struct utp_proc *utp_proc_find(struct mm_struct *mm)
 
 	lockdep_assert_held(&utp_mutex);
 	list_for_each_entry(proc, &utp_procs, node)
-		if (proc->mm == mm && !list_empty(&proc->threads))
+		if (proc->mm == mm && !READ_ONCE(proc->dead))
 			return proc;
 	return NULL;
 }
@@ -438,12 +460,11 @@ static struct utp_proc *utp_proc_get(struct task_struct *task)
 		if (ret)
 			break;
 	}
-	if (list_empty(&proc->threads)) {
-		/*
-		 * A thread attached and then died may have queued the
-		 * teardown already; queueing it again does nothing.
-		 */
-		schedule_work(&proc->free_work);
+	if (list_empty(&proc->threads) || READ_ONCE(proc->dead)) {
+		/* its teardown is queued, once, by whoever emptied it */
+		utp_proc_free_if_empty(proc);
+		if (!list_empty(&proc->node))
+			list_del_init(&proc->node);
 		return ERR_PTR(ret ?: -ESRCH);
 	}
 	/* on failure, the threads attached so far stay, harmlessly */
@@ -543,6 +564,7 @@ static struct utp_xol *utp_xol_new(unsigned long vaddr)
 	if (!xol)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&xol->kref);
+	kref_get(&xol->kref);		/* the vma's, dropped by its close */
 	xol->sm.name = "[utprobes]";
 	xol->sm.fault = utp_xol_fault;
 	xol->sm.mremap = utp_xol_mremap;
@@ -572,7 +594,6 @@ static struct utp_xol *utp_xol_new(unsigned long vaddr)
 		return ERR_CAST(vma);
 	}
 	xol->start = addr;
-	kref_get(&xol->kref);		/* the vma's, dropped by close */
 	return xol;
 }
 

@@ -1,0 +1,674 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Probe specs to file offsets: symbols from .symtab, .dynsym and the
+ * separate debug file (libdwfl finds it through .gnu_debuglink or the
+ * build id), lines from the DWARF line table, and instruction boundaries
+ * checked with the kernel's own x86 instruction decoder.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <glob.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <asm/insn.h>
+
+#include "resolve.h"
+
+static void set_err(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+static int is_elf(const char *path)
+{
+	unsigned char magic[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = read(fd, magic, 4) == 4 && !memcmp(magic, ELFMAG, SELFMAG);
+	close(fd);
+	return ok;
+}
+
+/* A library by short name, in the maps of @pid. */
+static int find_in_maps(const char *name, pid_t pid, char *path, size_t size)
+{
+	char maps[64], line[PATH_MAX + 128];
+	size_t n = strlen(name);
+	int found = -1;
+	FILE *f;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
+	f = fopen(maps, "re");
+	if (!f)
+		return -1;
+	while (found && fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, '/'), *base;
+
+		if (!p)
+			continue;
+		p[strcspn(p, "\n")] = '\0';
+		base = strrchr(p, '/') + 1;
+		if (!strcmp(base, name) ||
+		    (!strncmp(base, name, n) && base[n] == '.') ||
+		    (!strncmp(base, "lib", 3) && !strncmp(base + 3, name, n) &&
+		     base[3 + n] == '.')) {
+			snprintf(path, size, "%s", p);
+			found = 0;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* A library by short name, where the dynamic loader looks by default. */
+static int find_library(const char *name, char *path, size_t size)
+{
+	static const char *const dirs[] = {
+		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+		"/lib64", "/usr/lib64", "/lib", "/usr/lib",
+	};
+	static const char *const pats[] = {
+		"%s/%s", "%s/%s.so", "%s/%s.so.*", "%s/lib%s.so", "%s/lib%s.so.*",
+	};
+	char *ldpath = getenv("LD_LIBRARY_PATH"), *copy = NULL, *dir, *save;
+	char pattern[PATH_MAX];
+	int ret = -1;
+
+	if (ldpath)
+		copy = strdup(ldpath);
+	for (int d = -1; ret && d < (int)(sizeof(dirs) / sizeof(dirs[0])); d++) {
+		const char *dirv[64];
+		int nd = 0;
+
+		if (d < 0) {
+			for (dir = copy ? strtok_r(copy, ":", &save) : NULL;
+			     dir && nd < 64; dir = strtok_r(NULL, ":", &save))
+				dirv[nd++] = dir;
+		} else {
+			dirv[nd++] = dirs[d];
+		}
+		for (int i = 0; ret && i < nd; i++) {
+			for (size_t p = 0; ret && p < sizeof(pats) / sizeof(pats[0]); p++) {
+				glob_t g;
+
+				snprintf(pattern, sizeof(pattern), pats[p], dirv[i],
+					 name);
+				if (glob(pattern, 0, NULL, &g))
+					continue;
+				for (size_t k = 0; ret && k < g.gl_pathc; k++)
+					if (is_elf(g.gl_pathv[k]) == 1 &&
+					    realpath(g.gl_pathv[k], path))
+						ret = 0;
+				globfree(&g);
+			}
+		}
+	}
+	free(copy);
+	(void)size;
+	return ret;
+}
+
+/* A program in $PATH. */
+static int find_program(const char *name, char *path, size_t size)
+{
+	char *env = getenv("PATH"), *copy, *dir, *save;
+	char cand[PATH_MAX];
+	int ret = -1;
+
+	copy = strdup(env ? env : "/usr/bin:/bin");
+	for (dir = strtok_r(copy, ":", &save); ret && dir;
+	     dir = strtok_r(NULL, ":", &save)) {
+		snprintf(cand, sizeof(cand), "%s/%s", dir, name);
+		if (!access(cand, X_OK) && realpath(cand, path))
+			ret = 0;
+	}
+	free(copy);
+	(void)size;
+	return ret;
+}
+
+int up_find_binary(const char *name, pid_t pid, char *path, size_t size,
+		   char *err, size_t errlen)
+{
+	int elf;
+
+	if (strchr(name, '/')) {
+		if (!realpath(name, path)) {
+			set_err(err, errlen, "%s: %s", name, strerror(errno));
+			return -1;
+		}
+	} else if (!(pid && !find_in_maps(name, pid, path, size)) &&
+		   find_program(name, path, size) &&
+		   find_library(name, path, size)) {
+		if (pid)
+			set_err(err, errlen,
+				"%s: no such program or library (not in $PATH, the library path, or the maps of process %d)",
+				name, pid);
+		else
+			set_err(err, errlen,
+				"%s: no such program or library (not in $PATH or the library path)",
+				name);
+		return -1;
+	}
+	elf = is_elf(path);
+	if (elf < 0) {
+		set_err(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!elf) {
+		set_err(err, errlen, "%s: not an ELF file", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* An open binary: libdwfl's view and the main ELF file's. */
+struct binary {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Elf *elf;		/* the main file, for program headers */
+	GElf_Addr bias;
+	int fd;
+};
+
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static int open_binary(const char *path, struct binary *b, char *err,
+		       size_t errlen)
+{
+	memset(b, 0, sizeof(*b));
+	b->fd = -1;
+	b->dwfl = dwfl_begin(&offline_callbacks);
+	if (!b->dwfl) {
+		set_err(err, errlen, "libdwfl: %s", dwfl_errmsg(-1));
+		return -1;
+	}
+	b->mod = dwfl_report_offline(b->dwfl, "", path, -1);
+	dwfl_report_end(b->dwfl, NULL, NULL);
+	if (!b->mod) {
+		set_err(err, errlen, "%s: %s", path, dwfl_errmsg(-1));
+		dwfl_end(b->dwfl);
+		return -1;
+	}
+	b->elf = dwfl_module_getelf(b->mod, &b->bias);
+	if (!b->elf) {
+		set_err(err, errlen, "%s: %s", path, dwfl_errmsg(-1));
+		dwfl_end(b->dwfl);
+		return -1;
+	}
+	b->fd = open(path, O_RDONLY | O_CLOEXEC);
+	return 0;
+}
+
+static void close_binary(struct binary *b)
+{
+	if (b->fd >= 0)
+		close(b->fd);
+	dwfl_end(b->dwfl);
+}
+
+/* The file offset of link-time address @vaddr, if in executable text. */
+static int vaddr_to_offset(struct binary *b, unsigned long vaddr,
+			   unsigned long *offset)
+{
+	size_t n;
+
+	if (elf_getphdrnum(b->elf, &n))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(b->elf, i, &ph) || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X) || vaddr < ph.p_vaddr ||
+		    vaddr >= ph.p_vaddr + ph.p_filesz)
+			continue;
+		*offset = vaddr - ph.p_vaddr + ph.p_offset;
+		return 0;
+	}
+	return -1;
+}
+
+static int offset_to_vaddr(struct binary *b, unsigned long offset,
+			   unsigned long *vaddr)
+{
+	size_t n;
+
+	if (elf_getphdrnum(b->elf, &n))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(b->elf, i, &ph) || ph.p_type != PT_LOAD ||
+		    offset < ph.p_offset || offset >= ph.p_offset + ph.p_filesz)
+			continue;
+		*vaddr = offset - ph.p_offset + ph.p_vaddr;
+		return 0;
+	}
+	return -1;
+}
+
+/* Function symbols, de-duplicated, in address order. */
+struct func {
+	const char *name;
+	unsigned long vaddr;
+	unsigned long size;
+};
+
+static int func_cmp(const void *a, const void *b)
+{
+	const struct func *x = a, *y = b;
+
+	if (x->vaddr != y->vaddr)
+		return x->vaddr < y->vaddr ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static struct func *functions(struct binary *b, size_t *count)
+{
+	int n = dwfl_module_getsymtab(b->mod);
+	struct func *f;
+	size_t k = 0;
+
+	if (n < 0)
+		n = 0;
+	f = calloc(n + 1, sizeof(*f));
+	if (!f)
+		return NULL;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(b->mod, i, &sym,
+							   &addr, NULL, NULL,
+							   NULL);
+
+		if (!name || !*name || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    sym.st_shndx == SHN_UNDEF || !sym.st_value)
+			continue;
+		f[k].name = name;
+		f[k].vaddr = sym.st_value;
+		f[k].size = sym.st_size;
+		k++;
+	}
+	qsort(f, k, sizeof(*f), func_cmp);
+	/* .symtab and .dynsym list the same function twice */
+	*count = 0;
+	for (size_t i = 0; i < k; i++)
+		if (!*count || f[*count - 1].vaddr != f[i].vaddr ||
+		    strcmp(f[*count - 1].name, f[i].name))
+			f[(*count)++] = f[i];
+	return f;
+}
+
+static const struct func *containing(const struct func *f, size_t n,
+				     unsigned long vaddr)
+{
+	const struct func *best = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (f[i].vaddr <= vaddr &&
+		    (vaddr < f[i].vaddr + f[i].size ||
+		     (!f[i].size && f[i].vaddr == vaddr)))
+			best = &f[i];
+	return best;
+}
+
+/*
+ * Is @vaddr an instruction boundary of function @fn?  Decodes from the
+ * function's start.  1 yes, 0 no (*@prev is where the instruction it is
+ * in starts), -1 cannot tell.
+ */
+static int on_boundary(struct binary *b, const struct func *fn,
+		       unsigned long vaddr, unsigned long *prev)
+{
+	unsigned long off, at = fn->vaddr;
+	unsigned char buf[MAX_INSN_SIZE];
+
+	while (at < vaddr) {
+		struct insn insn;
+		ssize_t got;
+
+		if (vaddr_to_offset(b, at, &off))
+			return -1;
+		got = pread(b->fd, buf, sizeof(buf), off);
+		if (got <= 0 || insn_decode(&insn, buf, got, INSN_MODE_64) < 0)
+			return -1;
+		*prev = at;
+		at += insn.length;
+	}
+	return at == vaddr;
+}
+
+static unsigned int edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned int *row = calloc(lb + 1, sizeof(*row)), d;
+
+	if (!row)
+		return ~0U;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned int diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned int up = row[j];
+			unsigned int best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	d = row[lb];
+	free(row);
+	return d;
+}
+
+/* "did you mean" for an unknown symbol: up to three close names. */
+static void suggest(const struct func *f, size_t n, const char *name,
+		    char *out, size_t len)
+{
+	const char *best[3] = { 0 };
+	unsigned int dist[3] = { ~0U, ~0U, ~0U };
+	unsigned int limit = strlen(name) / 3 + 1;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned int d = edit_distance(name, f[i].name);
+
+		if (d > limit && !strstr(f[i].name, name))
+			continue;
+		for (int k = 0; k < 3; k++) {
+			if (best[k] && !strcmp(best[k], f[i].name))
+				break;
+			if (d < dist[k]) {
+				for (int m = 2; m > k; m--) {
+					best[m] = best[m - 1];
+					dist[m] = dist[m - 1];
+				}
+				best[k] = f[i].name;
+				dist[k] = d;
+				break;
+			}
+		}
+	}
+	*out = '\0';
+	for (int k = 0; k < 3 && best[k]; k++)
+		snprintf(out + strlen(out), len - strlen(out), "%s%s",
+			 k ? ", " : " (did you mean: ", best[k]);
+	if (*out)
+		snprintf(out + strlen(out), len - strlen(out), "?)");
+}
+
+static int add_place(struct up_place **places, int *n, const char *path,
+		     struct binary *b, unsigned long vaddr,
+		     const struct func *fn)
+{
+	struct up_place *p = realloc(*places, (*n + 1) * sizeof(**places));
+
+	if (!p)
+		return -1;
+	*places = p;
+	p += *n;
+	memset(p, 0, sizeof(*p));
+	snprintf(p->path, sizeof(p->path), "%s", path);
+	p->vaddr = vaddr;
+	if (vaddr_to_offset(b, vaddr, &p->offset))
+		return -2;
+	if (fn) {
+		snprintf(p->symbol, sizeof(p->symbol), "%s", fn->name);
+		p->sym_off = vaddr - fn->vaddr;
+	}
+	(*n)++;
+	return 0;
+}
+
+/* Resolve the part after BINARY: in @b. */
+static int resolve_in(struct binary *b, const char *path, const char *what,
+		      struct up_place **places, char *err, size_t errlen)
+{
+	size_t nf = 0;
+	struct func *f = functions(b, &nf);
+	const struct func *fn = NULL;
+	unsigned long vaddr = 0, prev = 0, off = 0;
+	char *end, hint[512];
+	const char *colon = strrchr(what, ':');
+	int n = 0, r, check = 0;
+
+	if (!f) {
+		set_err(err, errlen, "out of memory");
+		return -1;
+	}
+	if (!*what) {
+		set_err(err, errlen, "%s: no symbol, address or line given", path);
+		goto fail;
+	}
+	if (colon) {			/* FILE:LINE */
+		char file[PATH_MAX];
+		Dwfl_Line **lines = NULL;
+		size_t nlines = 0;
+		long line = strtol(colon + 1, &end, 10);
+
+		snprintf(file, sizeof(file), "%.*s", (int)(colon - what), what);
+		if (*end || line <= 0) {
+			set_err(err, errlen, "%s: bad line number in '%s'", path,
+				what);
+			goto fail;
+		}
+		if (dwfl_module_getsrc_file(b->mod, file, line, 0, &lines,
+					    &nlines) || !nlines) {
+			set_err(err, errlen, "%s: no code for %s:%ld in its line table%s",
+				path, file, line,
+				dwfl_module_getdwarf(b->mod, &(Dwarf_Addr){ 0 }) ?
+				"" : " (no DWARF debug info)");
+			free(lines);
+			goto fail;
+		}
+		vaddr = ~0UL;
+		for (size_t i = 0; i < nlines; i++) {
+			Dwarf_Addr a;
+
+			if (dwfl_lineinfo(lines[i], &a, NULL, NULL, NULL, NULL) &&
+			    a - b->bias < vaddr)
+				vaddr = a - b->bias;
+		}
+		free(lines);
+		fn = containing(f, nf, vaddr);
+	} else if (!strncmp(what, "0x", 2) || isdigit((unsigned char)*what)) {
+		errno = 0;
+		vaddr = strtoul(what, &end, 0);
+		if (*end || errno) {
+			set_err(err, errlen, "%s: bad address '%s'", path, what);
+			goto fail;
+		}
+		fn = containing(f, nf, vaddr);
+		check = 1;
+	} else if (strpbrk(what, "*?[")) {	/* GLOB */
+		for (size_t i = 0; i < nf; i++) {
+			if (fnmatch(what, f[i].name, 0))
+				continue;
+			if (n >= UP_GLOB_MAX) {
+				set_err(err, errlen,
+					"%s: '%s' matches more than %d functions; narrow it",
+					path, what, UP_GLOB_MAX);
+				goto fail;
+			}
+			r = add_place(places, &n, path, b, f[i].vaddr, &f[i]);
+			if (r == -1) {
+				set_err(err, errlen, "out of memory");
+				goto fail;
+			}
+		}
+		if (!n) {
+			set_err(err, errlen, "%s: no function matches '%s'", path,
+				what);
+			goto fail;
+		}
+		free(f);
+		return n;
+	} else {			/* SYMBOL[+OFF] */
+		char name[256];
+		const char *plus = strchr(what, '+');
+
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)(plus ? plus - what : (long)strlen(what)), what);
+		if (plus) {
+			errno = 0;
+			off = strtoul(plus + 1, &end, 0);
+			if (*end || errno || plus[1] == '\0') {
+				set_err(err, errlen, "%s: bad offset in '%s'", path,
+					what);
+				goto fail;
+			}
+			check = 1;
+		}
+		for (size_t i = 0; i < nf && !fn; i++)
+			if (!strcmp(f[i].name, name))
+				fn = &f[i];
+		if (!fn) {
+			suggest(f, nf, name, hint, sizeof(hint));
+			set_err(err, errlen, "%s: no function '%s'%s", path, name,
+				hint);
+			goto fail;
+		}
+		if (fn->size && off >= fn->size) {
+			set_err(err, errlen, "%s: %s+%#lx is beyond the end of %s (size %#lx)",
+				path, name, off, name, fn->size);
+			goto fail;
+		}
+		vaddr = fn->vaddr + off;
+	}
+
+	if (check && fn && vaddr != fn->vaddr) {
+		r = on_boundary(b, fn, vaddr, &prev);
+		if (r == 0) {
+			set_err(err, errlen,
+				"%s: %#lx (%s+%#lx) is inside an instruction, which starts at %s+%#lx",
+				path, vaddr, fn->name, vaddr - fn->vaddr, fn->name,
+				prev - fn->vaddr);
+			goto fail;
+		}
+	}
+	r = add_place(places, &n, path, b, vaddr, fn);
+	if (r == -2) {
+		set_err(err, errlen, "%s: %#lx is not in executable text", path,
+			vaddr);
+		goto fail;
+	} else if (r) {
+		set_err(err, errlen, "out of memory");
+		goto fail;
+	}
+	free(f);
+	return n;
+fail:
+	free(f);
+	free(*places);
+	*places = NULL;
+	return -1;
+}
+
+int up_resolve(const char *spec, pid_t pid, struct up_place **places,
+	       char *err, size_t errlen)
+{
+	const char *colon = strchr(spec, ':');
+	char name[PATH_MAX], path[PATH_MAX];
+	struct binary b;
+	int n;
+
+	*places = NULL;
+	if (!colon || colon == spec) {
+		set_err(err, errlen,
+			"'%s': a probe is BINARY:SYMBOL[+OFF], BINARY:0xADDR, BINARY:FILE:LINE or BINARY:GLOB",
+			spec);
+		return -1;
+	}
+	snprintf(name, sizeof(name), "%.*s", (int)(colon - spec), spec);
+	if (up_find_binary(name, pid, path, sizeof(path), err, errlen))
+		return -1;
+	if (open_binary(path, &b, err, errlen))
+		return -1;
+	n = resolve_in(&b, path, colon + 1, places, err, errlen);
+	close_binary(&b);
+	return n;
+}
+
+int up_functions(const char *path, const char *glob,
+		 void (*fn)(const struct up_place *place, unsigned long size,
+			    void *arg),
+		 void *arg, char *err, size_t errlen)
+{
+	struct binary b;
+	struct func *f;
+	size_t nf = 0;
+
+	if (open_binary(path, &b, err, errlen))
+		return -1;
+	f = functions(&b, &nf);
+	for (size_t i = 0; f && i < nf; i++) {
+		struct up_place p = { .vaddr = f[i].vaddr };
+
+		if (glob && fnmatch(glob, f[i].name, 0))
+			continue;
+		if (vaddr_to_offset(&b, f[i].vaddr, &p.offset))
+			continue;
+		snprintf(p.path, sizeof(p.path), "%s", path);
+		snprintf(p.symbol, sizeof(p.symbol), "%s", f[i].name);
+		fn(&p, f[i].size, arg);
+	}
+	free(f);
+	close_binary(&b);
+	return f ? 0 : -1;
+}
+
+int up_describe(const char *path, unsigned long offset,
+		struct up_place *place)
+{
+	char err[256];
+	struct binary b;
+	struct func *f;
+	const struct func *fn;
+	size_t nf = 0;
+
+	memset(place, 0, sizeof(*place));
+	snprintf(place->path, sizeof(place->path), "%s", path);
+	place->offset = offset;
+	if (open_binary(path, &b, err, sizeof(err)))
+		return -1;
+	if (offset_to_vaddr(&b, offset, &place->vaddr)) {
+		close_binary(&b);
+		return -1;
+	}
+	f = functions(&b, &nf);
+	fn = f ? containing(f, nf, place->vaddr) : NULL;
+	if (fn) {
+		snprintf(place->symbol, sizeof(place->symbol), "%s", fn->name);
+		place->sym_off = place->vaddr - fn->vaddr;
+	}
+	free(f);
+	close_binary(&b);
+	return 0;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Probe specs to file offsets, with elfutils (libdwfl).
+ */
+#ifndef UPROBE_CLI_RESOLVE_H
+#define UPROBE_CLI_RESOLVE_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Globs matching more functions than this are refused. */
+#define UP_GLOB_MAX	256
+
+/* One place a spec resolved to. */
+struct up_place {
+	char path[PATH_MAX];	/* the binary, resolved */
+	unsigned long vaddr;	/* its link-time address */
+	unsigned long offset;	/* its offset in the file */
+	char symbol[256];	/* the function it is in, or "" */
+	unsigned long sym_off;	/* its offset in that function */
+};
+
+/*
+ * Resolve @spec (BINARY:SYMBOL, BINARY:SYMBOL+OFF, BINARY:0xADDR,
+ * BINARY:FILE:LINE or BINARY:GLOB).  BINARY is a path, a program found
+ * in $PATH, or a library's short name (libc, or libc.so.6) found as the
+ * dynamic loader would, or in the maps of @pid if it is not 0.
+ * Returns the number of places in *@places (malloc'ed), or -1 with a
+ * one-line message naming the problem in @err.
+ */
+int up_resolve(const char *spec, pid_t pid, struct up_place **places,
+	       char *err, size_t errlen);
+
+/* Find BINARY as up_resolve() does; 0, or -1 with a message in @err. */
+int up_find_binary(const char *name, pid_t pid, char *path, size_t size,
+		   char *err, size_t errlen);
+
+/*
+ * Call @fn for each function symbol of @path whose name matches @glob
+ * (every one if NULL), in address order; -1 with a message in @err.
+ */
+int up_functions(const char *path, const char *glob,
+		 void (*fn)(const struct up_place *place, unsigned long size,
+			    void *arg),
+		 void *arg, char *err, size_t errlen);
+
+/* The function and offset of file offset @offset of @path ("" if none). */
+int up_describe(const char *path, unsigned long offset,
+		struct up_place *place);
+
+#endif /* UPROBE_CLI_RESOLVE_H */

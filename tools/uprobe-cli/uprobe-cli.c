@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uprobe-cli: probe functions of programs and libraries with utprobes and
+ * count their hits.  Specs are resolved to file offsets with elfutils and
+ * handed to the kernel through tracefs (utprobe_events, utprobe_profile).
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "resolve.h"
+
+static const char *tracefs = "/sys/kernel/tracing";
+
+static int die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("uprobe-cli: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: uprobe-cli add SPEC... [-p PID] [--name NAME]\n"
+	      "       uprobe-cli del NAME... | --all\n"
+	      "       uprobe-cli list\n"
+	      "       uprobe-cli funcs BINARY [GLOB]\n"
+	      "       uprobe-cli resolve SPEC [-p PID]\n"
+	      "\n"
+	      "SPEC is BINARY:SYMBOL, BINARY:SYMBOL+OFFSET, BINARY:0xADDR,\n"
+	      "BINARY:FILE.c:LINE or BINARY:GLOB; BINARY is a path, a program in\n"
+	      "$PATH or a library's short name (libc).  See uprobe-cli(1).\n",
+	      f);
+}
+
+/* Write one definition to utprobe_events; 0 or -errno. */
+static int kernel_write(const char *line)
+{
+	char path[512];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/utprobe_events", tracefs);
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, line, strlen(line)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static const char *kernel_errmsg(int err)
+{
+	switch (err) {
+	case -ENOENT:
+		return "this kernel has no utprobes (no utprobe_events in tracefs)";
+	case -EPERM:
+	case -EACCES:
+		return "permission denied (probes need CAP_SYS_ADMIN)";
+	case -EOPNOTSUPP:
+		return "the kernel refuses to probe this instruction";
+	case -EILSEQ:
+		return "no valid instruction there";
+	case -EEXIST:
+		return "a probe with this name exists already";
+	case -EBUSY:
+		return "another breakpoint is there already (a debugger's or a mainline uprobe's)";
+	case -ESRCH:
+		return "no such process";
+	default:
+		return strerror(-err);
+	}
+}
+
+/* A probe name from a symbol: letters, digits and underscores. */
+static void probe_name(char *out, size_t len, const struct up_place *p)
+{
+	size_t i, k = 0;
+	const char *s = *p->symbol ? p->symbol : "probe";
+
+	if (!isalpha((unsigned char)*s) && *s != '_' && k < len - 1)
+		out[k++] = '_';
+	for (i = 0; s[i] && k < len - 1; i++)
+		out[k++] = isalnum((unsigned char)s[i]) ? s[i] : '_';
+	out[k] = '\0';
+	if (*p->symbol && p->sym_off)
+		snprintf(out + k, len - k, "_%lx", p->sym_off);
+}
+
+static int cmd_add(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "name", required_argument, NULL, 'n' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char err[1024], line[PATH_MAX + 256], (*added)[80] = NULL;
+	const char *name = NULL;
+	int c, nadded = 0, ret = 0;
+	pid_t pid = 0;
+
+	while ((c = getopt_long(argc, argv, "+p:n:", opts, NULL)) != -1) {
+		if (c == 'p')
+			pid = atoi(optarg);
+		else if (c == 'n')
+			name = optarg;
+		else
+			return 2;
+	}
+	if (optind >= argc)
+		return die("add: no probe given");
+	for (int a = optind; a < argc && !ret; a++) {
+		struct up_place *p;
+		int n = up_resolve(argv[a], pid, &p, err, sizeof(err));
+
+		if (n < 0) {
+			ret = die("%s", err);
+			break;
+		}
+		if (name && (n > 1 || optind + 1 < argc)) {
+			free(p);
+			ret = die("--name needs a spec that names one place");
+			break;
+		}
+		added = realloc(added, (nadded + n) * sizeof(*added));
+		for (int i = 0; i < n && !ret; i++) {
+			char pname[80];
+			int r;
+
+			if (name)
+				snprintf(pname, sizeof(pname), "%s", name);
+			else
+				probe_name(pname, sizeof(pname), &p[i]);
+			snprintf(line, sizeof(line), "p:%s %s:%#lx\n", pname,
+				 p[i].path, p[i].offset);
+			r = kernel_write(line);
+			if (r) {
+				ret = die("%s (%s+%#lx, %s:%#lx): %s", pname,
+					  *p[i].symbol ? p[i].symbol : "?",
+					  p[i].sym_off, p[i].path, p[i].offset,
+					  kernel_errmsg(r));
+				break;
+			}
+			snprintf(added[nadded++], sizeof(added[0]), "%s", pname);
+		}
+		free(p);
+	}
+	/* all or nothing */
+	for (int i = 0; ret && i < nadded; i++) {
+		snprintf(line, sizeof(line), "-:%s\n", added[i]);
+		kernel_write(line);
+	}
+	free(added);
+	return ret;
+}
+
+static int cmd_del(int argc, char **argv)
+{
+	char line[128], path[512];
+	int r, ret = 0;
+
+	if (argc < 2)
+		return die("del: no probe name given (or --all)");
+	if (!strcmp(argv[1], "--all")) {
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/utprobe_events", tracefs);
+		fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (fd < 0)
+			return die("%s", kernel_errmsg(-errno));
+		close(fd);
+		return 0;
+	}
+	for (int i = 1; i < argc; i++) {
+		snprintf(line, sizeof(line), "-:%s\n", argv[i]);
+		r = kernel_write(line);
+		if (r == -ENOENT && access(tracefs, F_OK) == 0)
+			ret = die("%s: no such probe", argv[i]);
+		else if (r)
+			ret = die("%s: %s", argv[i], kernel_errmsg(r));
+	}
+	return ret;
+}
+
+static int cmd_list(void)
+{
+	char path[512], line[PATH_MAX + 256], name[80], target[PATH_MAX];
+	unsigned long long hits;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/utprobe_profile", tracefs);
+	f = fopen(path, "re");
+	if (!f)
+		return die("%s", kernel_errmsg(-errno));
+	printf("%-24s %-40s %-12s %12s\n", "NAME", "WHERE", "OFFSET", "HITS");
+	while (fgets(line, sizeof(line), f)) {
+		struct up_place p;
+		char where[PATH_MAX + 64], *colon;
+		unsigned long off;
+
+		if (sscanf(line, "%79s %4095s %llu", name, target, &hits) != 3)
+			continue;
+		colon = strrchr(target, ':');
+		if (target[0] == '/' && colon) {
+			*colon = '\0';
+			off = strtoul(colon + 1, NULL, 0);
+			if (!up_describe(target, off, &p) && *p.symbol)
+				snprintf(where, sizeof(where), "%s:%s+%#lx",
+					 strrchr(target, '/') + 1, p.symbol,
+					 p.sym_off);
+			else
+				snprintf(where, sizeof(where), "%s", target);
+			printf("%-24s %-40s %#-12lx %12llu\n", name, where, off,
+			       hits);
+		} else {
+			printf("%-24s %-40s %-12s %12llu\n", name, target, "-",
+			       hits);
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+static void print_func(const struct up_place *p, unsigned long size,
+		       void *arg)
+{
+	printf("%-40s %#14lx %#10lx %6lu\n", p->symbol, p->vaddr, p->offset,
+	       size);
+}
+
+static int cmd_funcs(int argc, char **argv)
+{
+	char path[PATH_MAX], err[1024];
+
+	if (argc < 2)
+		return die("funcs: no binary given");
+	if (up_find_binary(argv[1], 0, path, sizeof(path), err, sizeof(err)))
+		return die("%s", err);
+	printf("%-40s %14s %10s %6s\n", "FUNCTION", "ADDRESS", "OFFSET", "SIZE");
+	if (up_functions(path, argc > 2 ? argv[2] : NULL, print_func, NULL,
+			 err, sizeof(err)))
+		return die("%s", err);
+	return 0;
+}
+
+static int cmd_resolve(int argc, char **argv)
+{
+	struct up_place *p;
+	char err[1024];
+	pid_t pid = 0;
+	int c, n;
+
+	while ((c = getopt(argc, argv, "+p:")) != -1) {
+		if (c != 'p')
+			return 2;
+		pid = atoi(optarg);
+	}
+	if (optind >= argc)
+		return die("resolve: no probe given");
+	n = up_resolve(argv[optind], pid, &p, err, sizeof(err));
+	if (n < 0)
+		return die("%s", err);
+	for (int i = 0; i < n; i++)
+		printf("%s %#lx %#lx %s+%#lx\n", p[i].path, p[i].offset,
+		       p[i].vaddr, *p[i].symbol ? p[i].symbol : "?",
+		       p[i].sym_off);
+	free(p);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *env = getenv("UPROBE_CLI_TRACEFS");
+
+	if (env)
+		tracefs = env;
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "add"))
+		return cmd_add(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "del"))
+		return cmd_del(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "list"))
+		return cmd_list();
+	if (!strcmp(argv[1], "funcs"))
+		return cmd_funcs(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "resolve"))
+		return cmd_resolve(argc - 1, argv + 1);
+	usage(stderr);
+	return die("%s: unknown command", argv[1]);
+}
