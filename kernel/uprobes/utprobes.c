@@ -1060,8 +1060,14 @@ static int utp_add(struct utprobe *up, struct task_struct *task,
 		kfree(c);
 		return PTR_ERR(proc);
 	}
+	/* the text is read and written below: the mm must be live */
+	if (!mmget_not_zero(proc->mm)) {
+		kfree(c);
+		return -ESRCH;
+	}
 	ret = fresh ? 0 : utp_quiesce(proc);
 	if (ret) {
+		mmput(proc->mm);
 		kfree(c);
 		return ret;
 	}
@@ -1110,6 +1116,7 @@ static int utp_add(struct utprobe *up, struct task_struct *task,
 out:
 	if (!fresh)
 		utp_unquiesce(proc);
+	mmput(proc->mm);
 	kfree(c);
 	return ret;
 }

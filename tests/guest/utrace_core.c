@@ -205,8 +205,14 @@ static struct child spawn_stopped(void (*fn)(void *), void *arg,
 		close(c.go);
 	} else {
 		go(&c);
-		if (log_wait(line))
-			return c;
+		/* logged in the callback: stopped a moment later */
+		if (log_wait(line)) {
+			for (int i = 0; i < 4000; i++) {
+				if (!ctl("examine 0"))
+					return c;
+				msleep(5);
+			}
+		}
 	}
 	kill(c.pid, SIGKILL);
 	waitpid(c.pid, NULL, __WALL);
