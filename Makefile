@@ -52,7 +52,35 @@ $(B)/host/check_verdict: tests/host/check_verdict.c $(VERDICT_SRCS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Iscripts/verdict -o $@ $< scripts/verdict/verdict.c $(CHECK_LIBS)
 
-tools: deps $(B)/host/verdict $(HOST_TESTS)
+# uprobe-cli, built with the kernel's x86 instruction decoder from KSRC
+CLI_OBJ := $(abspath $(B))/host/cli
+CLI_SRCS := $(wildcard tools/uprobe-cli/*.c tools/uprobe-cli/*.h tools/uprobe-cli/Makefile)
+
+$(CLI_OBJ)/uprobe-cli: $(CLI_SRCS) $(KSRC)/.extracted
+	@$(MAKE) --no-print-directory -C tools/uprobe-cli O=$(CLI_OBJ) \
+		KSRC=$(abspath $(KSRC))
+
+# ELF files the resolver tests read: sample.c built several ways
+ELF_FIX := $(abspath $(B))/host/elf
+$(ELF_FIX)/.built: tests/host/elf/sample.c
+	@mkdir -p $(@D)
+	cd $(@D) && cp $(abspath $<) sample.c && \
+	$(CC) -g -O2 -o sample_pie sample.c && \
+	$(CC) -g -O2 -fno-pie -no-pie -o sample_nopie sample.c && \
+	$(CC) -g -O2 -o sample_stripped sample.c && \
+	objcopy --only-keep-debug sample_stripped sample_stripped.debug && \
+	strip -g -s sample_stripped && \
+	objcopy --add-gnu-debuglink=sample_stripped.debug sample_stripped && \
+	$(CC) -g -O2 -shared -fPIC -o libsample.so sample.c && \
+	touch .built
+
+$(B)/host/check_resolve: tests/host/check_resolve.c $(CLI_OBJ)/uprobe-cli $(ELF_FIX)/.built
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
+		$(CLI_OBJ)/resolve.o $(CLI_OBJ)/insn.o $(CLI_OBJ)/inat.o \
+		-ldw -lelf $(CHECK_LIBS)
+
+tools: deps $(B)/host/verdict $(CLI_OBJ)/uprobe-cli $(HOST_TESTS)
 
 # ---- guest programs (static, with the kernel's kselftest harness) -------
 
@@ -97,7 +125,7 @@ shell: image
 
 # Host unit tests (Check programs and shell scripts) print TAP into
 # host.tap, which the verdict folds together with the guest's results.
-check-host: tools
+check-host: kernel tools
 	@mkdir -p $(B)/logs-$(FLAVOUR)
 	@: > $(B)/logs-$(FLAVOUR)/host.tap
 	@for t in $(HOST_TESTS) $(wildcard tests/host/*.sh); do \

@@ -234,7 +234,7 @@ static int cmd_list(void)
 }
 
 static void print_func(const struct up_place *p, unsigned long size,
-		       void *arg)
+		       void *arg __attribute__((unused)))
 {
 	printf("%-40s %#14lx %#10lx %6lu\n", p->symbol, p->vaddr, p->offset,
 	       size);

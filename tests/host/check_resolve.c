@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uprobe-cli's resolver on ELF files built for the test (FIXTURES):
+ * sample.c as a PIE, a non-PIE, a stripped PIE with a .gnu_debuglink,
+ * and a shared library.  Addresses are cross-checked with nm and
+ * addr2line; each error case gives its message.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "resolve.h"
+
+#ifndef FIXTURES
+#error FIXTURES must name the directory of the test ELF files
+#endif
+
+static const char *const variants[] = {
+	"sample_pie", "sample_nopie", "sample_stripped", "libsample.so",
+};
+
+/* nm's address of @sym in @file (the debug file for the stripped one). */
+static unsigned long nm_address(const char *file, const char *sym)
+{
+	char cmd[1024], line[256], name[128], type;
+	unsigned long addr, found = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm %s/%s%s", FIXTURES, file,
+		 strstr(file, "stripped") ? ".debug" : "");
+	p = popen(cmd, "r");
+	if (!p)
+		return 0;
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, "%lx %c %127s", &addr, &type, name) == 3 &&
+		    !strcmp(name, sym))
+			found = addr;
+	pclose(p);
+	return found;
+}
+
+static struct up_place resolve_one(const char *spec)
+{
+	struct up_place *p, one;
+	char err[1024];
+	int n = up_resolve(spec, 0, &p, err, sizeof(err));
+
+	ck_assert_msg(n == 1, "%s: %d places: %s", spec, n, err);
+	one = p[0];
+	free(p);
+	return one;
+}
+
+/* The resolver's error message for @spec, which must fail. */
+static const char *resolve_err(const char *spec)
+{
+	static char err[1024];
+	struct up_place *p;
+
+	ck_assert_int_eq(up_resolve(spec, 0, &p, err, sizeof(err)), -1);
+	return err;
+}
+
+START_TEST(symbol_matches_nm)
+{
+	char spec[512];
+	struct up_place p, back;
+
+	snprintf(spec, sizeof(spec), "%s/%s:sample_mul", FIXTURES,
+		 variants[_i]);
+	p = resolve_one(spec);
+	ck_assert_uint_eq(p.vaddr, nm_address(variants[_i], "sample_mul"));
+	ck_assert_str_eq(p.symbol, "sample_mul");
+	ck_assert_uint_eq(p.sym_off, 0);
+	/* the file offset maps back to the same function */
+	ck_assert_int_eq(up_describe(p.path, p.offset, &back), 0);
+	ck_assert_str_eq(back.symbol, "sample_mul");
+	ck_assert_uint_eq(back.vaddr, p.vaddr);
+}
+END_TEST
+
+START_TEST(address_and_symbol_offset_agree)
+{
+	char spec[512];
+	struct up_place a, b;
+
+	snprintf(spec, sizeof(spec), "%s/%s:sample_mul", FIXTURES,
+		 variants[_i]);
+	a = resolve_one(spec);
+	snprintf(spec, sizeof(spec), "%s/%s:%#lx", FIXTURES, variants[_i],
+		 a.vaddr);
+	b = resolve_one(spec);
+	ck_assert_uint_eq(a.offset, b.offset);
+	ck_assert_str_eq(b.symbol, "sample_mul");
+}
+END_TEST
+
+START_TEST(line_matches_addr2line)
+{
+	char spec[512], cmd[1024], out[1024] = "";
+	struct up_place p;
+	FILE *f;
+
+	snprintf(spec, sizeof(spec), "%s/%s:sample.c:16", FIXTURES,
+		 variants[_i]);
+	p = resolve_one(spec);
+	ck_assert_str_eq(p.symbol, "sample_mul");
+	snprintf(cmd, sizeof(cmd), "addr2line -e %s/%s%s %#lx", FIXTURES,
+		 variants[_i], strstr(variants[_i], "stripped") ? ".debug" : "",
+		 p.vaddr);
+	f = popen(cmd, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(out, sizeof(out), f));
+	pclose(f);
+	ck_assert_msg(strstr(out, "sample.c:16"), "addr2line says %s", out);
+}
+END_TEST
+
+START_TEST(glob_matches_the_three)
+{
+	struct up_place *p;
+	char spec[512], err[1024];
+	int n;
+
+	snprintf(spec, sizeof(spec), "%s/sample_pie:sample_*", FIXTURES);
+	n = up_resolve(spec, 0, &p, err, sizeof(err));
+	ck_assert_int_eq(n, 3);
+	ck_assert_str_eq(p[0].symbol, "sample_add");
+	ck_assert_str_eq(p[1].symbol, "sample_mul");
+	ck_assert_str_eq(p[2].symbol, "sample_big");
+	free(p);
+}
+END_TEST
+
+START_TEST(errors_name_the_problem)
+{
+	char spec[512];
+
+	ck_assert_ptr_nonnull(strstr(resolve_err("/no/such/file:main"),
+				     "No such file"));
+	ck_assert_ptr_nonnull(strstr(resolve_err("/etc/passwd:main"),
+				     "not an ELF file"));
+	ck_assert_ptr_nonnull(strstr(resolve_err("nosuchprogram_xyz:main"),
+				     "no such program or library"));
+	ck_assert_ptr_nonnull(strstr(resolve_err("sample_pie"),
+				     "a probe is BINARY:SYMBOL"));
+	snprintf(spec, sizeof(spec), "%s/sample_pie:sample_mu", FIXTURES);
+	ck_assert_ptr_nonnull(strstr(resolve_err(spec),
+				     "no function 'sample_mu' (did you mean: sample_mul"));
+	/* sample_big starts with a 7-byte movabs or a multi-byte insn */
+	snprintf(spec, sizeof(spec), "%s/sample_pie:sample_big+1", FIXTURES);
+	ck_assert_ptr_nonnull(strstr(resolve_err(spec),
+				     "is inside an instruction"));
+	snprintf(spec, sizeof(spec), "%s/sample_pie:sample_add+0x1000",
+		 FIXTURES);
+	ck_assert_ptr_nonnull(strstr(resolve_err(spec), "beyond the end"));
+	snprintf(spec, sizeof(spec), "%s/sample_pie:nomatch_*", FIXTURES);
+	ck_assert_ptr_nonnull(strstr(resolve_err(spec), "no function matches"));
+	snprintf(spec, sizeof(spec), "%s/sample_pie:sample.c:9999", FIXTURES);
+	ck_assert_ptr_nonnull(strstr(resolve_err(spec), "no code for"));
+}
+END_TEST
+
+START_TEST(library_by_short_name)
+{
+	char path[4096], err[1024];
+
+	ck_assert_int_eq(up_find_binary("libc", 0, path, sizeof(path), err,
+					sizeof(err)), 0);
+	ck_assert_ptr_nonnull(strstr(path, "libc.so"));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("resolve");
+	TCase *tc = tcase_create("resolve");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_loop_test(tc, symbol_matches_nm, 0, 4);
+	tcase_add_loop_test(tc, address_and_symbol_offset_agree, 0, 4);
+	tcase_add_loop_test(tc, line_matches_addr2line, 0, 4);
+	tcase_add_test(tc, glob_matches_the_three);
+	tcase_add_test(tc, errors_name_the_problem);
+	tcase_add_test(tc, library_by_short_name);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
