@@ -109,7 +109,7 @@ $(KSRC)/.extracted: ;
 
 image: modules
 	@$(MAKE) --no-print-directory $(GUEST_TESTS) $(HARNESS_TESTS) $(BENCH_PROGS) \
-		$(TARGET_PROGS)
+		$(TARGET_PROGS) $(CLI_OBJ)/uprobe-cli
 	@scripts/mkimage.sh $(FLAVOUR)
 
 # ---- running it -----------------------------------------------------------

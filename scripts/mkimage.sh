@@ -72,6 +72,8 @@ for t in "$build"/tests/t/* "$build"/tests/harness/* "$build"/tests/bench/* \
 	[ -f "$t" ] || continue
 	install_prog "$t" "$libexec/$(basename "$(dirname "$t")")/$(basename "$t")"
 done
+# the command-line tool, with its libraries (elfutils)
+[ -f "$build/host/cli/uprobe-cli" ] && install_prog "$build/host/cli/uprobe-cli" usr/bin/uprobe-cli
 for m in "$build"/modules-"$flavour"/*.ko; do
 	[ -f "$m" ] && cp "$m" "$root/lib/modules/$release/extra/"
 done

@@ -54,6 +54,7 @@ typedef int (*utprobe_handler_t)(struct utprobe *up, struct pt_regs *regs);
  * @pid:	private: the process of a pid-scoped probe
  * @vaddr:	private: its address there
  * @gone:	private: unregistered from a handler, being removed
+ * @scope:	private: the process tree a file-scoped probe is limited to
  */
 struct utprobe {
 	utprobe_handler_t handler;
@@ -70,12 +71,15 @@ struct utprobe {
 	pid_t pid;
 	unsigned long vaddr;
 	bool gone;
+	struct pid *scope;
 };
 
 #ifdef CONFIG_UTPROBES
 int utprobe_register_pid(struct utprobe *up, pid_t pid, unsigned long vaddr);
 int utprobe_register_file(struct utprobe *up, struct inode *inode,
 			  loff_t offset);
+int utprobe_register_file_scoped(struct utprobe *up, struct inode *inode,
+				 loff_t offset, pid_t scope);
 void utprobe_unregister(struct utprobe *up);
 u64 utprobe_hits(const struct utprobe *up);
 #else
@@ -87,6 +91,13 @@ static inline int utprobe_register_pid(struct utprobe *up, pid_t pid,
 
 static inline int utprobe_register_file(struct utprobe *up,
 					struct inode *inode, loff_t offset)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int utprobe_register_file_scoped(struct utprobe *up,
+					       struct inode *inode,
+					       loff_t offset, pid_t scope)
 {
 	return -EOPNOTSUPP;
 }

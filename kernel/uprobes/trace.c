@@ -5,8 +5,10 @@
  * utprobe_events takes one definition per line:
  *
  *   p:NAME PID:ADDR	probe the instruction at ADDR in process PID
- *   p:NAME PATH:OFFSET	probe the instruction at OFFSET in the file at
- *			PATH (absolute), in every process that maps it
+ *   p:NAME PATH:OFFSET [tree=PID]
+ *			probe the instruction at OFFSET in the file at
+ *			PATH (absolute), in every process that maps it (of
+ *			the process tree of PID only, with tree=)
  *   -:NAME		remove probe NAME
  *
  * and lists the probes when read; opening it with O_TRUNC removes them
@@ -71,7 +73,8 @@ static void utp_named_free(struct utp_named *n)
 }
 
 /* Register @up on "PATH:OFFSET" (@colon at the last colon). */
-static int utp_add_file(struct utprobe *up, char *target, char *colon)
+static int utp_add_file(struct utprobe *up, char *target, char *colon,
+			pid_t tree)
 {
 	struct path path;
 	u64 offset;
@@ -86,21 +89,30 @@ static int utp_add_file(struct utprobe *up, char *target, char *colon)
 	*colon = ':';
 	if (ret)
 		return ret;
-	ret = utprobe_register_file(up, d_inode(path.dentry), offset);
+	ret = utprobe_register_file_scoped(up, d_inode(path.dentry), offset,
+					   tree);
 	path_put(&path);
 	return ret;
 }
 
-/* "p:NAME PID:ADDR" or "p:NAME PATH:OFFSET" */
+/* "p:NAME PID:ADDR" or "p:NAME PATH:OFFSET [tree=PID]" */
 static int utp_cmd_add(char *name, char *target)
 {
 	struct utp_named *n;
 	unsigned long vaddr;
-	char *colon;
-	int pid, ret;
+	char *colon, *opt;
+	int pid, ret, tree = 0;
 
 	if (!target || !utp_name_valid(name))
 		return -EINVAL;
+	opt = strpbrk(target, " \t");
+	if (opt) {
+		*opt++ = '\0';
+		opt = skip_spaces(opt);
+		if (*target != '/' || strncmp(opt, "tree=", 5) ||
+		    kstrtoint(opt + 5, 10, &tree) || tree <= 0)
+			return -EINVAL;
+	}
 	colon = strrchr(target, ':');
 	if (!colon || colon == target || !colon[1])
 		return -EINVAL;
@@ -117,8 +129,19 @@ static int utp_cmd_add(char *name, char *target)
 	}
 	strscpy(n->name, name, sizeof(n->name));
 	n->up.name = n->name;
+	if (tree) {
+		/* listed as written */
+		char *full = kasprintf(GFP_KERNEL, "%s tree=%d", target, tree);
+
+		kfree(n->target);
+		n->target = full;
+		if (!full) {
+			kfree(n);
+			return -ENOMEM;
+		}
+	}
 	if (*target == '/') {
-		ret = utp_add_file(&n->up, target, colon);
+		ret = utp_add_file(&n->up, target, colon, tree);
 	} else {
 		*colon = '\0';
 		if (kstrtoint(target, 10, &pid) || pid <= 0 ||

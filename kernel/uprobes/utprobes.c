@@ -570,11 +570,13 @@ static struct utp_xol *utp_xol_new(unsigned long vaddr)
 	xol->sm.mremap = utp_xol_mremap;
 	xol->sm.close = utp_xol_close;
 
+	/* page-aligned limits: the gap found starts at one */
 	info.length = UTP_XOL_SIZE;
-	info.low_limit = max_t(unsigned long, mmap_min_addr,
-			       vaddr > UTP_XOL_REACH ? vaddr - UTP_XOL_REACH : 0);
+	info.low_limit = PAGE_ALIGN(max_t(unsigned long, mmap_min_addr,
+					  vaddr > UTP_XOL_REACH ?
+					  vaddr - UTP_XOL_REACH : 0));
 	info.high_limit = min_t(unsigned long, TASK_SIZE,
-				vaddr + UTP_XOL_REACH);
+				vaddr + UTP_XOL_REACH) & PAGE_MASK;
 	if (mmap_write_lock_killable(mm)) {
 		kfree(xol);
 		return ERR_PTR(-EINTR);
@@ -582,6 +584,8 @@ static struct utp_xol *utp_xol_new(unsigned long vaddr)
 	addr = vm_unmapped_area(&info);
 	if (IS_ERR_VALUE(addr)) {
 		vma = ERR_PTR(addr);
+	} else if (WARN_ON_ONCE(offset_in_page(addr))) {
+		vma = ERR_PTR(-EINVAL);
 	} else {
 		vma = _install_special_mapping(mm, addr, UTP_XOL_SIZE,
 					       VM_READ | VM_EXEC | VM_MAYREAD |
@@ -1241,7 +1245,7 @@ static bool utp_in_handler(void)
 }
 
 static int utp_register_file(struct utprobe *up, struct inode *inode,
-			     loff_t offset, bool init);
+			     loff_t offset, struct pid *tree, bool init);
 static void utp_unregister(struct utprobe *up);
 
 static void utp_deferred_work(struct work_struct *work)
@@ -1253,7 +1257,8 @@ static void utp_deferred_work(struct work_struct *work)
 	if (d->unregister) {
 		utp_unregister(d->up);
 	} else if (d->inode) {
-		ret = utp_register_file(d->up, d->inode, d->offset, false);
+		ret = utp_register_file(d->up, d->inode, d->offset, NULL,
+					false);
 		iput(d->inode);
 	} else {
 		ret = utp_register_pid(d->up, d->pid, d->vaddr, false);
@@ -1320,6 +1325,7 @@ int utprobe_register_pid(struct utprobe *up, pid_t nr, unsigned long vaddr)
 	pid = find_get_pid(nr);
 	if (!pid)
 		return -ESRCH;
+	up->scope = NULL;
 	if (!utp_in_handler()) {
 		struct utp_thread *ut = utp_kernel_op_begin();
 
@@ -1381,6 +1387,8 @@ static void utp_unregister(struct utprobe *up)
 		kfree(up->insn);
 		up->insn = NULL;
 	}
+	put_pid(up->scope);
+	up->scope = NULL;
 }
 
 /**
@@ -1491,6 +1499,24 @@ static void utp_set_in_work(struct utp_thread *ut, bool in_work)
 	spin_unlock(&ut->proc->lock);
 }
 
+/* Is @task in the process tree @up is scoped to (if it is)? */
+static bool utp_in_scope(struct utprobe *up, struct task_struct *task)
+{
+	struct task_struct *t;
+	bool in = false;
+
+	if (!up->scope)
+		return true;
+	rcu_read_lock();
+	for (t = task; t->pid; t = rcu_dereference(t->real_parent))
+		if (task_tgid(t) == up->scope) {
+			in = true;
+			break;
+		}
+	rcu_read_unlock();
+	return in;
+}
+
 struct utp_mmap_work {
 	struct callback_head cb;
 	struct file *file;
@@ -1517,7 +1543,7 @@ static void utp_mmap_work(struct callback_head *cb)
 	utp_set_in_work(ut, false);
 	list_for_each_entry(up, &utp_files, file_node)
 		if (up->inode == inode && up->offset >= start &&
-		    up->offset < end)
+		    up->offset < end && utp_in_scope(up, current))
 			utp_add(up, current, w->start + (up->offset - start),
 				up->insn, UTP_ADD_FRESH);
 	mutex_unlock(&utp_mutex);
@@ -1680,6 +1706,10 @@ static int utp_file_existing(struct utprobe *up)
 	list_for_each_entry_safe(m, next, &maps, node) {
 		struct task_struct *task = ret ? NULL : utp_mm_task(m->mm);
 
+		if (task && !utp_in_scope(up, task)) {
+			put_task_struct(task);
+			task = NULL;
+		}
 		if (task) {
 			r = utp_add(up, task, m->vaddr, up->insn,
 				    UTP_ADD_QUIESCE);
@@ -1696,7 +1726,7 @@ static int utp_file_existing(struct utprobe *up)
 
 /* utprobe_register_file(); @up initialised first if @init. */
 static int utp_register_file(struct utprobe *up, struct inode *inode,
-			     loff_t offset, bool init)
+			     loff_t offset, struct pid *tree, bool init)
 {
 	u8 buf[MAX_INSN_SIZE];
 	struct utp_arch_insn *ai;
@@ -1738,12 +1768,15 @@ static int utp_register_file(struct utprobe *up, struct inode *inode,
 }
 
 /**
- * utprobe_register_file - probe an instruction of an executable file
+ * utprobe_register_file_scoped - probe an instruction of an executable file
  * @up:		the probe; its handler, name and data set by the caller
  * @inode:	the file, a 64-bit ELF executable or shared library
  * @offset:	the instruction's offset in the file
+ * @scope:	a process (caller's pid namespace) whose tree alone gets
+ *		the probe, or 0 for every process
  *
- * Every process that maps the file executable gets the probe: those
+ * Every process (of the tree) that maps the file executable gets the
+ * probe: those
  * that do now (their threads quiesced while the breakpoint goes in),
  * those that map it later (before they can run the new text), and the
  * children they fork.  May sleep.  From a probe handler, the
@@ -1757,23 +1790,36 @@ static int utp_register_file(struct utprobe *up, struct inode *inode,
  * has another breakpoint there, or is ptraced; -%EINTR; -%ENOMEM.
  * On error, no process has the probe.
  */
-int utprobe_register_file(struct utprobe *up, struct inode *inode,
-			  loff_t offset)
+int utprobe_register_file_scoped(struct utprobe *up, struct inode *inode,
+				 loff_t offset, pid_t scope)
 {
+	struct pid *tree = NULL;
 	struct utp_deferred *d;
 	int ret;
 
+	if (scope) {
+		tree = find_get_pid(scope);
+		if (!tree)
+			return -ESRCH;
+	}
+	up->scope = tree;		/* the probe's now; put by unregister */
 	if (!utp_in_handler()) {
 		struct utp_thread *ut = utp_kernel_op_begin();
 
-		ret = utp_register_file(up, inode, offset, true);
+		ret = utp_register_file(up, inode, offset, tree, true);
 		utp_kernel_op_end(ut);
+		if (ret) {
+			put_pid(up->scope);
+			up->scope = NULL;
+		}
 		return ret;
 	}
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	ret = d ? utp_probe_init(up) : -ENOMEM;
 	if (ret) {
 		kfree(d);
+		put_pid(tree);
+		up->scope = NULL;
 		return ret;
 	}
 	ihold(inode);
@@ -1782,6 +1828,23 @@ int utprobe_register_file(struct utprobe *up, struct inode *inode,
 	d->offset = offset;
 	utp_defer(d);
 	return 0;
+}
+EXPORT_SYMBOL_GPL(utprobe_register_file_scoped);
+
+/**
+ * utprobe_register_file - probe an instruction of an executable file
+ * @up:		the probe; its handler, name and data set by the caller
+ * @inode:	the file, a 64-bit ELF executable or shared library
+ * @offset:	the instruction's offset in the file
+ *
+ * utprobe_register_file_scoped() for every process.
+ *
+ * Return: as utprobe_register_file_scoped().
+ */
+int utprobe_register_file(struct utprobe *up, struct inode *inode,
+			  loff_t offset)
+{
+	return utprobe_register_file_scoped(up, inode, offset, 0);
 }
 EXPORT_SYMBOL_GPL(utprobe_register_file);
 

@@ -1131,4 +1131,25 @@ TEST(sigkill_during_stop_and_handler)
 	clear_probes();
 }
 
+/* tree=PID: a probe on a file for one process tree only. */
+TEST(file_probe_scoped_to_tree)
+{
+	struct target a, b;
+
+	clear_probes();
+	ASSERT_EQ(0, start_target(&a, "wait", "300", "fork"));
+	ASSERT_EQ(0, start_target(&b, "wait", "300", "fork"));
+	ASSERT_EQ(0, events("p:tree %s:%#lx tree=%d", a.self.path,
+			    a.self.offset, a.pid));
+	EXPECT_EQ(-EINVAL, events("p:bad %d:%#lx tree=%d", a.pid,
+				  a.self.addr, a.pid));
+	EXPECT_EQ(-ESRCH, events("p:bad %s:%#lx tree=999999", a.self.path,
+				 a.self.offset));
+	EXPECT_EQ(0, finish_target(&a));
+	EXPECT_EQ(0, finish_target(&b));
+	/* a and its child: 2 x 300; b and its child: none */
+	EXPECT_EQ(600, hits("tree"));
+	clear_probes();
+}
+
 TEST_HARNESS_MAIN

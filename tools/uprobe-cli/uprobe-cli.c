@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "resolve.h"
@@ -34,6 +36,7 @@ static int die(const char *fmt, ...)
 static void usage(FILE *f)
 {
 	fputs("usage: uprobe-cli add SPEC... [-p PID] [--name NAME]\n"
+	      "       uprobe-cli count [-j] -e SPEC [-e SPEC]... -- CMD [ARGS]\n"
 	      "       uprobe-cli del NAME... | --all\n"
 	      "       uprobe-cli list\n"
 	      "       uprobe-cli funcs BINARY [GLOB]\n"
@@ -210,7 +213,10 @@ static int cmd_list(void)
 		char where[PATH_MAX + 64], *colon;
 		unsigned long off;
 
-		if (sscanf(line, "%79s %4095s %llu", name, target, &hits) != 3)
+		char *last = strrchr(line, ' ');
+
+		if (!last || sscanf(line, "%79s %4095s", name, target) != 2 ||
+		    sscanf(last, "%llu", &hits) != 1)
 			continue;
 		colon = strrchr(target, ':');
 		if (target[0] == '/' && colon) {
@@ -231,6 +237,148 @@ static int cmd_list(void)
 	}
 	fclose(f);
 	return 0;
+}
+
+
+/* The hit count of probe @name in utprobe_profile, or -1. */
+static long long kernel_hits(const char *name)
+{
+	char path[512], line[PATH_MAX + 256], want[96];
+	long long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/utprobe_profile", tracefs);
+	snprintf(want, sizeof(want), "%s ", name);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, want, strlen(want)))
+			sscanf(strrchr(line, ' '), "%lld", &n);
+	fclose(f);
+	return n;
+}
+
+struct counted {
+	char name[96];
+	struct up_place place;
+};
+
+/*
+ * count: run CMD with the probes limited to its process tree (the
+ * kernel's tree= scope), then print how often each was hit.
+ */
+static int cmd_count(int argc, char **argv)
+{
+	struct counted *cs = NULL;
+	char err[1024], line[PATH_MAX + 256];
+	int c, n = 0, json = 0, ret = 0, go[2], st = 0;
+	const char **specs = calloc(argc, sizeof(*specs));
+	int nspecs = 0;
+	pid_t pid;
+
+	while ((c = getopt(argc, argv, "+e:j")) != -1) {
+		if (c == 'e')
+			specs[nspecs++] = optarg;
+		else if (c == 'j')
+			json = 1;
+		else
+			return 2;
+	}
+	if (!nspecs)
+		return die("count: no probe given (-e SPEC)");
+	if (optind >= argc)
+		return die("count: no command given (-- CMD [ARGS])");
+	/* resolve everything first: a bad spec runs nothing */
+	for (int i = 0; i < nspecs; i++) {
+		struct up_place *p;
+		int k = up_resolve(specs[i], 0, &p, err, sizeof(err));
+
+		if (k < 0)
+			return die("%s", err);
+		cs = realloc(cs, (n + k) * sizeof(*cs));
+		for (int j = 0; j < k; j++) {
+			char base[64];
+
+			probe_name(base, sizeof(base), &p[j]);
+			snprintf(cs[n].name, sizeof(cs[n].name), "count%d_%d_%s",
+				 getpid(), n, base);
+			cs[n++].place = p[j];
+		}
+		free(p);
+	}
+	if (pipe(go))
+		return die("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		return die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		char x;
+
+		close(go[1]);
+		if (read(go[0], &x, 1) != 1)
+			_exit(127);
+		close(go[0]);
+		execvp(argv[optind], argv + optind);
+		fprintf(stderr, "uprobe-cli: %s: %s\n", argv[optind],
+			strerror(errno));
+		_exit(127);
+	}
+	close(go[0]);
+	for (int i = 0; i < n && !ret; i++) {
+		int r;
+
+		snprintf(line, sizeof(line), "p:%s %s:%#lx tree=%d\n",
+			 cs[i].name, cs[i].place.path, cs[i].place.offset, pid);
+		r = kernel_write(line);
+		if (r) {
+			ret = die("%s+%#lx (%s:%#lx): %s", cs[i].place.symbol,
+				  cs[i].place.sym_off, cs[i].place.path,
+				  cs[i].place.offset, kernel_errmsg(r));
+			for (int j = 0; j < i; j++) {
+				snprintf(line, sizeof(line), "-:%s\n",
+					 cs[j].name);
+				kernel_write(line);
+			}
+		}
+	}
+	if (ret) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return ret;
+	}
+	if (write(go[1], "g", 1) != 1)
+		ret = die("cannot start %s", argv[optind]);
+	close(go[1]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (json)
+		printf("{\"command\": \"%s\", \"probes\": [", argv[optind]);
+	else
+		printf("%14s  %s\n", "HITS", "FUNCTION");
+	for (int i = 0; i < n; i++) {
+		long long hits = kernel_hits(cs[i].name);
+		const char *bin = strrchr(cs[i].place.path, '/') + 1;
+
+		if (json)
+			printf("%s{\"binary\": \"%s\", \"function\": \"%s\", \"offset\": %lu, \"hits\": %lld}",
+			       i ? ", " : "", cs[i].place.path,
+			       cs[i].place.symbol, cs[i].place.sym_off, hits);
+		else if (cs[i].place.sym_off)
+			printf("%14lld  %s:%s+%#lx\n", hits, bin,
+			       cs[i].place.symbol, cs[i].place.sym_off);
+		else
+			printf("%14lld  %s:%s\n", hits, bin, cs[i].place.symbol);
+		snprintf(line, sizeof(line), "-:%s\n", cs[i].name);
+		kernel_write(line);
+	}
+	if (json)
+		printf("]}\n");
+	free(cs);
+	free(specs);
+	if (ret)
+		return ret;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 static void print_func(const struct up_place *p, unsigned long size,
@@ -294,6 +442,8 @@ int main(int argc, char **argv)
 		return cmd_add(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "del"))
 		return cmd_del(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "count"))
+		return cmd_count(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "list"))
 		return cmd_list();
 	if (!strcmp(argv[1], "funcs"))

@@ -1,0 +1,38 @@
+#!/bin/sh
+# uprobe-cli in the guest: "count" reports the exact number of calls of
+# a program's own function and of a libc function, its children's calls
+# included; a bad spec is refused with a message and runs nothing.
+T=/usr/libexec/utrace-tests/targets/probe_target
+n=0 failed=0
+check() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=1
+	fi
+}
+
+echo "TAP version 13"
+echo "1..6"
+out=$(uprobe-cli count -e "$T:work" -e libc:getppid -- "$T" run 300 fork 2>&1)
+st=$?
+echo "$out" | sed 's/^/# /'
+check $st "count runs the command, which exits 0"
+echo "$out" | grep -Eq '^ +600  probe_target:work$'
+check $? "work: 600 hits (300 in the parent, 300 in its child)"
+echo "$out" | grep -Eq '^ +600  libc\.so\.6:getppid$'
+check $? "libc getppid: 600 hits"
+[ -z "$(uprobe-cli list | sed 1d)" ]
+check $? "no probe left behind"
+out=$(uprobe-cli count -e "$T:wokr" -- "$T" run 1 2>&1)
+st=$?
+echo "$out" | sed 's/^/# /'
+[ $st != 0 ] && echo "$out" | grep -q "no function 'wokr' (did you mean: work"
+check $? "a misspelt function is named, with a suggestion"
+out=$(uprobe-cli count -j -e "$T:work" -- "$T" run 5 2>&1)
+echo "$out" | sed 's/^/# /'
+echo "$out" | grep -q '"function": "work", "offset": 0, "hits": 5}'
+check $? "-j prints JSON with the hits"
+exit $failed
