@@ -15,7 +15,7 @@ check() {
 }
 
 echo "TAP version 13"
-echo "1..6"
+echo "1..8"
 out=$(uprobe-cli count -e "$T:work" -e libc:getppid -- "$T" run 300 fork 2>&1)
 st=$?
 echo "$out" | sed 's/^/# /'
@@ -35,4 +35,21 @@ out=$(uprobe-cli count -j -e "$T:work" -- "$T" run 5 2>&1)
 echo "$out" | sed 's/^/# /'
 echo "$out" | grep -q '"function": "work", "offset": 0, "hits": 5}'
 check $? "-j prints JSON with the hits"
+# add -p: a probe on one running process, listed with its hits
+mkfifo /tmp/cli-fifo.$$
+"$T" wait 7 < /tmp/cli-fifo.$$ > /dev/null &
+pid=$!
+exec 4> /tmp/cli-fifo.$$
+sleep 1
+uprobe-cli add -p $pid libc:getppid --name ppid
+check $? "add -p PID libc:getppid"
+echo go >&4
+exec 4>&-
+wait $pid
+out=$(uprobe-cli list)
+echo "$out" | sed 's/^/# /'
+echo "$out" | grep -Eq "^ppid +$pid:0x[0-9a-f]+ +- +7$"
+check $? "list: the probe on the process, 7 hits"
+uprobe-cli del --all
+rm -f /tmp/cli-fifo.$$
 exit $failed

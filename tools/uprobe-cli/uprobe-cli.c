@@ -87,6 +87,35 @@ static const char *kernel_errmsg(int err)
 	}
 }
 
+/*
+ * The address in process @pid of file offset @offset of @path, from its
+ * maps; 0 if the process does not map that part of the file.
+ */
+static unsigned long runtime_address(pid_t pid, const char *path,
+				     unsigned long offset)
+{
+	char maps[64], line[PATH_MAX + 128], file[PATH_MAX];
+	unsigned long start, end, pgoff, addr = 0;
+	FILE *f;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
+	f = fopen(maps, "re");
+	if (!f)
+		return 0;
+	while (!addr && fgets(line, sizeof(line), f)) {
+		char perms[8];
+
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %4095s", &start, &end,
+			   perms, &pgoff, file) != 5 || strcmp(file, path) ||
+		    perms[2] != 'x')
+			continue;
+		if (offset >= pgoff && offset < pgoff + (end - start))
+			addr = start + (offset - pgoff);
+	}
+	fclose(f);
+	return addr;
+}
+
 /* A probe name from a symbol: letters, digits and underscores. */
 static void probe_name(char *out, size_t len, const struct up_place *p)
 {
@@ -114,7 +143,7 @@ static int cmd_add(int argc, char **argv)
 	int c, nadded = 0, ret = 0;
 	pid_t pid = 0;
 
-	while ((c = getopt_long(argc, argv, "+p:n:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:n:", opts, NULL)) != -1) {
 		if (c == 'p')
 			pid = atoi(optarg);
 		else if (c == 'n')
@@ -146,8 +175,22 @@ static int cmd_add(int argc, char **argv)
 				snprintf(pname, sizeof(pname), "%s", name);
 			else
 				probe_name(pname, sizeof(pname), &p[i]);
-			snprintf(line, sizeof(line), "p:%s %s:%#lx\n", pname,
-				 p[i].path, p[i].offset);
+			if (pid) {
+				unsigned long addr = runtime_address(pid,
+					p[i].path, p[i].offset);
+
+				if (!addr) {
+					ret = die("%s: process %d does not map %s:%#lx",
+						  pname, pid, p[i].path,
+						  p[i].offset);
+					break;
+				}
+				snprintf(line, sizeof(line), "p:%s %d:%#lx\n",
+					 pname, pid, addr);
+			} else {
+				snprintf(line, sizeof(line), "p:%s %s:%#lx\n",
+					 pname, p[i].path, p[i].offset);
+			}
 			r = kernel_write(line);
 			if (r) {
 				ret = die("%s (%s+%#lx, %s:%#lx): %s", pname,
