@@ -15,7 +15,7 @@ check() {
 }
 
 echo "TAP version 13"
-echo "1..8"
+echo "1..11"
 out=$(uprobe-cli count -e "$T:work" -e libc:getppid -- "$T" run 300 fork 2>&1)
 st=$?
 echo "$out" | sed 's/^/# /'
@@ -50,6 +50,17 @@ out=$(uprobe-cli list)
 echo "$out" | sed 's/^/# /'
 echo "$out" | grep -Eq "^ppid +$pid:0x[0-9a-f]+ +- +7$"
 check $? "list: the probe on the process, 7 hits"
+out=$(uprobe-cli list --format=openmetrics)
+echo "$out" | sed 's/^/# /'
+echo "$out" | grep -q "^uprobe_hits_total{probe=\"ppid\",target=\"$pid:0x[0-9a-f]*\",function=\"\"} 7$" &&
+	[ "$(echo "$out" | tail -1)" = "# EOF" ]
+check $? "list --format=openmetrics: a counter sample, then # EOF"
+uprobe-cli list -j | grep -q '"name": "ppid", .*"hits": 7}'
+check $? "list -j"
+out=$(uprobe-cli stat -i 0.2 -n 1)
+echo "$out" | sed 's/^/# /'
+echo "$out" | grep -Eq "^ppid .* 7 +0\.0$"
+check $? "stat: hits and a rate of 0 now that the process is gone"
 uprobe-cli del --all
 rm -f /tmp/cli-fifo.$$
 exit $failed

@@ -38,7 +38,8 @@ static void usage(FILE *f)
 	fputs("usage: uprobe-cli add SPEC... [-p PID] [--name NAME]\n"
 	      "       uprobe-cli count [-j] -e SPEC [-e SPEC]... -- CMD [ARGS]\n"
 	      "       uprobe-cli del NAME... | --all\n"
-	      "       uprobe-cli list\n"
+	      "       uprobe-cli list [-j | --format=openmetrics]\n"
+	      "       uprobe-cli stat [-i SECONDS] [-n COUNT]\n"
 	      "       uprobe-cli funcs BINARY [GLOB]\n"
 	      "       uprobe-cli resolve SPEC [-p PID]\n"
 	      "\n"
@@ -240,48 +241,194 @@ static int cmd_del(int argc, char **argv)
 	return ret;
 }
 
-static int cmd_list(void)
-{
-	char path[512], line[PATH_MAX + 256], name[80], target[PATH_MAX];
+/* One probe as utprobe_profile lists it, described with the ELF file. */
+struct listed {
+	char name[80];
+	char target[PATH_MAX + 32];	/* as registered */
+	char where[PATH_MAX + 64];	/* binary:function+offset, or target */
+	char path[PATH_MAX];		/* "" for a probe on a process */
+	char function[256];
+	unsigned long offset;
 	unsigned long long hits;
+};
+
+static int read_probes(struct listed **out)
+{
+	char path[512], line[PATH_MAX + 256];
+	struct listed *l = NULL;
+	int n = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/utprobe_profile", tracefs);
 	f = fopen(path, "re");
 	if (!f)
-		return die("%s", kernel_errmsg(-errno));
-	printf("%-24s %-40s %-12s %12s\n", "NAME", "WHERE", "OFFSET", "HITS");
+		return -errno;
 	while (fgets(line, sizeof(line), f)) {
+		char *last = strrchr(line, ' '), *colon, *sp;
+		struct listed *e;
 		struct up_place p;
-		char where[PATH_MAX + 64], *colon;
-		unsigned long off;
 
-		char *last = strrchr(line, ' ');
-
-		if (!last || sscanf(line, "%79s %4095s", name, target) != 2 ||
-		    sscanf(last, "%llu", &hits) != 1)
+		l = realloc(l, (n + 1) * sizeof(*l));
+		e = &l[n];
+		memset(e, 0, sizeof(*e));
+		if (!last || sscanf(line, "%79s", e->name) != 1 ||
+		    sscanf(last, "%llu", &e->hits) != 1)
 			continue;
-		colon = strrchr(target, ':');
-		if (target[0] == '/' && colon) {
-			*colon = '\0';
-			off = strtoul(colon + 1, NULL, 0);
-			if (!up_describe(target, off, &p) && *p.symbol)
-				snprintf(where, sizeof(where), "%s:%s+%#lx",
-					 strrchr(target, '/') + 1, p.symbol,
+		*last = '\0';
+		snprintf(e->target, sizeof(e->target), "%s",
+			 line + strlen(e->name) + 1);
+		snprintf(e->where, sizeof(e->where), "%s", e->target);
+		sp = strchr(e->target, ' ');
+		colon = strrchr(e->target, ':');
+		if (e->target[0] == '/' && colon && (!sp || colon < sp)) {
+			snprintf(e->path, sizeof(e->path), "%.*s",
+				 (int)(colon - e->target), e->target);
+			e->offset = strtoul(colon + 1, NULL, 0);
+			if (!up_describe(e->path, e->offset, &p) && *p.symbol) {
+				snprintf(e->function, sizeof(e->function), "%s",
+					 p.symbol);
+				snprintf(e->where, sizeof(e->where), "%s:%s+%#lx",
+					 strrchr(e->path, '/') + 1, p.symbol,
 					 p.sym_off);
-			else
-				snprintf(where, sizeof(where), "%s", target);
-			printf("%-24s %-40s %#-12lx %12llu\n", name, where, off,
-			       hits);
-		} else {
-			printf("%-24s %-40s %-12s %12llu\n", name, target, "-",
-			       hits);
+			}
 		}
+		n++;
 	}
 	fclose(f);
+	*out = l;
+	return n;
+}
+
+enum format { TABLE, JSON, OPENMETRICS };
+
+static int parse_format(int argc, char **argv, enum format *fmt,
+			double *interval, int *count)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*fmt = TABLE;
+	while ((c = getopt_long(argc, argv, "jf:i:n:", opts, NULL)) != -1) {
+		if (c == 'j') {
+			*fmt = JSON;
+		} else if (c == 'f') {
+			if (!strcmp(optarg, "json"))
+				*fmt = JSON;
+			else if (!strcmp(optarg, "openmetrics"))
+				*fmt = OPENMETRICS;
+			else if (!strcmp(optarg, "table"))
+				*fmt = TABLE;
+			else
+				return die("unknown format '%s' (table, json, openmetrics)",
+					   optarg);
+		} else if (c == 'i' && interval) {
+			*interval = atof(optarg);
+			if (*interval <= 0)
+				return die("bad interval '%s'", optarg);
+		} else if (c == 'n' && count) {
+			*count = atoi(optarg);
+		} else {
+			return 2;
+		}
+	}
 	return 0;
 }
 
+static void print_probes(const struct listed *l, int n, enum format fmt,
+			 const unsigned long long *prev, double interval)
+{
+	if (fmt == JSON) {
+		printf("[");
+		for (int i = 0; i < n; i++)
+			printf("%s{\"name\": \"%s\", \"target\": \"%s\", \"function\": \"%s\", \"offset\": %lu, \"hits\": %llu}",
+			       i ? ", " : "", l[i].name, l[i].target,
+			       l[i].function, l[i].offset, l[i].hits);
+		printf("]\n");
+		return;
+	}
+	if (fmt == OPENMETRICS) {
+		printf("# TYPE uprobe_hits counter\n"
+		       "# HELP uprobe_hits Times a utprobe was hit.\n");
+		for (int i = 0; i < n; i++)
+			printf("uprobe_hits_total{probe=\"%s\",target=\"%s\",function=\"%s\"} %llu\n",
+			       l[i].name, l[i].target, l[i].function, l[i].hits);
+		printf("# EOF\n");
+		return;
+	}
+	if (prev) {
+		printf("%-24s %-40s %12s %12s\n", "NAME", "WHERE", "HITS",
+		       "HITS/S");
+		for (int i = 0; i < n; i++)
+			printf("%-24s %-40s %12llu %12.1f\n", l[i].name,
+			       l[i].where, l[i].hits,
+			       (l[i].hits - (prev[i] <= l[i].hits ? prev[i] : 0)) /
+			       interval);
+		return;
+	}
+	printf("%-24s %-40s %-12s %12s\n", "NAME", "WHERE", "OFFSET", "HITS");
+	for (int i = 0; i < n; i++) {
+		char off[32] = "-";
+
+		if (*l[i].path)
+			snprintf(off, sizeof(off), "%#lx", l[i].offset);
+		printf("%-24s %-40s %-12s %12llu\n", l[i].name, l[i].where, off,
+		       l[i].hits);
+	}
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	struct listed *l = NULL;
+	enum format fmt;
+	int n, r = parse_format(argc, argv, &fmt, NULL, NULL);
+
+	if (r)
+		return r;
+	n = read_probes(&l);
+	if (n < 0)
+		return die("%s", kernel_errmsg(n));
+	print_probes(l, n, fmt, NULL, 0);
+	free(l);
+	return 0;
+}
+
+/* stat: the hits and hit rates, every INTERVAL seconds (COUNT times). */
+static int cmd_stat(int argc, char **argv)
+{
+	double interval = 1;
+	int count = 0, n, r;
+	enum format fmt;
+	unsigned long long *prev = NULL;
+	struct listed *l = NULL;
+
+	r = parse_format(argc, argv, &fmt, &interval, &count);
+	if (r)
+		return r;
+	n = read_probes(&l);
+	if (n < 0)
+		return die("%s", kernel_errmsg(n));
+	for (int round = 0; !count || round < count; round++) {
+		prev = realloc(prev, (n ? n : 1) * sizeof(*prev));
+		for (int i = 0; i < n; i++)
+			prev[i] = l[i].hits;
+		free(l);
+		usleep((useconds_t)(interval * 1e6));
+		n = read_probes(&l);
+		if (n < 0)
+			return die("%s", kernel_errmsg(n));
+		print_probes(l, n, fmt, fmt == TABLE ? prev : NULL, interval);
+		fflush(stdout);
+	}
+	free(prev);
+	free(l);
+	return 0;
+}
 
 /* The hit count of probe @name in utprobe_profile, or -1. */
 static long long kernel_hits(const char *name)
@@ -488,7 +635,9 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "count"))
 		return cmd_count(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "list"))
-		return cmd_list();
+		return cmd_list(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "stat"))
+		return cmd_stat(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "funcs"))
 		return cmd_funcs(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "resolve"))
