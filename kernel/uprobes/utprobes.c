@@ -334,15 +334,30 @@ static int utp_quiesce(struct utp_proc *proc)
 	lockdep_assert_held(&utp_mutex);
 	spin_lock(&proc->lock);
 	proc->quiescing = true;
-	list_for_each_entry(ut, &proc->threads, node)
-		if (ut->task != current)
-			utp_control(ut->task, ut->engine, UTRACE_INTERRUPT);
 	spin_unlock(&proc->lock);
-	if (wait_event_killable(proc->wq, utp_all_stopped(proc))) {
-		utp_unquiesce(proc);
-		return -EINTR;
+	/*
+	 * Ask every thread not stopped yet, and ask again now and then: a
+	 * thread whose interrupt was taken by a report already under way
+	 * may have gone back to sleep in a system call without seeing it.
+	 */
+	for (;;) {
+		long left;
+
+		spin_lock(&proc->lock);
+		list_for_each_entry(ut, &proc->threads, node)
+			if (ut->task != current && !ut->stopped && !ut->in_work)
+				utp_control(ut->task, ut->engine,
+					    UTRACE_INTERRUPT);
+		spin_unlock(&proc->lock);
+		left = wait_event_killable_timeout(proc->wq,
+						   utp_all_stopped(proc), HZ / 10);
+		if (left > 0)
+			return 0;
+		if (left < 0) {
+			utp_unquiesce(proc);
+			return -EINTR;
+		}
 	}
-	return 0;
 }
 
 /*
@@ -955,7 +970,12 @@ static u32 utp_report_clone(enum utrace_resume_action action,
 	struct utp_point *pt;
 	unsigned long idx;
 
-	if (clone_flags & CLONE_THREAD) {
+	/*
+	 * A thread, or a vfork child: it runs in the same mm, on the same
+	 * breakpoints, so it is one of the process's threads for us until
+	 * it execs or exits.
+	 */
+	if (clone_flags & CLONE_VM) {
 		if (!utp_thread_attach(proc, child)) {
 			struct utp_thread *cut = NULL, *t;
 
@@ -971,8 +991,6 @@ static u32 utp_report_clone(enum utrace_resume_action action,
 		}
 		return utp_resume(ut);
 	}
-	if (clone_flags & CLONE_VM)
-		return utp_resume(ut);
 	/*
 	 * A fork: its copy of the text has all our breakpoints.  Those of
 	 * probes on files stay, and the child takes them over before it

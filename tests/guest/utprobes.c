@@ -1152,4 +1152,38 @@ TEST(file_probe_scoped_to_tree)
 	clear_probes();
 }
 
+/* A vfork child runs in the probed mm: its hits are handled and counted. */
+TEST(vfork_child_hits_probe)
+{
+	int go_fd[2], st;
+	pid_t pid;
+	char x;
+
+	clear_probes();
+	ASSERT_EQ(0, pipe(go_fd));
+	pid = fork();
+	if (pid == 0) {
+		pid_t v;
+		int bad = 0;
+
+		if (read(go_fd[0], &x, 1) != 1)
+			_exit(100);
+		for (int i = 0; i < 10; i++)
+			bad += step_case->fn(i) != step_case->expect(i);
+		v = vfork();
+		if (v == 0)
+			_exit(step_case->fn(4) == step_case->expect(4) ? 0 : 1);
+		if (waitpid(v, &st, 0) != v || !WIFEXITED(st) || WEXITSTATUS(st))
+			bad++;
+		_exit(bad ? 1 : 0);
+	}
+	ASSERT_EQ(0, events("p:v %d:%p", pid, step_case->label));
+	ASSERT_EQ(1, write(go_fd[1], "g", 1));
+	st = reap(pid);
+	ASSERT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(11, hits("v"));
+	clear_probes();
+}
+
 TEST_HARNESS_MAIN
