@@ -132,17 +132,17 @@ static const struct probe_case cases[] = {
 	{ "pop", f_pop, l_pop, e_pop },
 };
 
-/* Write @fmt to utprobe_events (appending): 0 or -errno. */
-static int events(const char *fmt, ...)
+/* Write @fmt to the file at @path: 0 or -errno. */
+static int write_file(const char *path, int flags, const char *fmt, ...)
 {
-	char buf[256];
+	char buf[1200];
 	va_list ap;
 	int fd, ret = 0;
 
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	fd = open(EVENTS, O_WRONLY | O_APPEND);
+	fd = open(path, O_WRONLY | flags);
 	if (fd < 0)
 		return -errno;
 	if (write(fd, buf, strlen(buf)) < 0)
@@ -150,6 +150,9 @@ static int events(const char *fmt, ...)
 	close(fd);
 	return ret;
 }
+
+/* Write @fmt to utprobe_events (appending): 0 or -errno. */
+#define events(...) write_file(EVENTS, O_APPEND, __VA_ARGS__)
 
 static char *read_file(const char *path, char *buf, size_t size)
 {
@@ -935,23 +938,6 @@ TEST(register_from_handler)
 /* Mainline uprobes (tracefs uprobe_events), side by side with ours. */
 #define MAINLINE "/sys/kernel/tracing/uprobe_events"
 
-static int write_file(const char *path, int flags, const char *fmt, ...)
-{
-	char buf[1200];
-	va_list ap;
-	int fd, ret = 0;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fd = open(path, O_WRONLY | flags);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, buf, strlen(buf)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
 
 /* The hit count of mainline uprobe event @event, or -1. */
 static long long mainline_hits(const char *event)

@@ -14,6 +14,7 @@
 #include <gelf.h>
 #include <glob.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,44 +229,45 @@ static void close_binary(struct binary *b)
 	dwfl_end(b->dwfl);
 }
 
-/* The file offset of link-time address @vaddr, if in executable text. */
-static int vaddr_to_offset(struct binary *b, unsigned long vaddr,
-			   unsigned long *offset)
+/*
+ * Translate between link-time addresses and file offsets through the
+ * PT_LOAD segments: @to_offset maps @in (an address, which must be in an
+ * executable segment) to an offset, otherwise an offset to an address.
+ */
+static int translate(struct binary *b, unsigned long in, bool to_offset,
+		     unsigned long *out)
 {
 	size_t n;
 
 	if (elf_getphdrnum(b->elf, &n))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
+		unsigned long from, to;
 		GElf_Phdr ph;
 
 		if (!gelf_getphdr(b->elf, i, &ph) || ph.p_type != PT_LOAD ||
-		    !(ph.p_flags & PF_X) || vaddr < ph.p_vaddr ||
-		    vaddr >= ph.p_vaddr + ph.p_filesz)
+		    (to_offset && !(ph.p_flags & PF_X)))
 			continue;
-		*offset = vaddr - ph.p_vaddr + ph.p_offset;
+		from = to_offset ? ph.p_vaddr : ph.p_offset;
+		to = to_offset ? ph.p_offset : ph.p_vaddr;
+		if (in < from || in >= from + ph.p_filesz)
+			continue;
+		*out = in - from + to;
 		return 0;
 	}
 	return -1;
 }
 
+static int vaddr_to_offset(struct binary *b, unsigned long vaddr,
+			   unsigned long *offset)
+{
+	return translate(b, vaddr, true, offset);
+}
+
 static int offset_to_vaddr(struct binary *b, unsigned long offset,
 			   unsigned long *vaddr)
 {
-	size_t n;
-
-	if (elf_getphdrnum(b->elf, &n))
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(b->elf, i, &ph) || ph.p_type != PT_LOAD ||
-		    offset < ph.p_offset || offset >= ph.p_offset + ph.p_filesz)
-			continue;
-		*vaddr = offset - ph.p_offset + ph.p_vaddr;
-		return 0;
-	}
-	return -1;
+	return translate(b, offset, false, vaddr);
 }
 
 /* Function symbols, de-duplicated, in address order. */

@@ -207,9 +207,7 @@ int utp_arch_analyze(struct utp_arch_insn *ai, const u8 *buf, int len)
 
 	if (insn_rip_relative(&insn))
 		ai->disp_off = insn_offset_displacement(&insn);
-	if (insn.opcode.nbytes == 1 && op1 == 0xc3)
-		ai->fixups = 0;			/* unreached: emulated */
-	else if (insn.opcode.nbytes == 1 && op1 == 0xff && modrm_reg == 2)
+	if (insn.opcode.nbytes == 1 && op1 == 0xff && modrm_reg == 2)
 		ai->fixups = UTP_FIX_CALL;	/* call *r/m: absolute target */
 	else if (insn.opcode.nbytes == 1 && op1 == 0xff && modrm_reg == 4)
 		ai->fixups = 0;			/* jmp *r/m: absolute target */
