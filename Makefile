@@ -60,6 +60,9 @@ $(CLI_OBJ)/uprobe-cli: $(CLI_SRCS) $(KSRC)/.extracted
 	@$(MAKE) --no-print-directory -C tools/uprobe-cli O=$(CLI_OBJ) \
 		KSRC=$(abspath $(KSRC))
 
+$(CLI_OBJ)/uprobe-cli.1: tools/uprobe-cli/uprobe-cli.rst
+	@$(MAKE) --no-print-directory -C tools/uprobe-cli O=$(CLI_OBJ) man
+
 # ELF files the resolver tests read: sample.c built several ways
 ELF_FIX := $(abspath $(B))/host/elf
 $(ELF_FIX)/.built: tests/host/elf/sample.c
@@ -80,7 +83,13 @@ $(B)/host/check_resolve: tests/host/check_resolve.c $(CLI_OBJ)/uprobe-cli $(ELF_
 		$(CLI_OBJ)/resolve.o $(CLI_OBJ)/insn.o $(CLI_OBJ)/inat.o \
 		-ldw -lelf $(CHECK_LIBS)
 
-tools: deps $(B)/host/verdict $(CLI_OBJ)/uprobe-cli $(HOST_TESTS)
+$(B)/host/check_cli: tests/host/check_cli.c $(CLI_OBJ)/uprobe-cli $(ELF_FIX)/.built
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DFIXTURES='"$(ELF_FIX)"' -DCLI='"$(CLI_OBJ)/uprobe-cli"' \
+		-o $@ $< $(CHECK_LIBS)
+
+tools: deps $(B)/host/verdict $(CLI_OBJ)/uprobe-cli $(CLI_OBJ)/uprobe-cli.1 \
+	$(HOST_TESTS)
 
 # ---- guest programs (static, with the kernel's kselftest harness) -------
 

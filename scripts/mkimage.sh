@@ -74,6 +74,10 @@ for t in "$build"/tests/t/* "$build"/tests/harness/* "$build"/tests/bench/* \
 done
 # the command-line tool, with its libraries (elfutils)
 [ -f "$build/host/cli/uprobe-cli" ] && install_prog "$build/host/cli/uprobe-cli" usr/bin/uprobe-cli
+# a real program from Debian's packages for the demo and the CLI tests,
+# in place of busybox's applet of the same name
+rm -f "$root/usr/bin/bash"
+install_prog /usr/bin/bash usr/bin/bash
 for m in "$build"/modules-"$flavour"/*.ko; do
 	[ -f "$m" ] && cp "$m" "$root/lib/modules/$release/extra/"
 done

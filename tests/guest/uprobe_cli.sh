@@ -1,7 +1,10 @@
 #!/bin/sh
 # uprobe-cli in the guest: "count" reports the exact number of calls of
 # a program's own function and of a libc function, its children's calls
-# included; a bad spec is refused with a message and runs nothing.
+# included; a bad spec is refused with a message and runs nothing; a
+# probe the kernel refuses leaves none of the command's probes behind;
+# on bash from Debian's packages its counts equal mainline uprobes' in
+# the same boot (the demo of "make run").
 T=/usr/libexec/utrace-tests/targets/probe_target
 n=0 failed=0
 check() {
@@ -15,7 +18,7 @@ check() {
 }
 
 echo "TAP version 13"
-echo "1..11"
+echo "1..18"
 out=$(uprobe-cli count -e "$T:work" -e libc:getppid -- "$T" run 300 fork 2>&1)
 st=$?
 echo "$out" | sed 's/^/# /'
@@ -33,7 +36,7 @@ echo "$out" | sed 's/^/# /'
 check $? "a misspelt function is named, with a suggestion"
 out=$(uprobe-cli count -j -e "$T:work" -- "$T" run 5 2>&1)
 echo "$out" | sed 's/^/# /'
-echo "$out" | grep -q '"function": "work", "offset": 0, "hits": 5}'
+echo "$out" | grep -Eq '"function": "work", "offset": 0, "file_offset": [0-9]+, "hits": 5}'
 check $? "-j prints JSON with the hits"
 # add -p: a probe on one running process, listed with its hits
 mkfifo /tmp/cli-fifo.$$
@@ -63,4 +66,54 @@ echo "$out" | grep -Eq "^ppid .* 7 +0\.0$"
 check $? "stat: hits and a rate of 0 now that the process is gone"
 uprobe-cli del --all
 rm -f /tmp/cli-fifo.$$
+
+# an instruction the kernel refuses: the probe added before it goes too
+out=$(uprobe-cli add "$T:work" "$T:privileged" 2>&1)
+st=$?
+echo "$out" | sed 's/^/# /'
+[ $st != 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] &&
+	echo "$out" | grep -q "^uprobe-cli: privileged (privileged+0, $T:0x[0-9a-f]*): the kernel refuses to probe this instruction$"
+check $? "a refused instruction: one line naming the probe and the reason"
+[ -z "$(uprobe-cli list | sed 1d)" ]
+check $? "the command's other probe was removed again"
+
+# a mainline uprobe's int3 in a running process: the place is taken
+off=$(uprobe-cli resolve "$T:work" | cut -d' ' -f2)
+TR=/sys/kernel/tracing
+echo "p:cli/work $T:$off" >> $TR/uprobe_events
+echo 1 > $TR/events/cli/work/enable
+mkfifo /tmp/cli-fifo.$$
+"$T" wait 1 < /tmp/cli-fifo.$$ > /dev/null &
+pid=$!
+exec 4> /tmp/cli-fifo.$$
+sleep 1
+out=$(uprobe-cli add "$T:work" 2>&1)
+st=$?
+echo "$out" | sed 's/^/# /'
+[ $st != 0 ] && echo "$out" | grep -q "another breakpoint is there already"
+check $? "a mainline uprobe on the instruction: refused as busy"
+echo go >&4
+exec 4>&-
+wait $pid
+echo 0 > $TR/events/cli/work/enable
+echo "-:cli/work" >> $TR/uprobe_events
+rm -f /tmp/cli-fifo.$$
+[ -z "$(uprobe-cli list | sed 1d)" ]
+check $? "nothing left after the refusal"
+
+out=$(uprobe-cli count --format=openmetrics -e "$T:work" -- "$T" run 3 2>&1)
+echo "$out" | sed 's/^/# /'
+[ "$out" = "# TYPE uprobe_hits counter
+# HELP uprobe_hits Times a utprobe was hit.
+uprobe_hits_total{binary=\"$(readlink -f "$T")\",function=\"work\",offset=\"0\"} 3
+# EOF" ]
+check $? "count --format=openmetrics: one sample with the 3 hits"
+
+# bash, a real program: counts equal mainline uprobes' in this boot
+out=$(/usr/libexec/utrace-tests/demo 2>&1)
+st=$?
+echo "$out" | sed 's/^/# /'
+check $st "demo: uprobe-cli's counts on bash and libc equal mainline uprobes'"
+echo "$out" | grep -Eq '^bash:make_child +11 +11 +same$'
+check $? "bash forked its 11 children: make_child 11 times in both"
 exit $failed

@@ -31,7 +31,14 @@ asm(".text\n"
     "work:\n"
     "	lea 1(%rdi), %rax\n"
     "	ret\n"
-    ".size work, . - work\n");
+    ".size work, . - work\n"
+    /* never called: an instruction the kernel refuses to probe */
+    ".globl privileged\n"
+    ".type privileged, @function\n"
+    "privileged:\n"
+    "	cli\n"
+    "	ret\n"
+    ".size privileged, . - privileged\n");
 
 struct where {
 	unsigned long addr;

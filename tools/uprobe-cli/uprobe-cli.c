@@ -21,6 +21,9 @@
 
 static const char *tracefs = "/sys/kernel/tracing";
 
+/* The kernel's limit on a probe name, its terminating NUL included. */
+#define NAME_MAX_LEN	64
+
 static int die(const char *fmt, ...)
 {
 	va_list ap;
@@ -33,19 +36,35 @@ static int die(const char *fmt, ...)
 	return 1;
 }
 
+/* A positive number from @arg, or 0 after a message naming @what. */
+static long parse_pos(const char *what, const char *arg)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v <= 0) {
+		die("bad %s '%s'", what, arg);
+		return 0;
+	}
+	return v;
+}
+
 static void usage(FILE *f)
 {
 	fputs("usage: uprobe-cli add SPEC... [-p PID] [--name NAME]\n"
-	      "       uprobe-cli count [-j] -e SPEC [-e SPEC]... -- CMD [ARGS]\n"
+	      "       uprobe-cli count [-j | --format=F] -e SPEC [-e SPEC]... -- CMD [ARGS]\n"
 	      "       uprobe-cli del NAME... | --all\n"
-	      "       uprobe-cli list [-j | --format=openmetrics]\n"
-	      "       uprobe-cli stat [-i SECONDS] [-n COUNT]\n"
-	      "       uprobe-cli funcs BINARY [GLOB]\n"
+	      "       uprobe-cli list [-j | --format=F]\n"
+	      "       uprobe-cli stat [-i SECONDS] [-n COUNT] [-j | --format=F]\n"
+	      "       uprobe-cli funcs [-j] BINARY [GLOB]\n"
 	      "       uprobe-cli resolve SPEC [-p PID]\n"
 	      "\n"
 	      "SPEC is BINARY:SYMBOL, BINARY:SYMBOL+OFFSET, BINARY:0xADDR,\n"
 	      "BINARY:FILE.c:LINE or BINARY:GLOB; BINARY is a path, a program in\n"
-	      "$PATH or a library's short name (libc).  See uprobe-cli(1).\n",
+	      "$PATH or a library's short name (libc).  F is table, json or\n"
+	      "openmetrics.  See uprobe-cli(1).\n",
 	      f);
 }
 
@@ -120,18 +139,35 @@ static unsigned long runtime_address(pid_t pid, const char *path,
 /* A probe name from a symbol: letters, digits and underscores. */
 static void probe_name(char *out, size_t len, const struct up_place *p)
 {
-	size_t i, k = 0;
 	const char *s = *p->symbol ? p->symbol : "probe";
+	/* leave room for "_OFFSET" (at most 17 characters) */
+	size_t i, k = 0, room = len - 1 - (p->sym_off ? 17 : 0);
 
-	if (!isalpha((unsigned char)*s) && *s != '_' && k < len - 1)
+	if (!isalpha((unsigned char)*s) && *s != '_')
 		out[k++] = '_';
-	for (i = 0; s[i] && k < len - 1; i++)
+	for (i = 0; s[i] && k < room; i++)
 		out[k++] = isalnum((unsigned char)s[i]) ? s[i] : '_';
 	out[k] = '\0';
 	if (*p->symbol && p->sym_off)
 		snprintf(out + k, len - k, "_%lx", p->sym_off);
 }
 
+/* Remove the probes named in @names[0..@n). */
+static void remove_probes(char (*names)[96], int n)
+{
+	char line[128];
+
+	for (int i = 0; i < n; i++) {
+		snprintf(line, sizeof(line), "-:%s\n", names[i]);
+		kernel_write(line);
+	}
+}
+
+/*
+ * add: every spec is resolved before the kernel is told anything, so a
+ * bad spec changes nothing; if the kernel refuses one probe, the ones
+ * this command added are removed again.
+ */
 static int cmd_add(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -139,77 +175,90 @@ static int cmd_add(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char err[1024], line[PATH_MAX + 256], (*added)[80] = NULL;
+	char err[1024], line[PATH_MAX + 256], (*names)[96] = NULL;
+	struct up_place *all = NULL;
 	const char *name = NULL;
-	int c, nadded = 0, ret = 0;
+	int c, n = 0, ret = 0, i;
 	pid_t pid = 0;
 
 	while ((c = getopt_long(argc, argv, "p:n:", opts, NULL)) != -1) {
 		if (c == 'p')
-			pid = atoi(optarg);
+			pid = parse_pos("pid", optarg);
 		else if (c == 'n')
 			name = optarg;
 		else
 			return 2;
+		if (c == 'p' && !pid)
+			return 2;
 	}
 	if (optind >= argc)
 		return die("add: no probe given");
-	for (int a = optind; a < argc && !ret; a++) {
+	if (name && (!*name || strlen(name) >= NAME_MAX_LEN ||
+		     strpbrk(name, " \t\n:/")))
+		return die("bad probe name '%s'", name);
+	for (int a = optind; a < argc; a++) {
 		struct up_place *p;
-		int n = up_resolve(argv[a], pid, &p, err, sizeof(err));
+		int k = up_resolve(argv[a], pid, &p, err, sizeof(err));
 
-		if (n < 0) {
+		if (k < 0) {
 			ret = die("%s", err);
-			break;
+			goto out;
 		}
-		if (name && (n > 1 || optind + 1 < argc)) {
-			free(p);
-			ret = die("--name needs a spec that names one place");
-			break;
+		all = realloc(all, (n + k) * sizeof(*all));
+		if (!all) {
+			ret = die("out of memory");
+			goto out;
 		}
-		added = realloc(added, (nadded + n) * sizeof(*added));
-		for (int i = 0; i < n && !ret; i++) {
-			char pname[80];
-			int r;
-
-			if (name)
-				snprintf(pname, sizeof(pname), "%s", name);
-			else
-				probe_name(pname, sizeof(pname), &p[i]);
-			if (pid) {
-				unsigned long addr = runtime_address(pid,
-					p[i].path, p[i].offset);
-
-				if (!addr) {
-					ret = die("%s: process %d does not map %s:%#lx",
-						  pname, pid, p[i].path,
-						  p[i].offset);
-					break;
-				}
-				snprintf(line, sizeof(line), "p:%s %d:%#lx\n",
-					 pname, pid, addr);
-			} else {
-				snprintf(line, sizeof(line), "p:%s %s:%#lx\n",
-					 pname, p[i].path, p[i].offset);
-			}
-			r = kernel_write(line);
-			if (r) {
-				ret = die("%s (%s+%#lx, %s:%#lx): %s", pname,
-					  *p[i].symbol ? p[i].symbol : "?",
-					  p[i].sym_off, p[i].path, p[i].offset,
-					  kernel_errmsg(r));
-				break;
-			}
-			snprintf(added[nadded++], sizeof(added[0]), "%s", pname);
-		}
+		memcpy(all + n, p, k * sizeof(*p));
+		n += k;
 		free(p);
 	}
-	/* all or nothing */
-	for (int i = 0; ret && i < nadded; i++) {
-		snprintf(line, sizeof(line), "-:%s\n", added[i]);
-		kernel_write(line);
+	if (name && n > 1) {
+		ret = die("--name needs a spec that names one place (%d given)",
+			  n);
+		goto out;
 	}
-	free(added);
+	names = calloc(n, sizeof(*names));
+	if (!names) {
+		ret = die("out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		const struct up_place *p = &all[i];
+		int r;
+
+		if (name)
+			snprintf(names[i], sizeof(names[i]), "%s", name);
+		else
+			probe_name(names[i], NAME_MAX_LEN, p);
+		if (pid) {
+			unsigned long addr = runtime_address(pid, p->path,
+							     p->offset);
+
+			if (!addr) {
+				ret = die("%s: process %d does not map %s:%#lx",
+					  names[i], pid, p->path, p->offset);
+				break;
+			}
+			snprintf(line, sizeof(line), "p:%s %d:%#lx\n",
+				 names[i], pid, addr);
+		} else {
+			snprintf(line, sizeof(line), "p:%s %s:%#lx\n",
+				 names[i], p->path, p->offset);
+		}
+		r = kernel_write(line);
+		if (r) {
+			ret = die("%s (%s+%#lx, %s:%#lx): %s", names[i],
+				  *p->symbol ? p->symbol : "?", p->sym_off,
+				  p->path, p->offset, kernel_errmsg(r));
+			break;
+		}
+	}
+	if (ret)
+		remove_probes(names, i);
+out:
+	free(names);
+	free(all);
 	return ret;
 }
 
@@ -301,6 +350,53 @@ static int read_probes(struct listed **out)
 
 enum format { TABLE, JSON, OPENMETRICS };
 
+/* Set *@fmt from the name @arg; 0, or 2 after a message. */
+static int set_format(const char *arg, enum format *fmt)
+{
+	if (!strcmp(arg, "json"))
+		*fmt = JSON;
+	else if (!strcmp(arg, "openmetrics"))
+		*fmt = OPENMETRICS;
+	else if (!strcmp(arg, "table"))
+		*fmt = TABLE;
+	else
+		return die("unknown format '%s' (table, json, openmetrics)",
+			   arg) + 1;
+	return 0;
+}
+
+/* @s as a JSON string, quoted. */
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+/* @s as an OpenMetrics label value, quoted. */
+static void label_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if (*s == '\n')
+			fputs("\\n", stdout);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
 static int parse_format(int argc, char **argv, enum format *fmt,
 			double *interval, int *count)
 {
@@ -318,21 +414,18 @@ static int parse_format(int argc, char **argv, enum format *fmt,
 		if (c == 'j') {
 			*fmt = JSON;
 		} else if (c == 'f') {
-			if (!strcmp(optarg, "json"))
-				*fmt = JSON;
-			else if (!strcmp(optarg, "openmetrics"))
-				*fmt = OPENMETRICS;
-			else if (!strcmp(optarg, "table"))
-				*fmt = TABLE;
-			else
-				return die("unknown format '%s' (table, json, openmetrics)",
-					   optarg);
+			if (set_format(optarg, fmt))
+				return 2;
 		} else if (c == 'i' && interval) {
-			*interval = atof(optarg);
-			if (*interval <= 0)
-				return die("bad interval '%s'", optarg);
+			char *end;
+
+			*interval = strtod(optarg, &end);
+			if (end == optarg || *end || !(*interval > 0))
+				return die("bad interval '%s'", optarg) + 1;
 		} else if (c == 'n' && count) {
-			*count = atoi(optarg);
+			*count = parse_pos("count", optarg);
+			if (!*count)
+				return 2;
 		} else {
 			return 2;
 		}
@@ -345,19 +438,31 @@ static void print_probes(const struct listed *l, int n, enum format fmt,
 {
 	if (fmt == JSON) {
 		printf("[");
-		for (int i = 0; i < n; i++)
-			printf("%s{\"name\": \"%s\", \"target\": \"%s\", \"function\": \"%s\", \"offset\": %lu, \"hits\": %llu}",
-			       i ? ", " : "", l[i].name, l[i].target,
-			       l[i].function, l[i].offset, l[i].hits);
+		for (int i = 0; i < n; i++) {
+			printf("%s{\"name\": ", i ? ", " : "");
+			json_str(l[i].name);
+			printf(", \"target\": ");
+			json_str(l[i].target);
+			printf(", \"function\": ");
+			json_str(l[i].function);
+			printf(", \"offset\": %lu, \"hits\": %llu}", l[i].offset,
+			       l[i].hits);
+		}
 		printf("]\n");
 		return;
 	}
 	if (fmt == OPENMETRICS) {
 		printf("# TYPE uprobe_hits counter\n"
 		       "# HELP uprobe_hits Times a utprobe was hit.\n");
-		for (int i = 0; i < n; i++)
-			printf("uprobe_hits_total{probe=\"%s\",target=\"%s\",function=\"%s\"} %llu\n",
-			       l[i].name, l[i].target, l[i].function, l[i].hits);
+		for (int i = 0; i < n; i++) {
+			printf("uprobe_hits_total{probe=");
+			label_str(l[i].name);
+			printf(",target=");
+			label_str(l[i].target);
+			printf(",function=");
+			label_str(l[i].function);
+			printf("} %llu\n", l[i].hits);
+		}
 		printf("# EOF\n");
 		return;
 	}
@@ -460,19 +565,26 @@ struct counted {
  */
 static int cmd_count(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "event", required_argument, NULL, 'e' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct counted *cs = NULL;
 	char err[1024], line[PATH_MAX + 256];
-	int c, n = 0, json = 0, ret = 0, go[2], st = 0;
+	int c, n = 0, ret = 0, go[2], st = 0;
 	const char **specs = calloc(argc, sizeof(*specs));
+	enum format fmt = TABLE;
 	int nspecs = 0;
 	pid_t pid;
 
-	while ((c = getopt(argc, argv, "+e:j")) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:jf:", opts, NULL)) != -1) {
 		if (c == 'e')
 			specs[nspecs++] = optarg;
 		else if (c == 'j')
-			json = 1;
-		else
+			fmt = JSON;
+		else if (c != 'f' || set_format(optarg, &fmt))
 			return 2;
 	}
 	if (!nspecs)
@@ -491,7 +603,7 @@ static int cmd_count(int argc, char **argv)
 			char base[64];
 
 			probe_name(base, sizeof(base), &p[j]);
-			snprintf(cs[n].name, sizeof(cs[n].name), "count%d_%d_%s",
+			snprintf(cs[n].name, NAME_MAX_LEN, "count%d_%d_%.32s",
 				 getpid(), n, base);
 			cs[n++].place = p[j];
 		}
@@ -542,28 +654,48 @@ static int cmd_count(int argc, char **argv)
 	close(go[1]);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	if (json)
-		printf("{\"command\": \"%s\", \"probes\": [", argv[optind]);
-	else
+	if (fmt == JSON) {
+		printf("{\"command\": ");
+		json_str(argv[optind]);
+		printf(", \"probes\": [");
+	} else if (fmt == OPENMETRICS) {
+		printf("# TYPE uprobe_hits counter\n"
+		       "# HELP uprobe_hits Times a utprobe was hit.\n");
+	} else {
 		printf("%14s  %s\n", "HITS", "FUNCTION");
+	}
 	for (int i = 0; i < n; i++) {
 		long long hits = kernel_hits(cs[i].name);
-		const char *bin = strrchr(cs[i].place.path, '/') + 1;
+		const struct up_place *p = &cs[i].place;
+		const char *bin = strrchr(p->path, '/') + 1;
 
-		if (json)
-			printf("%s{\"binary\": \"%s\", \"function\": \"%s\", \"offset\": %lu, \"hits\": %lld}",
-			       i ? ", " : "", cs[i].place.path,
-			       cs[i].place.symbol, cs[i].place.sym_off, hits);
-		else if (cs[i].place.sym_off)
-			printf("%14lld  %s:%s+%#lx\n", hits, bin,
-			       cs[i].place.symbol, cs[i].place.sym_off);
-		else
-			printf("%14lld  %s:%s\n", hits, bin, cs[i].place.symbol);
+		if (fmt == JSON) {
+			printf("%s{\"binary\": ", i ? ", " : "");
+			json_str(p->path);
+			printf(", \"function\": ");
+			json_str(p->symbol);
+			printf(", \"offset\": %lu, \"file_offset\": %lu, \"hits\": %lld}",
+			       p->sym_off, p->offset, hits);
+		} else if (fmt == OPENMETRICS) {
+			printf("uprobe_hits_total{binary=");
+			label_str(p->path);
+			printf(",function=");
+			label_str(p->symbol);
+			printf(",offset=\"%lu\"} %lld\n", p->sym_off, hits);
+		} else if (p->sym_off) {
+			printf("%14lld  %s:%s+%#lx\n", hits, bin, p->symbol,
+			       p->sym_off);
+		} else {
+			printf("%14lld  %s:%s\n", hits, bin,
+			       *p->symbol ? p->symbol : "?");
+		}
 		snprintf(line, sizeof(line), "-:%s\n", cs[i].name);
 		kernel_write(line);
 	}
-	if (json)
+	if (fmt == JSON)
 		printf("]}\n");
+	else if (fmt == OPENMETRICS)
+		printf("# EOF\n");
 	free(cs);
 	free(specs);
 	if (ret)
@@ -572,24 +704,51 @@ static int cmd_count(int argc, char **argv)
 }
 
 static void print_func(const struct up_place *p, unsigned long size,
-		       void *arg __attribute__((unused)))
+		       void *arg)
 {
-	printf("%-40s %#14lx %#10lx %6lu\n", p->symbol, p->vaddr, p->offset,
-	       size);
+	int *json = arg;
+
+	if (!*json) {
+		printf("%-40s %#14lx %#10lx %6lu\n", p->symbol, p->vaddr,
+		       p->offset, size);
+		return;
+	}
+	printf("%s{\"function\": ", *json > 1 ? ", " : "");
+	json_str(p->symbol);
+	printf(", \"address\": %lu, \"offset\": %lu, \"size\": %lu}",
+	       p->vaddr, p->offset, size);
+	*json = 2;
 }
 
 static int cmd_funcs(int argc, char **argv)
 {
 	char path[PATH_MAX], err[1024];
+	enum format fmt;
+	int json, r = parse_format(argc, argv, &fmt, NULL, NULL);
 
-	if (argc < 2)
+	if (r)
+		return r;
+	if (fmt == OPENMETRICS)
+		return die("funcs: no counts to print as openmetrics (table or json)");
+	if (optind >= argc)
 		return die("funcs: no binary given");
-	if (up_find_binary(argv[1], 0, path, sizeof(path), err, sizeof(err)))
+	if (up_find_binary(argv[optind], 0, path, sizeof(path), err,
+			   sizeof(err)))
 		return die("%s", err);
-	printf("%-40s %14s %10s %6s\n", "FUNCTION", "ADDRESS", "OFFSET", "SIZE");
-	if (up_functions(path, argc > 2 ? argv[2] : NULL, print_func, NULL,
-			 err, sizeof(err)))
+	json = fmt == JSON;
+	if (json)
+		printf("[");
+	else
+		printf("%-40s %14s %10s %6s\n", "FUNCTION", "ADDRESS", "OFFSET",
+		       "SIZE");
+	if (up_functions(path, optind + 1 < argc ? argv[optind + 1] : NULL,
+			 print_func, &json, err, sizeof(err))) {
+		if (json)
+			printf("]\n");
 		return die("%s", err);
+	}
+	if (json)
+		printf("]\n");
 	return 0;
 }
 
@@ -601,9 +760,9 @@ static int cmd_resolve(int argc, char **argv)
 	int c, n;
 
 	while ((c = getopt(argc, argv, "+p:")) != -1) {
-		if (c != 'p')
+		pid = c == 'p' ? parse_pos("pid", optarg) : 0;
+		if (!pid)
 			return 2;
-		pid = atoi(optarg);
 	}
 	if (optind >= argc)
 		return die("resolve: no probe given");
@@ -642,6 +801,5 @@ int main(int argc, char **argv)
 		return cmd_funcs(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "resolve"))
 		return cmd_resolve(argc - 1, argv + 1);
-	usage(stderr);
-	return die("%s: unknown command", argv[1]);
+	return die("%s: unknown command (see uprobe-cli --help)", argv[1]);
 }

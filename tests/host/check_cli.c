@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uprobe-cli as a user meets it, against a stand-in tracefs directory
+ * (UPROBE_CLI_TRACEFS): the lines it writes to utprobe_events, how it
+ * reads utprobe_profile in each output format, and the one-line message
+ * and non-zero exit of every error it reports, with nothing written.
+ * The kernel's own refusals are tested in the guest (uprobe_cli.sh).
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef FIXTURES
+#error FIXTURES must name the directory of the test ELF files
+#endif
+#ifndef CLI
+#error CLI must name the uprobe-cli binary under test
+#endif
+
+struct result {
+	int status;		/* exit status, or 128 + signal */
+	char out[16384];
+	char err[4096];
+};
+
+static char fake[64];		/* the stand-in tracefs of one test */
+
+static void read_all(int fd, char *buf, size_t size)
+{
+	size_t n = 0;
+	ssize_t r;
+
+	while (n < size - 1 && (r = read(fd, buf + n, size - 1 - n)) > 0)
+		n += r;
+	buf[n] = '\0';
+}
+
+/*
+ * Run uprobe-cli with @args (NULL-terminated) against the stand-in
+ * tracefs; as user nobody if @nobody.  Output is small enough for the
+ * pipes' buffers, so both are read after the exit.
+ */
+static void cli(struct result *res, int nobody, ...)
+{
+	const char *argv[32] = { CLI };
+	int out[2], err[2], st, n = 1;
+	va_list ap;
+	pid_t pid;
+
+	va_start(ap, nobody);
+	while ((argv[n] = va_arg(ap, const char *)))
+		n++;
+	va_end(ap);
+	ck_assert_int_eq(pipe(out), 0);
+	ck_assert_int_eq(pipe(err), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		setenv("UPROBE_CLI_TRACEFS", fake, 1);
+		if (nobody && geteuid() == 0 &&
+		    (setgid(65534) || setuid(65534)))
+			_exit(126);
+		execv(CLI, (char **)argv);
+		_exit(127);
+	}
+	close(out[1]);
+	close(err[1]);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	read_all(out[0], res->out, sizeof(res->out));
+	read_all(err[0], res->err, sizeof(res->err));
+	close(out[0]);
+	close(err[0]);
+	res->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void put_file(const char *name, const char *text, mode_t mode)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", fake, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	chmod(path, mode);
+}
+
+static const char *get_file(const char *name)
+{
+	static char buf[8192];
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", fake, name);
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	read_all(fd, buf, sizeof(buf));
+	close(fd);
+	return buf;
+}
+
+/* A stand-in tracefs with empty utprobe_events and utprobe_profile. */
+static void setup(void)
+{
+	snprintf(fake, sizeof(fake), "/tmp/check_cli.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(fake));
+	chmod(fake, 0755);
+	put_file("utprobe_events", "", 0644);
+	put_file("utprobe_profile", "", 0644);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", fake);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* nm's address of @sym in fixture @file. */
+static unsigned long nm_address(const char *file, const char *sym)
+{
+	char cmd[1024], line[256], name[128], type;
+	unsigned long addr, found = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm %s/%s", FIXTURES, file);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, "%lx %c %127s", &addr, &type, name) == 3 &&
+		    !strcmp(name, sym))
+			found = addr;
+	pclose(p);
+	ck_assert_msg(found, "nm finds no %s in %s", sym, file);
+	return found;
+}
+
+/* The error must be exactly one line, "uprobe-cli: ...@what...". */
+static void assert_one_error(const struct result *r, const char *what)
+{
+	const char *nl = strchr(r->err, '\n');
+
+	ck_assert_msg(r->status != 0, "exit status 0 for '%s'", what);
+	ck_assert_msg(!strncmp(r->err, "uprobe-cli: ", 12),
+		      "message '%s' does not start with the program", r->err);
+	ck_assert_msg(nl && !nl[1], "not one line: '%s'", r->err);
+	ck_assert_msg(strstr(r->err, what), "'%s' not in '%s'", what, r->err);
+}
+
+START_TEST(add_writes_file_offsets)
+{
+	struct result r;
+	char want[1024];
+	unsigned long pie = nm_address("sample_pie", "sample_mul");
+
+	/* PIE: the text's file offsets are its link-time addresses */
+	cli(&r, 0, "add", FIXTURES "/sample_pie:sample_mul",
+	    FIXTURES "/sample_nopie:sample_add+0", NULL);
+	ck_assert_msg(r.status == 0, "add failed: %s", r.err);
+	ck_assert_str_eq(r.out, "");
+	snprintf(want, sizeof(want),
+		 "p:sample_mul %s/sample_pie:%#lx\n"
+		 "p:sample_add %s/sample_nopie:%#lx\n",
+		 FIXTURES, pie, FIXTURES,
+		 nm_address("sample_nopie", "sample_add") - 0x400000);
+	ck_assert_str_eq(get_file("utprobe_events"), want);
+}
+END_TEST
+
+/* objdump's offset of the second instruction of @sym in fixture @file */
+static unsigned long second_insn(const char *file, const char *sym)
+{
+	char cmd[1024], line[256];
+	unsigned long addr, first = 0, second = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "objdump -d --disassemble=%s %s/%s", sym,
+		 FIXTURES, file);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, " %lx:\t", &addr) == 1 && strchr(line, '\t')) {
+			if (!first)
+				first = addr;
+			else if (!second)
+				second = addr;
+		}
+	pclose(p);
+	ck_assert_msg(first && second, "objdump: no two instructions in %s",
+		      sym);
+	return second - first;
+}
+
+START_TEST(add_with_name_and_offset)
+{
+	struct result r;
+	char spec[512], want[1024];
+	unsigned long off = second_insn("sample_pie", "sample_mul");
+
+	snprintf(spec, sizeof(spec), "%s/sample_pie:sample_mul+%#lx", FIXTURES,
+		 off);
+	cli(&r, 0, "add", "--name", "mymul", spec, NULL);
+	ck_assert_msg(r.status == 0, "add failed: %s", r.err);
+	snprintf(want, sizeof(want), "p:mymul %s/sample_pie:%#lx\n", FIXTURES,
+		 nm_address("sample_pie", "sample_mul") + off);
+	ck_assert_str_eq(get_file("utprobe_events"), want);
+}
+END_TEST
+
+/* Every error: one line naming the problem, non-zero exit, no write. */
+static const struct {
+	const char *args[6];
+	const char *message;
+} errors[] = {
+	{ { "add", "/no/such/file:main" },
+	  "/no/such/file: No such file or directory" },
+	{ { "add", "/etc/passwd:main" }, "/etc/passwd: not an ELF file" },
+	{ { "add", "nosuchprogram_xyz:main" }, "no such program or library" },
+	{ { "add", FIXTURES "/sample_pie:sample_mu" },
+	  "no function 'sample_mu' (did you mean: sample_mul" },
+	{ { "add", "libc:*" }, "'*' matches more than 256 functions; narrow it" },
+	{ { "add", FIXTURES "/sample_pie:sample_big+1" },
+	  "is inside an instruction" },
+	{ { "add", FIXTURES "/sample_pie:sample_add+0x1000" },
+	  "is beyond the end of sample_add" },
+	{ { "add", FIXTURES "/sample_pie:nomatch_*" },
+	  "no function matches 'nomatch_*'" },
+	{ { "add", FIXTURES "/sample_pie:sample.c:9999" }, "no code for" },
+	{ { "add", FIXTURES "/sample_pie" }, "a probe is BINARY:SYMBOL" },
+	/* a good spec before a bad one is not added either */
+	{ { "add", FIXTURES "/sample_pie:sample_add",
+	    FIXTURES "/sample_pie:sample_mx" }, "no function 'sample_mx'" },
+	{ { "add", "--name", "m", FIXTURES "/sample_pie:sample_*" },
+	  "--name needs a spec that names one place (3 given)" },
+	{ { "add", "--name", "a b", FIXTURES "/sample_pie:sample_add" },
+	  "bad probe name 'a b'" },
+	{ { "add", "-p", "12x", "libc:malloc" }, "bad pid '12x'" },
+	{ { "add" }, "add: no probe given" },
+	{ { "del" }, "del: no probe name given" },
+	{ { "list", "--format=xml" }, "unknown format 'xml'" },
+	{ { "stat", "-i", "0" }, "bad interval '0'" },
+	{ { "stat", "-n", "-3" }, "bad count '-3'" },
+	{ { "funcs", "--format=openmetrics", FIXTURES "/sample_pie" },
+	  "funcs: no counts to print as openmetrics" },
+	{ { "funcs" }, "funcs: no binary given" },
+	{ { "count", "--", "true" }, "count: no probe given (-e SPEC)" },
+	{ { "count", "-e", FIXTURES "/sample_pie:sample_add" },
+	  "count: no command given" },
+	{ { "count", "-e", FIXTURES "/sample_pie:nope", "--", "true" },
+	  "no function 'nope'" },
+	{ { "frobnicate" }, "frobnicate: unknown command" },
+};
+
+START_TEST(errors_name_the_problem)
+{
+	const char *const *a = errors[_i].args;
+	struct result r;
+
+	cli(&r, 0, a[0], a[1], a[2], a[3], a[4], a[5], NULL);
+	assert_one_error(&r, errors[_i].message);
+	ck_assert_str_eq(get_file("utprobe_events"), "");
+}
+END_TEST
+
+START_TEST(kernel_without_utprobes)
+{
+	static const char *const cmds[][3] = {
+		{ "add", FIXTURES "/sample_pie:sample_add" },
+		{ "list" },
+		{ "del", "--all" },
+		{ "stat", "-n", "1" },
+		{ "count", "-e", FIXTURES "/sample_pie:sample_add" },
+	};
+	struct result r;
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/utprobe_events", fake);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/utprobe_profile", fake);
+	unlink(path);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (!strcmp(cmds[i][0], "count"))
+			cli(&r, 0, "count", cmds[i][1], cmds[i][2], "--", "sh",
+			    "-c", "echo ran", NULL);
+		else
+			cli(&r, 0, cmds[i][0], cmds[i][1], cmds[i][2], NULL);
+		assert_one_error(&r,
+				 "this kernel has no utprobes (no utprobe_events in tracefs)");
+		/* count did not run the command */
+		ck_assert_str_eq(r.out, "");
+	}
+}
+END_TEST
+
+START_TEST(permission_denied)
+{
+	struct result r;
+
+	/* root-owned 0644 file written by nobody, or read-only for a user */
+	if (geteuid() != 0)
+		put_file("utprobe_events", "", 0444);
+	cli(&r, 1, "add", FIXTURES "/sample_pie:sample_add", NULL);
+	assert_one_error(&r, "permission denied (probes need CAP_SYS_ADMIN)");
+	cli(&r, 1, "del", "--all", NULL);
+	assert_one_error(&r, "permission denied (probes need CAP_SYS_ADMIN)");
+	ck_assert_str_eq(get_file("utprobe_events"), "");
+}
+END_TEST
+
+/* utprobe_profile as the kernel writes it: NAME TARGET HITS */
+static void profile(void)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+		 "sample_mul %s/sample_pie:%#lx 42\n"
+		 "ppid 123:0x7f0000001000 7\n",
+		 FIXTURES, nm_address("sample_pie", "sample_mul") + 4);
+	put_file("utprobe_profile", text, 0644);
+}
+
+START_TEST(list_table)
+{
+	struct result r;
+	char want[2048], off[32];
+
+	profile();
+	snprintf(off, sizeof(off), "%#lx",
+		 nm_address("sample_pie", "sample_mul") + 4);
+	cli(&r, 0, "list", NULL);
+	ck_assert_int_eq(r.status, 0);
+	snprintf(want, sizeof(want),
+		 "%-24s %-40s %-12s %12s\n"
+		 "%-24s %-40s %-12s %12s\n"
+		 "%-24s %-40s %-12s %12s\n",
+		 "NAME", "WHERE", "OFFSET", "HITS",
+		 "sample_mul", "sample_pie:sample_mul+0x4", off, "42",
+		 "ppid", "123:0x7f0000001000", "-", "7");
+	ck_assert_str_eq(r.out, want);
+}
+END_TEST
+
+START_TEST(list_json_and_openmetrics)
+{
+	struct result r;
+	char want[2048];
+	unsigned long off = nm_address("sample_pie", "sample_mul") + 4;
+
+	profile();
+	cli(&r, 0, "list", "-j", NULL);
+	ck_assert_int_eq(r.status, 0);
+	snprintf(want, sizeof(want),
+		 "[{\"name\": \"sample_mul\", \"target\": \"%s/sample_pie:%#lx\", \"function\": \"sample_mul\", \"offset\": %lu, \"hits\": 42}, "
+		 "{\"name\": \"ppid\", \"target\": \"123:0x7f0000001000\", \"function\": \"\", \"offset\": 0, \"hits\": 7}]\n",
+		 FIXTURES, off, off);
+	ck_assert_str_eq(r.out, want);
+	cli(&r, 0, "list", "--format=openmetrics", NULL);
+	ck_assert_int_eq(r.status, 0);
+	snprintf(want, sizeof(want),
+		 "# TYPE uprobe_hits counter\n"
+		 "# HELP uprobe_hits Times a utprobe was hit.\n"
+		 "uprobe_hits_total{probe=\"sample_mul\",target=\"%s/sample_pie:%#lx\",function=\"sample_mul\"} 42\n"
+		 "uprobe_hits_total{probe=\"ppid\",target=\"123:0x7f0000001000\",function=\"\"} 7\n"
+		 "# EOF\n", FIXTURES, off);
+	ck_assert_str_eq(r.out, want);
+}
+END_TEST
+
+START_TEST(funcs_table_and_json)
+{
+	struct result r;
+	char want[512];
+	unsigned long add = nm_address("sample_pie", "sample_add");
+
+	cli(&r, 0, "funcs", FIXTURES "/sample_pie", "sample_ad*", NULL);
+	ck_assert_int_eq(r.status, 0);
+	snprintf(want, sizeof(want), "%-40s %14s %10s %6s\n"
+		 "%-40s %#14lx %#10lx %6d\n", "FUNCTION", "ADDRESS", "OFFSET",
+		 "SIZE", "sample_add", add, add, 4);
+	ck_assert_str_eq(r.out, want);
+	cli(&r, 0, "funcs", "-j", FIXTURES "/sample_pie", "sample_ad*", NULL);
+	ck_assert_int_eq(r.status, 0);
+	snprintf(want, sizeof(want),
+		 "[{\"function\": \"sample_add\", \"address\": %lu, \"offset\": %lu, \"size\": 4}]\n",
+		 add, add);
+	ck_assert_str_eq(r.out, want);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("cli");
+	TCase *tc = tcase_create("cli");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, add_writes_file_offsets);
+	tcase_add_test(tc, add_with_name_and_offset);
+	tcase_add_loop_test(tc, errors_name_the_problem, 0,
+			    sizeof(errors) / sizeof(errors[0]));
+	tcase_add_test(tc, kernel_without_utprobes);
+	tcase_add_test(tc, permission_denied);
+	tcase_add_test(tc, list_table);
+	tcase_add_test(tc, list_json_and_openmetrics);
+	tcase_add_test(tc, funcs_table_and_json);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
