@@ -74,6 +74,15 @@ $(ELF_FIX)/.built: tests/host/elf/sample.c
 	objcopy --only-keep-debug sample_stripped sample_stripped.debug && \
 	strip -g -s sample_stripped && \
 	objcopy --add-gnu-debuglink=sample_stripped.debug sample_stripped && \
+	$(CC) -g -O2 -Wl,--build-id -o sample_stripped_buildid sample.c && \
+	objcopy --only-keep-debug sample_stripped_buildid \
+		sample_stripped_buildid.debug && \
+	strip -g -s sample_stripped_buildid && \
+	id=$$(readelf -n sample_stripped_buildid | \
+		awk '/Build ID:/ { print $$3 }') && \
+	mkdir -p debug/.build-id/$${id%"$${id#??}"} && \
+	cp sample_stripped_buildid.debug \
+		debug/.build-id/$${id%"$${id#??}"}/$${id#??}.debug && \
 	$(CC) -g -O2 -shared -fPIC -o libsample.so sample.c && \
 	touch .built
 

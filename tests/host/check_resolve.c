@@ -2,7 +2,8 @@
 /*
  * uprobe-cli's resolver on ELF files built for the test (FIXTURES):
  * sample.c as a PIE, a non-PIE, a stripped PIE with a .gnu_debuglink,
- * and a shared library.  Addresses are cross-checked with nm and
+ * a stripped PIE whose debug file is found by its build id, and a
+ * shared library.  Addresses are cross-checked with nm and
  * addr2line; each error case gives its message.
  */
 #define _GNU_SOURCE
@@ -19,7 +20,10 @@
 
 static const char *const variants[] = {
 	"sample_pie", "sample_nopie", "sample_stripped", "libsample.so",
+	"sample_stripped_buildid",
 };
+
+#define NVARIANTS	(sizeof(variants) / sizeof(variants[0]))
 
 /* nm's address of @sym in @file (the debug file for the stripped one). */
 static unsigned long nm_address(const char *file, const char *sym)
@@ -163,6 +167,21 @@ START_TEST(errors_name_the_problem)
 }
 END_TEST
 
+/* Without the debug directory the stripped binary has no sample_mul. */
+START_TEST(build_id_lookup_is_what_finds_symbols)
+{
+	char spec[512];
+
+	setenv("UPROBE_CLI_DEBUGINFO_PATH", "/nonexistent", 1);
+	snprintf(spec, sizeof(spec), "%s/sample_stripped_buildid:sample_mul",
+		 FIXTURES);
+	ck_assert_ptr_nonnull(strstr(resolve_err(spec),
+				     "no function 'sample_mul'"));
+	setenv("UPROBE_CLI_DEBUGINFO_PATH", FIXTURES "/debug", 1);
+	ck_assert_str_eq(resolve_one(spec).symbol, "sample_mul");
+}
+END_TEST
+
 START_TEST(library_by_short_name)
 {
 	char path[4096], err[1024];
@@ -180,9 +199,12 @@ int main(void)
 	SRunner *sr;
 	int failed;
 
-	tcase_add_loop_test(tc, symbol_matches_nm, 0, 4);
-	tcase_add_loop_test(tc, address_and_symbol_offset_agree, 0, 4);
-	tcase_add_loop_test(tc, line_matches_addr2line, 0, 4);
+	/* build-id lookups go to the fixtures' debug directory */
+	setenv("UPROBE_CLI_DEBUGINFO_PATH", FIXTURES "/debug", 1);
+	tcase_add_loop_test(tc, symbol_matches_nm, 0, NVARIANTS);
+	tcase_add_loop_test(tc, address_and_symbol_offset_agree, 0, NVARIANTS);
+	tcase_add_loop_test(tc, line_matches_addr2line, 0, NVARIANTS);
+	tcase_add_test(tc, build_id_lookup_is_what_finds_symbols);
 	tcase_add_test(tc, glob_matches_the_three);
 	tcase_add_test(tc, errors_name_the_problem);
 	tcase_add_test(tc, library_by_short_name);

@@ -200,6 +200,8 @@ static int open_binary(const char *path, struct binary *b, char *err,
 {
 	memset(b, 0, sizeof(*b));
 	b->fd = -1;
+	/* where separate debug files are looked for; NULL: /usr/lib/debug */
+	debuginfo_path = getenv("UPROBE_CLI_DEBUGINFO_PATH");
 	b->dwfl = dwfl_begin(&offline_callbacks);
 	if (!b->dwfl) {
 		set_err(err, errlen, "libdwfl: %s", dwfl_errmsg(-1));
