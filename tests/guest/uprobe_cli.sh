@@ -51,7 +51,7 @@ exec 4>&-
 wait $pid
 out=$(uprobe-cli list)
 echo "$out" | sed 's/^/# /'
-echo "$out" | grep -Eq "^ppid +$pid:0x[0-9a-f]+ +- +7$"
+echo "$out" | grep -Eq "^ppid +$pid:(0x[0-9a-f]+) +\1 +- +7$"
 check $? "list: the probe on the process, 7 hits"
 out=$(uprobe-cli list --format=openmetrics)
 echo "$out" | sed 's/^/# /'

@@ -297,6 +297,7 @@ struct listed {
 	char where[PATH_MAX + 64];	/* binary:function+offset, or target */
 	char path[PATH_MAX];		/* "" for a probe on a process */
 	char function[256];
+	unsigned long address;		/* link-time, or in the process */
 	unsigned long offset;
 	unsigned long long hits;
 };
@@ -333,13 +334,17 @@ static int read_probes(struct listed **out)
 			snprintf(e->path, sizeof(e->path), "%.*s",
 				 (int)(colon - e->target), e->target);
 			e->offset = strtoul(colon + 1, NULL, 0);
-			if (!up_describe(e->path, e->offset, &p) && *p.symbol) {
+			if (!up_describe(e->path, e->offset, &p))
+				e->address = p.vaddr;
+			if (e->address && *p.symbol) {
 				snprintf(e->function, sizeof(e->function), "%s",
 					 p.symbol);
 				snprintf(e->where, sizeof(e->where), "%s:%s+%#lx",
 					 strrchr(e->path, '/') + 1, p.symbol,
 					 p.sym_off);
 			}
+		} else if (colon) {
+			e->address = strtoul(colon + 1, NULL, 0);
 		}
 		n++;
 	}
@@ -445,8 +450,8 @@ static void print_probes(const struct listed *l, int n, enum format fmt,
 			json_str(l[i].target);
 			printf(", \"function\": ");
 			json_str(l[i].function);
-			printf(", \"offset\": %lu, \"hits\": %llu}", l[i].offset,
-			       l[i].hits);
+			printf(", \"address\": %lu, \"offset\": %lu, \"hits\": %llu}",
+			       l[i].address, l[i].offset, l[i].hits);
 		}
 		printf("]\n");
 		return;
@@ -476,14 +481,17 @@ static void print_probes(const struct listed *l, int n, enum format fmt,
 			       interval);
 		return;
 	}
-	printf("%-24s %-40s %-12s %12s\n", "NAME", "WHERE", "OFFSET", "HITS");
+	printf("%-24s %-40s %-14s %-10s %12s\n", "NAME", "WHERE", "ADDRESS",
+	       "OFFSET", "HITS");
 	for (int i = 0; i < n; i++) {
-		char off[32] = "-";
+		char off[32] = "-", addr[32] = "-";
 
 		if (*l[i].path)
 			snprintf(off, sizeof(off), "%#lx", l[i].offset);
-		printf("%-24s %-40s %-12s %12llu\n", l[i].name, l[i].where, off,
-		       l[i].hits);
+		if (l[i].address)
+			snprintf(addr, sizeof(addr), "%#lx", l[i].address);
+		printf("%-24s %-40s %-14s %-10s %12llu\n", l[i].name,
+		       l[i].where, addr, off, l[i].hits);
 	}
 }
 
