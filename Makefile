@@ -102,7 +102,7 @@ tools: deps $(B)/host/verdict $(CLI_OBJ)/uprobe-cli $(CLI_OBJ)/uprobe-cli.1 \
 
 # ---- guest programs (static, with the kernel's kselftest harness) -------
 
-$(B)/tests/t/%: tests/guest/%.c $(KSRC)/.extracted
+$(B)/tests/t/%: tests/guest/%.c $(wildcard tests/guest/*.h) $(KSRC)/.extracted
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) -o $@ $<
 

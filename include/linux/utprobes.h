@@ -9,6 +9,11 @@
  * handler runs in that thread's context with its user registers, then
  * the instruction is executed as if nothing had happened.
  *
+ * A probe with a return handler, placed on the first instruction of a
+ * function, is a return probe: on entry the function's return address
+ * is replaced by a trampoline of the engine, and the return handler runs
+ * when the function returns, with the return value in the registers.
+ *
  * These names do not collide with mainline uprobes (CONFIG_UPROBES),
  * which can be enabled in the same kernel; see
  * Documentation/trace/utprobes.rst.
@@ -41,11 +46,63 @@ struct vm_area_struct;
 typedef int (*utprobe_handler_t)(struct utprobe *up, struct pt_regs *regs);
 
 /**
+ * struct utprobe_return - one return of a function probed for returns
+ * @func:	the function's address (where the probe is)
+ * @entry_ns:	ktime_get_ns() when the function was entered
+ */
+struct utprobe_return {
+	unsigned long func;
+	u64 entry_ns;
+};
+
+/**
+ * typedef utprobe_ret_handler_t - called when a probed function returns
+ * @up:		the probe
+ * @ret:	which call returned, and when it was made
+ * @regs:	the user registers: ip at the return address, the return
+ *		value in ax
+ *
+ * Runs in the context of the returning thread, like a handler.
+ *
+ * Return: 0; other values are reserved.
+ */
+typedef int (*utprobe_ret_handler_t)(struct utprobe *up,
+				     const struct utprobe_return *ret,
+				     struct pt_regs *regs);
+
+/*
+ * A thread holds at most this many calls of return-probed functions that
+ * have not returned yet; deeper calls run entry handlers but are not
+ * followed to their return (counted as missed).
+ */
+#define UTPROBE_RET_DEPTH_MAX	4096
+
+/**
+ * struct utprobe_ret_counts - what became of a return probe's entries
+ * @returns:	returns reported to the return handler
+ * @unwound:	calls left without a return: the stack was unwound past
+ *		them (longjmp(), an exception), seen by the stack pointer
+ * @missed:	calls not followed: too deep, no memory, not at a function
+ *		entry, or a 32-bit task
+ * @pending:	calls under way now (or left by a thread still running)
+ */
+struct utprobe_ret_counts {
+	u64 returns;
+	u64 unwound;
+	u64 missed;
+	long pending;
+};
+
+/**
  * struct utprobe - a probe, as a probe module registers it
  * @handler:	called on each hit, or NULL to only count hits
+ * @ret_handler: if not NULL, a return probe: called on each return
  * @name:	shown in trace events, or NULL
  * @data:	for the module
  * @hits:	private: per-CPU hit counts
+ * @rets:	private: per-CPU counts of returns, unwound, missed and
+ *		pending calls (a call may be counted pending on one CPU
+ *		and done on another: only the sum means anything)
  * @consumers:	private: the probe's places in probed processes
  * @file_node:	private: in the list of probes on files
  * @inode:	private: the file of a file-scoped probe
@@ -58,11 +115,13 @@ typedef int (*utprobe_handler_t)(struct utprobe *up, struct pt_regs *regs);
  */
 struct utprobe {
 	utprobe_handler_t handler;
+	utprobe_ret_handler_t ret_handler;
 	const char *name;
 	void *data;
 
 	/* private: set by utprobe_register_*() */
 	u64 __percpu *hits;
+	struct utprobe_ret_counts __percpu *rets;
 	struct list_head consumers;
 	struct list_head file_node;
 	struct inode *inode;
@@ -82,6 +141,8 @@ int utprobe_register_file_scoped(struct utprobe *up, struct inode *inode,
 				 loff_t offset, pid_t scope);
 void utprobe_unregister(struct utprobe *up);
 u64 utprobe_hits(const struct utprobe *up);
+void utprobe_ret_counts(const struct utprobe *up,
+			struct utprobe_ret_counts *counts);
 #else
 static inline int utprobe_register_pid(struct utprobe *up, pid_t pid,
 				       unsigned long vaddr)
@@ -109,6 +170,12 @@ static inline void utprobe_unregister(struct utprobe *up)
 static inline u64 utprobe_hits(const struct utprobe *up)
 {
 	return 0;
+}
+
+static inline void utprobe_ret_counts(const struct utprobe *up,
+				      struct utprobe_ret_counts *counts)
+{
+	*counts = (struct utprobe_ret_counts){};
 }
 #endif
 

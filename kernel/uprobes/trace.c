@@ -9,18 +9,32 @@
  *			probe the instruction at OFFSET in the file at
  *			PATH (absolute), in every process that maps it (of
  *			the process tree of PID only, with tree=)
+ *   r:NAME TARGET	a return probe on the function at TARGET (either
+ *			form): counts its calls and their returns, and
+ *			times them
  *   -:NAME		remove probe NAME
  *
  * and lists the probes when read; opening it with O_TRUNC removes them
- * all.  utprobe_profile lists each probe with its hit count.
+ * all.  utprobe_profile lists each probe with its hit count (calls, for
+ * a return probe).  utprobe_returns lists each return probe with what
+ * became of its calls and a log2 histogram of their durations:
+ *
+ *   NAME returns=N unwound=N missed=N pending=N min_ns=N max_ns=N
+ *	  sum_ns=N hist=B:COUNT,...
+ *
+ * (one line), where bucket B counts the calls that took less than 2^B
+ * and at least 2^(B-1) nanoseconds (bucket 0: no time at all).
  */
 #include <linux/capability.h>
 #include <linux/ctype.h>
 #include <linux/fs.h>
 #include <linux/init.h>
+#include <linux/ktime.h>
 #include <linux/list.h>
+#include <linux/log2.h>
 #include <linux/mutex.h>
 #include <linux/namei.h>
+#include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -29,13 +43,42 @@
 #include <linux/utprobes.h>
 
 #define UTP_NAME_MAX	64
+#define UTP_LAT_BUCKETS	65	/* fls64() of a u64 */
+
+/* Durations of the calls of a return probe, on one CPU. */
+struct utp_lat {
+	u64 min;
+	u64 max;
+	u64 sum;
+	u64 hist[UTP_LAT_BUCKETS];
+};
 
 struct utp_named {
 	struct list_head node;
 	char name[UTP_NAME_MAX];
 	char *target;			/* as written: PID:ADDR or PATH:OFFSET */
+	struct utp_lat __percpu *lat;	/* a return probe's, or NULL */
 	struct utprobe up;
 };
+
+/* A return probe's return handler: the call's duration goes in. */
+static int utp_named_ret(struct utprobe *up, const struct utprobe_return *ret,
+			 struct pt_regs *regs)
+{
+	struct utp_named *n = container_of(up, struct utp_named, up);
+	u64 ns = ktime_get_ns() - ret->entry_ns;
+	struct utp_lat *lat;
+
+	lat = get_cpu_ptr(n->lat);
+	if (ns < lat->min)
+		lat->min = ns;
+	if (ns > lat->max)
+		lat->max = ns;
+	lat->sum += ns;
+	lat->hist[fls64(ns)]++;
+	put_cpu_ptr(n->lat);
+	return 0;
+}
 
 /* Protects utp_named_list; taken before the core's own mutex. */
 static DEFINE_MUTEX(utp_named_lock);
@@ -68,6 +111,7 @@ static void utp_named_free(struct utp_named *n)
 {
 	utprobe_unregister(&n->up);
 	list_del(&n->node);
+	free_percpu(n->lat);
 	kfree(n->target);
 	kfree(n);
 }
@@ -95,13 +139,13 @@ static int utp_add_file(struct utprobe *up, char *target, char *colon,
 	return ret;
 }
 
-/* "p:NAME PID:ADDR" or "p:NAME PATH:OFFSET [tree=PID]" */
-static int utp_cmd_add(char *name, char *target)
+/* "p:NAME PID:ADDR" or "p:NAME PATH:OFFSET [tree=PID]"; r: if @ret */
+static int utp_cmd_add(char *name, char *target, bool ret_probe)
 {
 	struct utp_named *n;
 	unsigned long vaddr;
 	char *colon, *opt;
-	int pid, ret, tree = 0;
+	int pid, ret, cpu, tree = 0;
 
 	if (!target || !utp_name_valid(name))
 		return -EINVAL;
@@ -129,6 +173,17 @@ static int utp_cmd_add(char *name, char *target)
 	}
 	strscpy(n->name, name, sizeof(n->name));
 	n->up.name = n->name;
+	if (ret_probe) {
+		n->lat = alloc_percpu(struct utp_lat);
+		if (!n->lat) {
+			kfree(n->target);
+			kfree(n);
+			return -ENOMEM;
+		}
+		for_each_possible_cpu(cpu)
+			per_cpu_ptr(n->lat, cpu)->min = U64_MAX;
+		n->up.ret_handler = utp_named_ret;
+	}
 	if (tree) {
 		/* listed as written */
 		char *full = kasprintf(GFP_KERNEL, "%s tree=%d", target, tree);
@@ -136,6 +191,7 @@ static int utp_cmd_add(char *name, char *target)
 		kfree(n->target);
 		n->target = full;
 		if (!full) {
+			free_percpu(n->lat);
 			kfree(n);
 			return -ENOMEM;
 		}
@@ -151,6 +207,7 @@ static int utp_cmd_add(char *name, char *target)
 			ret = utprobe_register_pid(&n->up, pid, vaddr);
 	}
 	if (ret) {
+		free_percpu(n->lat);
 		kfree(n->target);
 		kfree(n);
 		return ret;
@@ -173,8 +230,8 @@ static int utp_cmd(char *line)
 	if (target && !*target)
 		target = NULL;
 
-	if (!strncmp(name, "p:", 2))
-		return utp_cmd_add(name + 2, target);
+	if (!strncmp(name, "p:", 2) || !strncmp(name, "r:", 2))
+		return utp_cmd_add(name + 2, target, name[0] == 'r');
 	if (!strncmp(name, "-:", 2)) {
 		struct utp_named *n = utp_named_find(name + 2);
 
@@ -230,7 +287,7 @@ static int utp_events_show(struct seq_file *m, void *v)
 {
 	struct utp_named *n = list_entry(v, struct utp_named, node);
 
-	seq_printf(m, "p:%s %s\n", n->name, n->target);
+	seq_printf(m, "%c:%s %s\n", n->lat ? 'r' : 'p', n->name, n->target);
 	return 0;
 }
 
@@ -242,6 +299,47 @@ static int utp_profile_show(struct seq_file *m, void *v)
 		   utprobe_hits(&n->up));
 	return 0;
 }
+
+static int utp_returns_show(struct seq_file *m, void *v)
+{
+	struct utp_named *n = list_entry(v, struct utp_named, node);
+	struct utprobe_ret_counts counts;
+	struct utp_lat all = { .min = U64_MAX };
+	bool first = true;
+	int cpu, b;
+
+	if (!n->lat)
+		return 0;
+	utprobe_ret_counts(&n->up, &counts);
+	for_each_possible_cpu(cpu) {
+		const struct utp_lat *l = per_cpu_ptr(n->lat, cpu);
+
+		all.min = min(all.min, l->min);
+		all.max = max(all.max, l->max);
+		all.sum += l->sum;
+		for (b = 0; b < UTP_LAT_BUCKETS; b++)
+			all.hist[b] += l->hist[b];
+	}
+	seq_printf(m, "%s returns=%llu unwound=%llu missed=%llu pending=%ld min_ns=%llu max_ns=%llu sum_ns=%llu hist=",
+		   n->name, counts.returns, counts.unwound, counts.missed,
+		   counts.pending, all.min == U64_MAX ? 0 : all.min, all.max,
+		   all.sum);
+	for (b = 0; b < UTP_LAT_BUCKETS; b++) {
+		if (!all.hist[b])
+			continue;
+		seq_printf(m, "%s%d:%llu", first ? "" : ",", b, all.hist[b]);
+		first = false;
+	}
+	seq_putc(m, '\n');
+	return 0;
+}
+
+static const struct seq_operations utp_returns_seq_ops = {
+	.start = utp_seq_start,
+	.next = utp_seq_next,
+	.stop = utp_seq_stop,
+	.show = utp_returns_show,
+};
 
 static const struct seq_operations utp_events_seq_ops = {
 	.start = utp_seq_start,
@@ -277,6 +375,18 @@ static int utp_profile_open(struct inode *inode, struct file *file)
 	return seq_open(file, &utp_profile_seq_ops);
 }
 
+static int utp_returns_open(struct inode *inode, struct file *file)
+{
+	return seq_open(file, &utp_returns_seq_ops);
+}
+
+static const struct file_operations utp_returns_fops = {
+	.open = utp_returns_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = seq_release,
+};
+
 static const struct file_operations utp_events_fops = {
 	.open = utp_events_open,
 	.read = seq_read,
@@ -298,6 +408,8 @@ static int __init utp_trace_init(void)
 			    &utp_events_fops);
 	tracefs_create_file("utprobe_profile", 0444, NULL, NULL,
 			    &utp_profile_fops);
+	tracefs_create_file("utprobe_returns", 0444, NULL, NULL,
+			    &utp_returns_fops);
 	return 0;
 }
 late_initcall(utp_trace_init);

@@ -12,6 +12,16 @@
  * to a slot of the process's out-of-line area and single-stepped there,
  * and the SIGTRAP of the step ends the hit.
  *
+ * Return probes: on a hit at a function's entry, the return address on
+ * the stack is replaced by the process's trampoline, an int3 in its
+ * out-of-line area, and the thread notes the call (struct utp_ret: where
+ * the return address lies and what it was).  The trampoline's SIGTRAP
+ * takes the newest notes off the thread's list: those whose return
+ * address lay below the stack pointer belong to frames unwound meanwhile
+ * (longjmp(), exceptions) and are dropped; the one whose return address
+ * was just popped is the call returning, whose return handlers run
+ * before the thread goes on at the real return address.
+ *
  * Locking and lifetimes:
  *
  * utp_mutex serialises every change: registration, unregistration, the
@@ -26,6 +36,11 @@
  * of the process; it nests outside utrace's own lock (utrace_control()).
  * proc->xol_lock (a mutex) serialises the out-of-line area, which threads
  * fill in lazily on their first step of a point.
+ *
+ * A thread's list of calls followed to their return (utp_thread.rets) is
+ * changed by the thread itself without locks, and by others only under
+ * proc->lock while the thread is quiesced (a probe going) or once it has
+ * left the process (exit, exec).
  */
 #include <linux/elf.h>
 #include <linux/file.h>
@@ -111,8 +126,9 @@ struct utp_proc {
 	bool quiescing;
 	bool dead;			/* emptied: takes no thread, is freed */
 	wait_queue_head_t wq;		/* the quiescer waits here */
-	struct mutex xol_lock;		/* xols and slot allocation */
+	struct mutex xol_lock;		/* xols, slots and ->tramp */
 	struct list_head xols;
+	unsigned long tramp;		/* return trampoline, 0 until made */
 	struct work_struct free_work;
 };
 
@@ -129,6 +145,18 @@ struct utp_thread {
 	unsigned long step_slot;
 	struct list_head delayed;	/* signals that came mid-step */
 	struct utp_fork_work *fork_pending; /* for the child being forked */
+	struct utp_ret *rets;		/* calls followed, newest first */
+	unsigned int depth;		/* how many */
+};
+
+/* A call of a function probed for its return, not returned yet. */
+struct utp_ret {
+	struct utp_ret *next;		/* the call it was made in */
+	struct utprobe *up;		/* NULL once the probe has gone */
+	unsigned long func;		/* the probed function */
+	unsigned long orig;		/* the real return address */
+	unsigned long stack;		/* where that lies on the stack */
+	u64 entry_ns;
 };
 
 struct utp_fork_work;
@@ -140,6 +168,7 @@ struct utp_delayed {
 
 static const struct utrace_engine_ops utp_ops;
 static struct utp_thread *utp_current_thread(void);
+static void utp_ret_free_all(struct utp_thread *ut);
 
 static void utp_proc_release(struct kref *kref)
 {
@@ -229,6 +258,7 @@ static void utp_thread_leave(struct utp_thread *ut)
 
 	spin_lock(&proc->lock);
 	list_del_init(&ut->node);
+	utp_ret_free_all(ut);
 	wake_up_all(&proc->wq);
 	spin_unlock(&proc->lock);
 	utp_proc_free_if_empty(proc);
@@ -617,6 +647,47 @@ static struct utp_xol *utp_xol_new(unsigned long vaddr)
 }
 
 /*
+ * An area of @proc with a free slot within reach of @vaddr, mapped if
+ * need be; its next slot is at xol->start + xol->used * slot size.
+ * Runs in a thread of the process, with proc->xol_lock held.
+ */
+static struct utp_xol *utp_xol_find(struct utp_proc *proc,
+				    unsigned long vaddr)
+{
+	struct utp_xol *xol;
+
+	lockdep_assert_held(&proc->xol_lock);
+	list_for_each_entry(xol, &proc->xols, node)
+		if (xol->used < UTP_XOL_SIZE / UTP_XOL_SLOT_SIZE &&
+		    abs_diff(xol->start, vaddr) < UTP_XOL_REACH)
+			return xol;
+	xol = utp_xol_new(vaddr);
+	if (!IS_ERR(xol))
+		list_add(&xol->node, &proc->xols);
+	return xol;
+}
+
+/* Fill the next slot of @xol with @bytes and take it.  xol_lock held. */
+static int utp_xol_fill(struct utp_xol *xol, const u8 *bytes)
+{
+	unsigned long off = xol->used * UTP_XOL_SLOT_SIZE;
+	struct page *page = xol->pages[off / PAGE_SIZE];
+	void *kaddr;
+
+	if (!page) {
+		page = alloc_page(GFP_HIGHUSER | __GFP_ZERO);
+		if (!page)
+			return -ENOMEM;
+		WRITE_ONCE(xol->pages[off / PAGE_SIZE], page);
+	}
+	kaddr = kmap_local_page(page);
+	memcpy(kaddr + offset_in_page(off), bytes, UTP_XOL_SLOT_SIZE);
+	kunmap_local(kaddr);
+	xol->used++;
+	return 0;
+}
+
+/*
  * The slot of @pt, filled in on its first step.  Runs in a thread of
  * the process.  Returns 0 if none can be had.
  */
@@ -626,9 +697,6 @@ static unsigned long utp_slot(struct utp_proc *proc, struct utp_point *pt)
 	struct utp_xol *xol;
 	/* pairs with the release below: the slot's bytes are written */
 	unsigned long slot = smp_load_acquire(&pt->slot);
-	unsigned int idx;
-	struct page *page;
-	void *kaddr;
 
 	if (slot)
 		return slot;
@@ -636,40 +704,52 @@ static unsigned long utp_slot(struct utp_proc *proc, struct utp_point *pt)
 	slot = pt->slot;
 	if (slot)
 		goto out;
-	list_for_each_entry(xol, &proc->xols, node)
-		if (xol->used < UTP_XOL_SIZE / UTP_XOL_SLOT_SIZE &&
-		    abs_diff(xol->start, pt->vaddr) < UTP_XOL_REACH)
-			goto found;
-	xol = utp_xol_new(pt->vaddr);
+	xol = utp_xol_find(proc, pt->vaddr);
 	if (IS_ERR(xol))
 		goto out;
-	list_add(&xol->node, &proc->xols);
-found:
-	idx = xol->used;
-	slot = xol->start + idx * UTP_XOL_SLOT_SIZE;
-	if (utp_arch_xol_copy(&pt->ai, pt->vaddr, slot, bytes)) {
+	slot = xol->start + xol->used * UTP_XOL_SLOT_SIZE;
+	if (utp_arch_xol_copy(&pt->ai, pt->vaddr, slot, bytes) ||
+	    utp_xol_fill(xol, bytes)) {
 		slot = 0;
 		goto out;
 	}
-	page = xol->pages[idx * UTP_XOL_SLOT_SIZE / PAGE_SIZE];
-	if (!page) {
-		page = alloc_page(GFP_HIGHUSER | __GFP_ZERO);
-		if (!page) {
-			slot = 0;
-			goto out;
-		}
-		WRITE_ONCE(xol->pages[idx * UTP_XOL_SLOT_SIZE / PAGE_SIZE],
-			   page);
-	}
-	kaddr = kmap_local_page(page);
-	memcpy(kaddr + offset_in_page(slot), bytes, sizeof(bytes));
-	kunmap_local(kaddr);
-	xol->used++;
 	/* publish the slot once its bytes are in place */
 	smp_store_release(&pt->slot, slot);
 out:
 	mutex_unlock(&proc->xol_lock);
 	return slot;
+}
+
+/*
+ * The return trampoline of @proc, made on the first need: a slot that
+ * holds only breakpoints.  Runs in a thread of the process; 0 if none
+ * can be had.
+ */
+static unsigned long utp_tramp(struct utp_proc *proc, unsigned long vaddr)
+{
+	u8 bytes[UTP_XOL_SLOT_SIZE];
+	/* pairs with the release below */
+	unsigned long tramp = smp_load_acquire(&proc->tramp);
+	struct utp_xol *xol;
+
+	if (tramp)
+		return tramp;
+	mutex_lock(&proc->xol_lock);
+	tramp = proc->tramp;
+	if (tramp)
+		goto out;
+	xol = utp_xol_find(proc, vaddr);
+	if (IS_ERR(xol))
+		goto out;
+	memset(bytes, UTP_BREAK_INSN, sizeof(bytes));
+	tramp = xol->start + xol->used * UTP_XOL_SLOT_SIZE;
+	if (utp_xol_fill(xol, bytes))
+		tramp = 0;
+	else	/* publish the trampoline once its bytes are in place */
+		smp_store_release(&proc->tramp, tramp);
+out:
+	mutex_unlock(&proc->xol_lock);
+	return tramp;
 }
 
 /*
@@ -736,6 +816,164 @@ static void utp_run_handlers(struct utp_thread *ut, struct utp_point *pt,
 	ut->in_handler = false;
 }
 
+/*
+ * Return probes.
+ */
+
+/* @ri is done with: no longer pending for its probe. */
+static void utp_ret_free(struct utp_ret *ri)
+{
+	if (ri->up)
+		this_cpu_dec(ri->up->rets->pending);
+	kfree(ri);
+}
+
+/* Forget every call @ut follows; proc->lock held or @ut gone from it. */
+static void utp_ret_free_all(struct utp_thread *ut)
+{
+	struct utp_ret *ri;
+
+	while ((ri = ut->rets)) {
+		ut->rets = ri->next;
+		utp_ret_free(ri);
+	}
+	ut->depth = 0;
+}
+
+/* Drop the calls whose return address lay below @stack: unwound. */
+static void utp_ret_drop_unwound(struct utp_thread *ut, unsigned long stack)
+{
+	struct utp_ret *ri;
+
+	while ((ri = ut->rets) && ri->stack < stack) {
+		ut->rets = ri->next;
+		ut->depth--;
+		if (ri->up)
+			this_cpu_inc(ri->up->rets->unwound);
+		utp_ret_free(ri);
+	}
+}
+
+/*
+ * @pt, at a function's entry, was hit: follow the call to its return for
+ * each return probe there.  Its return address goes to the trampoline
+ * (once, whatever the number of probes).
+ */
+static void utp_ret_enter(struct utp_thread *ut, struct utp_point *pt,
+			  struct pt_regs *regs)
+{
+	unsigned long stack = utp_arch_ret_slot(regs), orig = 0, tramp = 0;
+	struct utp_ret *first = ut->rets, *ri;
+	struct utp_consumer *c;
+	bool chained = false;
+	u64 now = 0;
+
+	list_for_each_entry(c, &pt->consumers, point_node) {
+		struct utprobe *up = c->up;
+
+		if (!up->ret_handler || READ_ONCE(up->gone))
+			continue;
+		if (!now) {
+			/* first return probe here: where does the call go? */
+			now = ktime_get_ns();
+			if (stack)
+				tramp = utp_tramp(ut->proc, pt->vaddr);
+			if (tramp && get_user(orig, (unsigned long __user *)stack))
+				tramp = 0;
+			/*
+			 * A tail call from a function followed already finds
+			 * the trampoline in place.  Otherwise a note of a call
+			 * whose return address lay here or below is of a frame
+			 * unwound meanwhile.
+			 */
+			chained = tramp && orig == tramp;
+			if (stack)
+				utp_ret_drop_unwound(ut, stack + !chained);
+			first = ut->rets;
+			if (chained) {
+				if (first && first->stack == stack)
+					orig = first->orig;
+				else
+					tramp = 0;
+			}
+		}
+		ri = NULL;
+		if (tramp && ut->depth < UTPROBE_RET_DEPTH_MAX)
+			ri = kmalloc(sizeof(*ri), GFP_KERNEL);
+		if (!ri) {
+			this_cpu_inc(up->rets->missed);
+			continue;
+		}
+		ri->up = up;
+		ri->func = pt->vaddr;
+		ri->orig = orig;
+		ri->stack = stack;
+		ri->entry_ns = now;
+		ri->next = ut->rets;
+		ut->rets = ri;
+		ut->depth++;
+		this_cpu_inc(up->rets->pending);
+	}
+	if (ut->rets == first || chained)
+		return;
+	if (put_user(tramp, (unsigned long __user *)stack)) {
+		/* cannot be followed after all */
+		while (ut->rets != first) {
+			ri = ut->rets;
+			ut->rets = ri->next;
+			ut->depth--;
+			this_cpu_inc(ri->up->rets->missed);
+			utp_ret_free(ri);
+		}
+	}
+}
+
+/*
+ * A function returned to the trampoline: the calls whose return address
+ * was just popped have returned, those below were unwound.  Returns the
+ * action for the trampoline's SIGTRAP.
+ */
+static u32 utp_ret_hit(struct utp_thread *ut, struct pt_regs *regs)
+{
+	unsigned long stack = utp_arch_ret_popped(regs), orig = 0;
+	struct utprobe_return ret;
+	struct utp_ret *ri;
+
+	if (utp_stop_if_quiescing(ut)) {
+		/* come back here once let go */
+		regs->ip = READ_ONCE(ut->proc->tramp);
+		return UTRACE_SIGNAL_IGN | UTRACE_STOP;
+	}
+	utp_ret_drop_unwound(ut, stack);
+	ut->in_handler = true;
+	while ((ri = ut->rets) && ri->stack == stack) {
+		ut->rets = ri->next;
+		ut->depth--;
+		orig = ri->orig;
+		regs->ip = orig;
+		if (ri->up && !READ_ONCE(ri->up->gone)) {
+			this_cpu_inc(ri->up->rets->returns);
+			ret.func = ri->func;
+			ret.entry_ns = ri->entry_ns;
+			if (trace_utprobe_ret_enabled())
+				trace_utprobe_ret(ri->up, ri->func, orig,
+						  regs->ax,
+						  ktime_get_ns() - ri->entry_ns);
+			ri->up->ret_handler(ri->up, &ret, regs);
+			/* the return goes where it was going */
+			regs->ip = orig;
+		}
+		utp_ret_free(ri);
+	}
+	ut->in_handler = false;
+	if (!orig) {
+		/* a return to the trampoline that no call of ours made */
+		regs->ip = READ_ONCE(ut->proc->tramp);
+		force_sig(SIGSEGV);
+	}
+	return UTRACE_SIGNAL_IGN | utp_resume(ut);
+}
+
 /* The int3 at @bp was hit. */
 static u32 utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 		   unsigned long bp, u32 action)
@@ -765,6 +1003,7 @@ static u32 utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 	utp_run_handlers(ut, pt, regs);
 	if (regs->ip != bp)		/* a handler moved the thread */
 		return UTRACE_SIGNAL_IGN | UTRACE_RESUME;
+	utp_ret_enter(ut, pt, regs);
 	if (!utp_arch_emulate(&pt->ai, bp, regs))
 		return UTRACE_SIGNAL_IGN | UTRACE_RESUME;
 
@@ -833,9 +1072,13 @@ static u32 utp_report_signal(u32 action, struct utrace_engine *engine,
 		return utp_signal_stepping(ut, regs, info, action);
 	if (utrace_signal_action(action) == UTRACE_SIGNAL_REPORT)
 		return UTRACE_SIGNAL_REPORT | utp_resume(ut);
-	if (info && info->si_signo == SIGTRAP && info->si_code == SI_KERNEL)
-		return utp_hit(ut, regs, regs->ip - UTP_BREAK_INSN_SIZE,
-			       action);
+	if (info && info->si_signo == SIGTRAP && info->si_code == SI_KERNEL) {
+		unsigned long bp = regs->ip - UTP_BREAK_INSN_SIZE;
+
+		if (bp == READ_ONCE(ut->proc->tramp))
+			return utp_ret_hit(ut, regs);
+		return utp_hit(ut, regs, bp, action);
+	}
 	return utrace_signal_action(action) | utp_resume(ut);
 }
 
@@ -857,6 +1100,7 @@ struct utp_kept {
 struct utp_fork_work {
 	struct callback_head cb;
 	struct xarray kept;		/* vaddr -> struct utp_kept */
+	struct utp_ret *rets;		/* calls of probes on files, newest first */
 };
 
 static bool utp_point_on_file(struct utp_point *pt)
@@ -923,8 +1167,13 @@ static int utp_fork_keep(struct utp_thread *ut, struct utp_point *pt)
 static void utp_fork_work_free(struct utp_fork_work *w)
 {
 	struct utp_kept *k;
+	struct utp_ret *ri;
 	unsigned long idx;
 
+	while ((ri = w->rets)) {
+		w->rets = ri->next;
+		kfree(ri);
+	}
 	xa_for_each(&w->kept, idx, k)
 		kfree(k);
 	xa_destroy(&w->kept);
@@ -953,6 +1202,79 @@ static void utp_fork_queue(struct utp_thread *ut, struct task_struct *child)
 		mmput(mm);
 	}
 	utp_fork_work_free(w);
+}
+
+/*
+ * Copies of the calls @ut follows, in order, for the probes @keep()
+ * accepts (the others' copies have no probe).  NULL if there are none,
+ * or no memory (then the child follows none).
+ */
+static struct utp_ret *utp_ret_copy(struct utp_thread *ut,
+				    bool (*keep)(struct utprobe *up))
+{
+	struct utp_ret *head = NULL, **tail = &head, *ri, *copy;
+
+	for (ri = ut->rets; ri; ri = ri->next) {
+		copy = kmemdup(ri, sizeof(*ri), GFP_KERNEL);
+		if (!copy) {
+			while ((ri = head)) {
+				head = ri->next;
+				kfree(ri);
+			}
+			return NULL;
+		}
+		if (copy->up && !keep(copy->up))
+			copy->up = NULL;
+		copy->next = NULL;
+		*tail = copy;
+		tail = &copy->next;
+	}
+	return head;
+}
+
+static bool utp_keep_all(struct utprobe *up)
+{
+	return true;
+}
+
+static bool utp_keep_file(struct utprobe *up)
+{
+	return up->inode;
+}
+
+/*
+ * A vfork child runs on its parent's stack until it execs or exits, and
+ * may return through the parent's frames: it follows the same calls.
+ */
+static void utp_ret_vfork(struct utp_thread *ut, struct utp_thread *cut)
+{
+	struct utp_ret *ri;
+
+	cut->rets = utp_ret_copy(ut, utp_keep_all);
+	for (ri = cut->rets; ri; ri = ri->next) {
+		cut->depth++;
+		if (ri->up)
+			this_cpu_inc(ri->up->rets->pending);
+	}
+}
+
+/*
+ * The forked child's copy of the stack has the parent's trampoline,
+ * which its mm lacks, in the place of return addresses: they are put
+ * back, and the calls of probes on files go to the child's work, which
+ * follows them again with its own trampoline.
+ */
+static void utp_ret_fork(struct utp_thread *ut, struct mm_struct *mm)
+{
+	struct utp_fork_work *w;
+	struct utp_ret *ri;
+
+	for (ri = ut->rets; ri; ri = ri->next)
+		access_remote_vm(mm, ri->stack, &ri->orig, sizeof(ri->orig),
+				 FOLL_WRITE);
+	w = ut->fork_pending;
+	if (ut->rets && w)
+		w->rets = utp_ret_copy(ut, utp_keep_file);
 }
 
 /* Threads of a probed process are followed; forked children get the
@@ -988,6 +1310,8 @@ static u32 utp_report_clone(enum utrace_resume_action action,
 				utp_control(child, cut->engine,
 					    UTRACE_INTERRUPT);
 			spin_unlock(&proc->lock);
+			if (cut && (clone_flags & CLONE_VFORK))
+				utp_ret_vfork(ut, cut);
 		}
 		return utp_resume(ut);
 	}
@@ -1002,6 +1326,7 @@ static u32 utp_report_clone(enum utrace_resume_action action,
 			if (!utp_point_on_file(pt) || utp_fork_keep(ut, pt))
 				utp_poke(mm, pt->vaddr, pt->ai.bytes,
 					 UTP_BREAK_INSN_SIZE);
+		utp_ret_fork(ut, mm);
 		mmput(mm);
 	}
 	utp_fork_queue(ut, child);
@@ -1143,14 +1468,39 @@ out:
 	return ret;
 }
 
-/* Remove the consumers in @list (all of one process) and their points. */
-static void utp_remove(struct utp_proc *proc, struct list_head *list)
+/*
+ * Calls of @proc's threads followed for @up return without it: the
+ * threads are quiesced (or gone from the list).
+ */
+static void utp_ret_forget(struct utp_proc *proc, struct utprobe *up)
+{
+	struct utp_thread *ut;
+	struct utp_ret *ri;
+
+	spin_lock(&proc->lock);
+	list_for_each_entry(ut, &proc->threads, node)
+		for (ri = ut->rets; ri; ri = ri->next)
+			if (ri->up == up) {
+				this_cpu_dec(up->rets->pending);
+				ri->up = NULL;
+			}
+	spin_unlock(&proc->lock);
+}
+
+/*
+ * Remove the consumers in @list (all of @up, in one process) and their
+ * points.
+ */
+static void utp_remove(struct utp_proc *proc, struct utprobe *up,
+		       struct list_head *list)
 {
 	struct utp_consumer *c, *next;
 	struct utp_point *pt;
 	bool quiet;
 
 	quiet = !utp_quiesce(proc);
+	if (up->ret_handler)
+		utp_ret_forget(proc, up);
 	list_for_each_entry_safe(c, next, list, probe_node) {
 		pt = c->point;
 		list_del(&c->point_node);
@@ -1172,11 +1522,24 @@ static void utp_remove(struct utp_proc *proc, struct list_head *list)
 		utp_unquiesce(proc);
 }
 
+static void utp_probe_free(struct utprobe *up)
+{
+	free_percpu(up->hits);
+	up->hits = NULL;
+	free_percpu(up->rets);
+	up->rets = NULL;
+}
+
 static int utp_probe_init(struct utprobe *up)
 {
 	up->hits = alloc_percpu(u64);
-	if (!up->hits)
+	up->rets = NULL;
+	if (up->hits && up->ret_handler)
+		up->rets = alloc_percpu(struct utprobe_ret_counts);
+	if (!up->hits || (up->ret_handler && !up->rets)) {
+		utp_probe_free(up);
 		return -ENOMEM;
+	}
 	INIT_LIST_HEAD(&up->consumers);
 	INIT_LIST_HEAD(&up->file_node);
 	up->inode = NULL;
@@ -1225,10 +1588,8 @@ static int utp_register_pid(struct utprobe *up, struct pid *pid,
 	if (!ret)
 		ret = utp_add(up, task, vaddr, &ai, UTP_ADD_QUIESCE);
 	mutex_unlock(&utp_mutex);
-	if (ret && init) {
-		free_percpu(up->hits);
-		up->hits = NULL;
-	}
+	if (ret && init)
+		utp_probe_free(up);
 out:
 	mmput(mm);
 	put_task_struct(task);
@@ -1396,7 +1757,7 @@ static void utp_unregister(struct utprobe *up)
 		list_for_each_entry_safe(c, next, &up->consumers, probe_node)
 			if (c->point->proc == proc)
 				list_move_tail(&c->probe_node, &list);
-		utp_remove(proc, &list);
+		utp_remove(proc, up, &list);
 	}
 	mutex_unlock(&utp_mutex);
 	if (up->inode) {
@@ -1430,8 +1791,7 @@ void utprobe_unregister(struct utprobe *up)
 
 		utp_unregister(up);
 		utp_kernel_op_end(ut);
-		free_percpu(up->hits);
-		up->hits = NULL;
+		utp_probe_free(up);
 		return;
 	}
 	WRITE_ONCE(up->gone, true);
@@ -1462,6 +1822,85 @@ u64 utprobe_hits(const struct utprobe *up)
 }
 EXPORT_SYMBOL_GPL(utprobe_hits);
 
+/**
+ * utprobe_ret_counts - what became of the calls a return probe saw
+ * @up:		a registered probe with a return handler
+ * @counts:	filled in: returns reported, calls unwound past, calls
+ *		missed, calls pending now
+ *
+ * A call that has not returned yet is pending; when its thread exits or
+ * execs it is no longer counted at all.  Counts being made meanwhile may
+ * or may not be included.
+ */
+void utprobe_ret_counts(const struct utprobe *up,
+			struct utprobe_ret_counts *counts)
+{
+	int cpu;
+
+	memset(counts, 0, sizeof(*counts));
+	if (!up->rets)
+		return;
+	for_each_possible_cpu(cpu) {
+		const struct utprobe_ret_counts *c = per_cpu_ptr(up->rets, cpu);
+
+		counts->returns += c->returns;
+		counts->unwound += c->unwound;
+		counts->missed += c->missed;
+		counts->pending += c->pending;
+	}
+}
+EXPORT_SYMBOL_GPL(utprobe_ret_counts);
+
+/* Does @up have a consumer at @vaddr in @proc?  utp_mutex held. */
+static bool utp_consumes(struct utp_proc *proc, struct utprobe *up,
+			 unsigned long vaddr)
+{
+	struct utp_point *pt = xa_load(&proc->points, vaddr);
+	struct utp_consumer *c;
+
+	if (pt)
+		list_for_each_entry(c, &pt->consumers, point_node)
+			if (c->up == up)
+				return true;
+	return false;
+}
+
+/*
+ * The forked child follows the calls of its parent's probes on files
+ * that are its own probes too (utp_fork_work() made them so): their
+ * return addresses, put back at the fork, go to its trampoline.
+ */
+static void utp_ret_adopt(struct utp_fork_work *w)
+{
+	struct utp_thread *ut = utp_current_thread();
+	struct utp_ret *ri, **tail;
+	unsigned long tramp = 0;
+
+	if (!ut || ut->rets)
+		return;
+	tail = &ut->rets;
+	while ((ri = w->rets)) {
+		w->rets = ri->next;
+		ri->next = NULL;
+		if (!ri->up || !utp_consumes(ut->proc, ri->up, ri->func) ||
+		    ut->depth >= UTPROBE_RET_DEPTH_MAX) {
+			kfree(ri);
+			continue;
+		}
+		if (!tramp)
+			tramp = utp_tramp(ut->proc, ri->func);
+		if (!tramp || put_user(tramp,
+				       (unsigned long __user *)ri->stack)) {
+			kfree(ri);
+			continue;
+		}
+		this_cpu_inc(ri->up->rets->pending);
+		*tail = ri;
+		tail = &ri->next;
+		ut->depth++;
+	}
+}
+
 /* The child of a fork takes over the points of probes on files. */
 static void utp_fork_work(struct callback_head *cb)
 {
@@ -1487,6 +1926,8 @@ static void utp_fork_work(struct callback_head *cb)
 			utp_poke(current->mm, k->vaddr, k->ai.bytes,
 				 UTP_BREAK_INSN_SIZE);
 	}
+	if (w->rets)
+		utp_ret_adopt(w);
 	mutex_unlock(&utp_mutex);
 	utp_fork_work_free(w);
 }
@@ -1777,10 +2218,8 @@ static int utp_register_file(struct utprobe *up, struct inode *inode,
 	mutex_unlock(&utp_mutex);
 	if (ret) {
 		utp_unregister(up);
-		if (init) {
-			free_percpu(up->hits);
-			up->hits = NULL;
-		}
+		if (init)
+			utp_probe_free(up);
 	}
 	return ret;
 }

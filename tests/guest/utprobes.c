@@ -20,9 +20,8 @@
 #include <linux/capability.h>
 
 #include "kselftest_harness.h"
+#include "utprobes_util.h"
 
-#define EVENTS "/sys/kernel/tracing/utprobe_events"
-#define PROFILE "/sys/kernel/tracing/utprobe_profile"
 #define CALLS 500
 
 /*
@@ -131,57 +130,6 @@ static const struct probe_case cases[] = {
 	{ "jcc", f_jcc, l_jcc, e_jcc },
 	{ "pop", f_pop, l_pop, e_pop },
 };
-
-/* Write @fmt to the file at @path: 0 or -errno. */
-static int write_file(const char *path, int flags, const char *fmt, ...)
-{
-	char buf[1200];
-	va_list ap;
-	int fd, ret = 0;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fd = open(path, O_WRONLY | flags);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, buf, strlen(buf)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-/* Write @fmt to utprobe_events (appending): 0 or -errno. */
-#define events(...) write_file(EVENTS, O_APPEND, __VA_ARGS__)
-
-static char *read_file(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n, len = 0;
-
-	buf[0] = '\0';
-	if (fd < 0)
-		return buf;
-	while ((n = read(fd, buf + len, size - 1 - len)) > 0)
-		len += n;
-	buf[len] = '\0';
-	close(fd);
-	return buf;
-}
-
-/* The hit count of probe @name in utprobe_profile, or -1. */
-static long long hits(const char *name)
-{
-	char buf[4096], want[80], *line;
-	long long n = -1;
-
-	read_file(PROFILE, buf, sizeof(buf));
-	snprintf(want, sizeof(want), "%s ", name);
-	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
-		if (!strncmp(line, want, strlen(want)))
-			sscanf(strrchr(line, ' '), "%lld", &n);
-	return n;
-}
 
 /*
  * A child that waits for a byte on a pipe, then runs @c's function

@@ -8,8 +8,7 @@
 
 #include <linux/types.h>
 #include <asm/insn.h>
-
-struct pt_regs;
+#include <asm/ptrace.h>
 
 #define UTP_BREAK_INSN		0xcc	/* int3 */
 #define UTP_BREAK_INSN_SIZE	1
@@ -64,5 +63,21 @@ void utp_arch_pre_step(const struct utp_arch_insn *ai, unsigned long slot,
 int utp_arch_post_step(const struct utp_arch_insn *ai, unsigned long vaddr,
 		       unsigned long slot, struct pt_regs *regs);
 void utp_arch_abort_step(unsigned long vaddr, struct pt_regs *regs);
+
+/*
+ * Return probes.  At a function's first instruction its return address
+ * is the word at the stack pointer (64-bit tasks only: 0 otherwise);
+ * once a function has returned to the trampoline, that word lies just
+ * below the stack pointer.
+ */
+static inline unsigned long utp_arch_ret_slot(struct pt_regs *regs)
+{
+	return user_64bit_mode(regs) ? regs->sp : 0;
+}
+
+static inline unsigned long utp_arch_ret_popped(struct pt_regs *regs)
+{
+	return regs->sp - sizeof(unsigned long);
+}
 
 #endif /* _ASM_X86_UTPROBES_H */

@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * utprobes return probes, defined through tracefs (r:NAME PID:ADDR) on
+ * functions of a child process: for each workload the returns equal the
+ * calls that returned, the calls longjmp() skipped are counted unwound,
+ * none stays pending, the nesting bound holds, and the child's results
+ * are right.  The durations land in the right log2 bucket.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "utprobes_util.h"
+
+#define N 200
+#define DEPTH 1000
+#define TOO_DEEP 5000
+#define JUMP_DEPTH 5
+#define SLEEP_MS 20
+#define DEPTH_MAX 4096		/* UTPROBE_RET_DEPTH_MAX */
+
+/*
+ * Probed functions: not inlined, not turned into loops or tail calls,
+ * so each call enters and returns.
+ */
+#define PROBED __attribute__((noinline, noipa, \
+			      optimize("no-optimize-sibling-calls")))
+#define KEEP(x) asm volatile("" : "+r"(x))
+
+PROBED long rp_leaf(long x)
+{
+	KEEP(x);
+	return 2 * x + 1;
+}
+
+PROBED long rp_inner(long x)
+{
+	long r = rp_leaf(x);
+
+	KEEP(r);
+	return r + 3;
+}
+
+PROBED long rp_outer(long x)
+{
+	long a = rp_inner(x), b = rp_inner(x + 1);
+
+	KEEP(a);
+	return a + b + 1;
+}
+
+PROBED long rp_rec(long d)
+{
+	long r;
+
+	if (!d)
+		return 0;
+	r = rp_rec(d - 1);
+	KEEP(r);
+	return r + 1;
+}
+
+static void on_usr1(int sig)
+{
+	if (rp_leaf(sig) != 2 * sig + 1)
+		_exit(3);
+}
+
+PROBED long rp_raiser(long x)
+{
+	raise(SIGUSR1);
+	KEEP(x);
+	return x + 7;
+}
+
+PROBED void rp_jump(jmp_buf *jb, int depth)
+{
+	if (depth < 0)
+		return;
+	if (!depth)
+		longjmp(*jb, 1);
+	rp_jump(jb, depth - 1);
+	KEEP(depth);
+}
+
+PROBED pid_t rp_fork(void)
+{
+	pid_t pid = fork();
+
+	KEEP(pid);
+	return pid;
+}
+
+PROBED void rp_exiter(int code)
+{
+	KEEP(code);
+	_exit(code);
+}
+
+PROBED long rp_sleep(long ms)
+{
+	struct timespec ts = { 0, ms * 1000000 };
+
+	nanosleep(&ts, NULL);
+	return ms;
+}
+
+/* Workloads: each returns the number of wrong results. */
+static int w_calls(void)
+{
+	int bad = 0;
+
+	for (long i = 0; i < N; i++)
+		bad += rp_leaf(i) != 2 * i + 1;
+	return bad;
+}
+
+static void *outer_loop(void *arg)
+{
+	long bad = 0;
+
+	for (long i = 0; i < N; i++)
+		bad += rp_outer(i) != 4 * i + 11;
+	return (void *)bad;
+}
+
+static int w_nested(void)
+{
+	return (int)(long)outer_loop(NULL);
+}
+
+static int w_threads(void)
+{
+	pthread_t t;
+	void *r;
+	long bad;
+
+	if (pthread_create(&t, NULL, outer_loop, NULL))
+		return 1;
+	bad = (long)outer_loop(NULL);
+	pthread_join(t, &r);
+	return bad + (long)r;
+}
+
+static int w_recursion(void)
+{
+	int bad = 0;
+
+	for (int i = 0; i < 3; i++)
+		bad += rp_rec(DEPTH) != DEPTH;
+	return bad;
+}
+
+static int w_too_deep(void)
+{
+	return rp_rec(TOO_DEEP) != TOO_DEEP;
+}
+
+static int w_signal(void)
+{
+	int bad = 0;
+
+	signal(SIGUSR1, on_usr1);
+	for (long i = 0; i < N; i++)
+		bad += rp_raiser(i) != i + 7;
+	return bad;
+}
+
+static int w_longjmp(void)
+{
+	jmp_buf jb;
+	volatile int i;
+
+	for (i = 0; i < N; i++)
+		if (!setjmp(jb))
+			rp_jump(&jb, JUMP_DEPTH);
+	return i != N;
+}
+
+static int w_fork(void)
+{
+	int bad = 0, st;
+
+	for (int i = 0; i < N / 10; i++) {
+		pid_t pid = rp_fork();
+
+		if (pid == 0)
+			_exit(rp_leaf(1) == 3 ? 0 : 1);
+		if (pid < 0 || waitpid(pid, &st, 0) != pid ||
+		    !WIFEXITED(st) || WEXITSTATUS(st))
+			bad++;
+	}
+	return bad;
+}
+
+static int w_exit(void)
+{
+	int bad = w_calls();
+
+	rp_exiter(bad ? 1 : 0);
+	return 1;
+}
+
+static int w_sleep(void)
+{
+	int bad = 0;
+
+	for (int i = 0; i < 5; i++)
+		bad += rp_sleep(SLEEP_MS) != SLEEP_MS;
+	return bad;
+}
+
+struct expect {
+	const char *name;
+	void *fn;
+	long calls, returns, unwound, missed;
+};
+
+/*
+ * The child runs the workload, then calls rp_leaf() once from main(),
+ * above every frame of the workload (which sweeps away the notes of
+ * calls unwound), says so and waits to be let go, so that the pending
+ * counts are read while it lives.
+ */
+static pid_t spawn(int (*work)(void), int *go, int *done)
+{
+	int g[2], d[2];
+	pid_t pid;
+	char x;
+
+	if (pipe(g) || pipe(d))
+		abort();
+	pid = fork();
+	if (pid == 0) {
+		int bad;
+
+		close(g[1]);
+		close(d[0]);
+		if (read(g[0], &x, 1) != 1)
+			_exit(100);
+		bad = work();
+		bad += rp_leaf(0) != 1;
+		if (write(d[1], "d", 1) != 1 || read(g[0], &x, 1) != 1)
+			_exit(101);
+		_exit(bad ? 1 : 0);
+	}
+	close(g[0]);
+	close(d[1]);
+	*go = g[1];
+	*done = d[0];
+	return pid;
+}
+
+FIXTURE(ret) {
+	char dummy;
+};
+
+FIXTURE_SETUP(ret)
+{
+	int fd = open(EVENTS, O_WRONLY | O_TRUNC);
+
+	ASSERT_LE(0, fd) TH_LOG("%s: %s", EVENTS, strerror(errno));
+	close(fd);
+}
+
+FIXTURE_TEARDOWN(ret)
+{
+	int fd = open(EVENTS, O_WRONLY | O_TRUNC);
+
+	if (fd >= 0)
+		close(fd);
+}
+
+FIXTURE_VARIANT(ret) {
+	int (*work)(void);
+	bool exits;		/* the workload exits the child */
+	struct expect e[3];
+};
+
+/* rp_leaf gets one more call: the sweep from main() */
+FIXTURE_VARIANT_ADD(ret, calls) {
+	.work = w_calls,
+	.e = { { "leaf", rp_leaf, N + 1, N + 1, 0, 0 } },
+};
+
+FIXTURE_VARIANT_ADD(ret, nested) {
+	.work = w_nested,
+	.e = { { "outer", rp_outer, N, N, 0, 0 },
+	       { "inner", rp_inner, 2 * N, 2 * N, 0, 0 },
+	       { "leaf", rp_leaf, 2 * N + 1, 2 * N + 1, 0, 0 } },
+};
+
+FIXTURE_VARIANT_ADD(ret, threads) {
+	.work = w_threads,
+	.e = { { "outer", rp_outer, 2 * N, 2 * N, 0, 0 },
+	       { "inner", rp_inner, 4 * N, 4 * N, 0, 0 },
+	       { "leaf", rp_leaf, 4 * N + 1, 4 * N + 1, 0, 0 } },
+};
+
+FIXTURE_VARIANT_ADD(ret, recursion_1000) {
+	.work = w_recursion,
+	.e = { { "rec", rp_rec, 3 * (DEPTH + 1), 3 * (DEPTH + 1), 0, 0 } },
+};
+
+/* the innermost calls past the bound run, but are not followed */
+FIXTURE_VARIANT_ADD(ret, deeper_than_the_bound) {
+	.work = w_too_deep,
+	.e = { { "rec", rp_rec, TOO_DEEP + 1, DEPTH_MAX, 0,
+		 TOO_DEEP + 1 - DEPTH_MAX } },
+};
+
+FIXTURE_VARIANT_ADD(ret, signal_handler) {
+	.work = w_signal,
+	.e = { { "raiser", rp_raiser, N, N, 0, 0 },
+	       { "leaf", rp_leaf, N + 1, N + 1, 0, 0 } },
+};
+
+/* every rp_jump() call is skipped by the longjmp() */
+FIXTURE_VARIANT_ADD(ret, longjmp) {
+	.work = w_longjmp,
+	.e = { { "jump", rp_jump, N * (JUMP_DEPTH + 1), 0,
+		 N * (JUMP_DEPTH + 1), 0 },
+	       { "leaf", rp_leaf, 1, 1, 0, 0 } },
+};
+
+/* the children return from rp_fork() too, unprobed (a pid probe) */
+FIXTURE_VARIANT_ADD(ret, fork) {
+	.work = w_fork,
+	.e = { { "fork", rp_fork, N / 10, N / 10, 0, 0 },
+	       { "leaf", rp_leaf, 1, 1, 0, 0 } },
+};
+
+/* the process exits inside rp_exiter(): nothing stays pending */
+FIXTURE_VARIANT_ADD(ret, exit_inside) {
+	.work = w_exit,
+	.exits = true,
+	.e = { { "exiter", rp_exiter, 1, 0, 0, 0 },
+	       { "leaf", rp_leaf, N, N, 0, 0 } },
+};
+
+static void check_counts(struct __test_metadata *_metadata,
+			 const struct expect *e)
+{
+	struct ret_line r;
+
+	ASSERT_EQ(0, ret_line(e->name, &r)) TH_LOG("no line for %s", e->name);
+	EXPECT_EQ(e->calls, hits(e->name)) TH_LOG("%s calls", e->name);
+	EXPECT_EQ(e->returns, r.returns) TH_LOG("%s returns", e->name);
+	EXPECT_EQ(e->unwound, r.unwound) TH_LOG("%s unwound", e->name);
+	EXPECT_EQ(e->missed, r.missed) TH_LOG("%s missed", e->name);
+	EXPECT_EQ(0, r.pending) TH_LOG("%s pending", e->name);
+}
+
+TEST_F(ret, returns_equal_calls)
+{
+	int go, done, st, i;
+	char x;
+	pid_t pid = spawn(variant->work, &go, &done);
+
+	for (i = 0; i < 3 && variant->e[i].name; i++)
+		ASSERT_EQ(0, events("r:%s %d:%p", variant->e[i].name, pid,
+				    variant->e[i].fn));
+	ASSERT_EQ(1, write(go, "g", 1));
+	if (!variant->exits) {
+		/* counted while the child lives: nothing left pending */
+		ASSERT_EQ(1, read(done, &x, 1));
+		for (i = 0; i < 3 && variant->e[i].name; i++)
+			check_counts(_metadata, &variant->e[i]);
+		ASSERT_EQ(1, write(go, "g", 1));
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	for (i = 0; i < 3 && variant->e[i].name; i++)
+		check_counts(_metadata, &variant->e[i]);
+	close(go);
+	close(done);
+}
+
+FIXTURE(one) {
+	char dummy;
+};
+
+FIXTURE_SETUP(one)
+{
+	int fd = open(EVENTS, O_WRONLY | O_TRUNC);
+
+	ASSERT_LE(0, fd) TH_LOG("%s: %s", EVENTS, strerror(errno));
+	close(fd);
+}
+
+FIXTURE_TEARDOWN(one)
+{
+	int fd = open(EVENTS, O_WRONLY | O_TRUNC);
+
+	if (fd >= 0)
+		close(fd);
+}
+
+/* A call sleeping 20 ms lands in bucket 25: 2^24 <= ns < 2^25. */
+TEST_F(one, latency_bucket)
+{
+	struct ret_line r;
+	int go, done, st;
+	char x;
+	pid_t pid = spawn(w_sleep, &go, &done);
+
+	ASSERT_EQ(0, events("r:sleep %d:%p", pid, rp_sleep));
+	ASSERT_EQ(1, write(go, "g", 1));
+	ASSERT_EQ(1, read(done, &x, 1));
+	ASSERT_EQ(0, ret_line("sleep", &r));
+	EXPECT_EQ(5, r.returns);
+	EXPECT_LE(SLEEP_MS * 1000000ULL, r.min_ns);
+	EXPECT_LE(r.min_ns, r.max_ns);
+	EXPECT_STREQ("25:5", r.hist);
+	ASSERT_EQ(1, write(go, "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_EQ(0, st);
+	close(go);
+	close(done);
+}
+
+/* Definitions read back as written; an entry probe has no line. */
+TEST_F(one, listed)
+{
+	char buf[4096], want[256];
+	struct ret_line r;
+
+	ASSERT_EQ(0, events("r:leaf %d:%p", getpid(), rp_leaf));
+	ASSERT_EQ(0, events("p:plain %d:%p", getpid(), rp_inner));
+	snprintf(want, sizeof(want), "r:leaf %d:%p\np:plain %d:%p\n",
+		 getpid(), rp_leaf, getpid(), rp_inner);
+	EXPECT_STREQ(want, read_file(EVENTS, buf, sizeof(buf)));
+	ASSERT_EQ(0, ret_line("leaf", &r));
+	EXPECT_EQ(0, r.returns);
+	EXPECT_EQ(-1, ret_line("plain", &r));
+	EXPECT_EQ(3, rp_leaf(1));
+	EXPECT_EQ(1, hits("leaf"));
+	ASSERT_EQ(0, ret_line("leaf", &r));
+	EXPECT_EQ(1, r.returns);
+	EXPECT_EQ(0, r.pending);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the utprobes guest tests share: writing definitions to tracefs
+ * and reading hit counts back.
+ */
+#ifndef UTPROBES_UTIL_H
+#define UTPROBES_UTIL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TRACEFS "/sys/kernel/tracing"
+#define EVENTS TRACEFS "/utprobe_events"
+#define PROFILE TRACEFS "/utprobe_profile"
+#define RETURNS TRACEFS "/utprobe_returns"
+
+/* Write @fmt to the file at @path: 0 or -errno. */
+static inline int write_file(const char *path, int flags, const char *fmt, ...)
+{
+	char buf[1200];
+	va_list ap;
+	int fd, ret = 0;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fd = open(path, O_WRONLY | flags);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, strlen(buf)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Write @fmt to utprobe_events (appending): 0 or -errno. */
+#define events(...) write_file(EVENTS, O_APPEND, __VA_ARGS__)
+
+static inline char *read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n, len = 0;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return buf;
+	while ((n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += n;
+	buf[len] = '\0';
+	close(fd);
+	return buf;
+}
+
+/* The hit count of probe @name in utprobe_profile, or -1. */
+static inline long long hits(const char *name)
+{
+	char buf[4096], want[80], *line;
+	long long n = -1;
+
+	read_file(PROFILE, buf, sizeof(buf));
+	snprintf(want, sizeof(want), "%s ", name);
+	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+		if (!strncmp(line, want, strlen(want)))
+			sscanf(strrchr(line, ' '), "%lld", &n);
+	return n;
+}
+
+/* One line of utprobe_returns. */
+struct ret_line {
+	long long returns, unwound, missed, pending;
+	unsigned long long min_ns, max_ns, sum_ns;
+	char hist[512];
+};
+
+/* Return probe @name's line of utprobe_returns: 0, or -1 if none. */
+static inline int ret_line(const char *name, struct ret_line *r)
+{
+	char buf[16384], want[80], *line;
+
+	r->hist[0] = '\0';
+	read_file(RETURNS, buf, sizeof(buf));
+	snprintf(want, sizeof(want), "%s ", name);
+	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+		if (!strncmp(line, want, strlen(want)) &&
+		    sscanf(line + strlen(want),
+			   "returns=%lld unwound=%lld missed=%lld pending=%lld min_ns=%llu max_ns=%llu sum_ns=%llu hist=%511s",
+			   &r->returns, &r->unwound, &r->missed, &r->pending,
+			   &r->min_ns, &r->max_ns, &r->sum_ns, r->hist) >= 7)
+			return 0;
+	return -1;
+}
+
+#endif /* UTPROBES_UTIL_H */
