@@ -14,6 +14,7 @@ RUN_TIMEOUT   ?= 300
 CMD      ?=
 
 CC       := gcc
+CXX      := g++
 CFLAGS   := -O2 -g -Wall -Wextra -Werror
 GUEST_CFLAGS := $(CFLAGS) -Wno-unused-parameter -Wno-clobbered -static -pthread -I$(SELFTESTS)
 CHECK_LIBS = $(shell pkg-config --cflags --libs check)
@@ -24,7 +25,8 @@ GUEST_TESTS := $(patsubst tests/guest/%.c,$(B)/tests/t/%,$(wildcard tests/guest/
 HARNESS_TESTS := $(patsubst tests/harness/%.c,$(B)/tests/harness/%,$(wildcard tests/harness/*.c))
 BENCH_PROGS := $(patsubst tests/bench/%.c,$(B)/tests/bench/%,$(wildcard tests/bench/*.c))
 # programs the guest tests probe: dynamically linked, PIE
-TARGET_PROGS := $(patsubst tests/targets/%.c,$(B)/tests/targets/%,$(wildcard tests/targets/*.c))
+TARGET_PROGS := $(patsubst tests/targets/%.c,$(B)/tests/targets/%,$(wildcard tests/targets/*.c)) \
+		$(patsubst tests/targets/%.cc,$(B)/tests/targets/%,$(wildcard tests/targets/*.cc))
 VERDICT_SRCS := scripts/verdict/verdict.c scripts/verdict/verdict.h
 
 .PHONY: all deps kernel modules tools image run shell check check-host \
@@ -97,12 +99,20 @@ $(B)/host/check_cli: tests/host/check_cli.c $(CLI_OBJ)/uprobe-cli $(ELF_FIX)/.bu
 	$(CC) $(CFLAGS) -DFIXTURES='"$(ELF_FIX)"' -DCLI='"$(CLI_OBJ)/uprobe-cli"' \
 		-o $@ $< $(CHECK_LIBS)
 
+# the latency histograms' arithmetic, uprobe-cli's hist.c on its own
+$(B)/host/check_hist: tests/host/check_hist.c tools/uprobe-cli/hist.c \
+		tools/uprobe-cli/hist.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itools/uprobe-cli -o $@ $< tools/uprobe-cli/hist.c \
+		$(CHECK_LIBS)
+
 tools: deps $(B)/host/verdict $(CLI_OBJ)/uprobe-cli $(CLI_OBJ)/uprobe-cli.1 \
 	$(HOST_TESTS)
 
 # ---- guest programs (static, with the kernel's kselftest harness) -------
 
-$(B)/tests/t/%: tests/guest/%.c $(wildcard tests/guest/*.h) $(KSRC)/.extracted
+$(B)/tests/t/%: tests/guest/%.c $(wildcard tests/guest/*.h tests/targets/*.h) \
+		$(KSRC)/.extracted
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) -o $@ $<
 
@@ -118,9 +128,13 @@ $(B)/tests/bench/%: tests/bench/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -static -o $@ $<
 
-$(B)/tests/targets/%: tests/targets/%.c
+$(B)/tests/targets/%: tests/targets/%.c $(wildcard tests/targets/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fPIE -pie -o $@ $<
+
+$(B)/tests/targets/%: tests/targets/%.cc
+	@mkdir -p $(@D)
+	$(CXX) $(CFLAGS) -fPIE -pie -o $@ $<
 
 # Both come out of kernel.sh; listed so the rules above can name them.
 $(KSRC)/.extracted: ;

@@ -12,15 +12,19 @@
  * to a slot of the process's out-of-line area and single-stepped there,
  * and the SIGTRAP of the step ends the hit.
  *
- * Return probes: on a hit at a function's entry, the return address on
- * the stack is replaced by the process's trampoline, an int3 in its
- * out-of-line area, and the thread notes the call (struct utp_ret: where
- * the return address lies and what it was).  The trampoline's SIGTRAP
- * takes the newest notes off the thread's list: those whose return
- * address lay below the stack pointer belong to frames unwound meanwhile
- * (longjmp(), exceptions) and are dropped; the one whose return address
- * was just popped is the call returning, whose return handlers run
- * before the thread goes on at the real return address.
+ * Return probes: on a hit at a function's entry, the thread notes the
+ * call (struct utp_ret: where its return address lies on the stack and
+ * what it is), and the instruction at the return address becomes a
+ * point too, a return site.  The stack is left alone, so that unwinders
+ * (C++ exceptions, backtraces, debuggers) still find real return
+ * addresses.  A hit on a return site takes the newest notes off the
+ * thread's list: those whose return address lay below the stack pointer
+ * belong to frames unwound meanwhile (longjmp(), exceptions) and are
+ * dropped; those whose return address was just popped and led here are
+ * calls returning, whose return handlers run; then the instruction
+ * there runs as at any point.  Return sites are added by the thread
+ * that needs one, without quiescing the others (a point that is not
+ * there yet is never trapped on), and removed only with them quiesced.
  *
  * Locking and lifetimes:
  *
@@ -102,6 +106,7 @@ struct utp_point {
 	struct utp_arch_insn ai;
 	unsigned long slot;		/* 0 until first stepped; acquire */
 	struct list_head consumers;
+	bool ret_site;			/* a followed call returns here */
 };
 
 /* Part of the out-of-line area of a process. */
@@ -126,9 +131,8 @@ struct utp_proc {
 	bool quiescing;
 	bool dead;			/* emptied: takes no thread, is freed */
 	wait_queue_head_t wq;		/* the quiescer waits here */
-	struct mutex xol_lock;		/* xols, slots and ->tramp */
+	struct mutex xol_lock;		/* xols and slot allocation */
 	struct list_head xols;
-	unsigned long tramp;		/* return trampoline, 0 until made */
 	struct work_struct free_work;
 };
 
@@ -721,38 +725,6 @@ out:
 }
 
 /*
- * The return trampoline of @proc, made on the first need: a slot that
- * holds only breakpoints.  Runs in a thread of the process; 0 if none
- * can be had.
- */
-static unsigned long utp_tramp(struct utp_proc *proc, unsigned long vaddr)
-{
-	u8 bytes[UTP_XOL_SLOT_SIZE];
-	/* pairs with the release below */
-	unsigned long tramp = smp_load_acquire(&proc->tramp);
-	struct utp_xol *xol;
-
-	if (tramp)
-		return tramp;
-	mutex_lock(&proc->xol_lock);
-	tramp = proc->tramp;
-	if (tramp)
-		goto out;
-	xol = utp_xol_find(proc, vaddr);
-	if (IS_ERR(xol))
-		goto out;
-	memset(bytes, UTP_BREAK_INSN, sizeof(bytes));
-	tramp = xol->start + xol->used * UTP_XOL_SLOT_SIZE;
-	if (utp_xol_fill(xol, bytes))
-		tramp = 0;
-	else	/* publish the trampoline once its bytes are in place */
-		smp_store_release(&proc->tramp, tramp);
-out:
-	mutex_unlock(&proc->xol_lock);
-	return tramp;
-}
-
-/*
  * The engine's callbacks.
  */
 
@@ -801,7 +773,6 @@ static void utp_run_handlers(struct utp_thread *ut, struct utp_point *pt,
 {
 	struct utp_consumer *c;
 
-	ut->in_handler = true;
 	list_for_each_entry(c, &pt->consumers, point_node) {
 		struct utprobe *up = c->up;
 
@@ -813,7 +784,6 @@ static void utp_run_handlers(struct utp_thread *ut, struct utp_point *pt,
 		if (up->handler)
 			up->handler(up, regs);
 	}
-	ut->in_handler = false;
 }
 
 /*
@@ -840,12 +810,21 @@ static void utp_ret_free_all(struct utp_thread *ut)
 	ut->depth = 0;
 }
 
-/* Drop the calls whose return address lay below @stack: unwound. */
-static void utp_ret_drop_unwound(struct utp_thread *ut, unsigned long stack)
+/*
+ * Drop the newest calls whose frames were unwound: their return address
+ * lay below @stack, or at @stack but was not @ra, or was @ra but the call
+ * was of @func, which is being called there again.  A call of another
+ * function returning to the same place from the same stack slot is one
+ * that jumped to @func (a tail call): both return at once.
+ */
+static void utp_ret_drop_unwound(struct utp_thread *ut, unsigned long stack,
+				 unsigned long ra, unsigned long func)
 {
 	struct utp_ret *ri;
 
-	while ((ri = ut->rets) && ri->stack < stack) {
+	while ((ri = ut->rets) &&
+	       (ri->stack < stack ||
+		(ri->stack == stack && (ri->orig != ra || ri->func == func)))) {
 		ut->rets = ri->next;
 		ut->depth--;
 		if (ri->up)
@@ -855,17 +834,74 @@ static void utp_ret_drop_unwound(struct utp_thread *ut, unsigned long stack)
 }
 
 /*
+ * The return site at @ra in current's process, added if need be; NULL if
+ * the instruction there cannot be run from a point.
+ */
+static struct utp_point *utp_ret_site(struct utp_proc *proc, unsigned long ra)
+{
+	static const u8 brk = UTP_BREAK_INSN;
+	u8 buf[MAX_INSN_SIZE];
+	struct utp_point *pt;
+	int ret;
+
+	rcu_read_lock();
+	pt = xa_load(&proc->points, ra);
+	rcu_read_unlock();
+	if (pt)
+		goto found;
+	ret = utp_read_text(current->mm, ra, buf, sizeof(buf));
+	if (ret <= 0)
+		return NULL;
+	pt = kzalloc(sizeof(*pt), GFP_KERNEL);
+	if (!pt)
+		return NULL;
+	/* an int3 there is another thread's new return site, or not ours */
+	if (buf[0] == UTP_BREAK_INSN || utp_arch_analyze(&pt->ai, buf, ret)) {
+		kfree(pt);
+		rcu_read_lock();
+		pt = xa_load(&proc->points, ra);
+		rcu_read_unlock();
+		return pt && READ_ONCE(pt->ret_site) ? pt : NULL;
+	}
+	pt->vaddr = ra;
+	pt->proc = proc;
+	pt->ret_site = true;
+	INIT_LIST_HEAD(&pt->consumers);
+	ret = xa_insert(&proc->points, ra, pt, GFP_KERNEL);
+	if (ret) {
+		/* another thread was quicker */
+		kfree(pt);
+		rcu_read_lock();
+		pt = xa_load(&proc->points, ra);
+		rcu_read_unlock();
+		if (!pt)
+			return NULL;
+		goto found;
+	}
+	/*
+	 * In the xarray first, then the int3: a thread that traps finds the
+	 * point.  If the int3 cannot be written, the point stays, unhit.
+	 */
+	if (utp_poke(current->mm, ra, &brk, sizeof(brk)))
+		return NULL;
+	return pt;
+found:
+	if (!READ_ONCE(pt->ret_site))
+		WRITE_ONCE(pt->ret_site, true);
+	return pt;
+}
+
+/*
  * @pt, at a function's entry, was hit: follow the call to its return for
- * each return probe there.  Its return address goes to the trampoline
- * (once, whatever the number of probes).
+ * each return probe there.
  */
 static void utp_ret_enter(struct utp_thread *ut, struct utp_point *pt,
 			  struct pt_regs *regs)
 {
-	unsigned long stack = utp_arch_ret_slot(regs), orig = 0, tramp = 0;
-	struct utp_ret *first = ut->rets, *ri;
+	unsigned long stack = utp_arch_ret_slot(regs), ra = 0;
+	struct utp_point *site = NULL;
 	struct utp_consumer *c;
-	bool chained = false;
+	struct utp_ret *ri;
 	u64 now = 0;
 
 	list_for_each_entry(c, &pt->consumers, point_node) {
@@ -874,31 +910,15 @@ static void utp_ret_enter(struct utp_thread *ut, struct utp_point *pt,
 		if (!up->ret_handler || READ_ONCE(up->gone))
 			continue;
 		if (!now) {
-			/* first return probe here: where does the call go? */
+			/* the first return probe here: where does it return? */
 			now = ktime_get_ns();
-			if (stack)
-				tramp = utp_tramp(ut->proc, pt->vaddr);
-			if (tramp && get_user(orig, (unsigned long __user *)stack))
-				tramp = 0;
-			/*
-			 * A tail call from a function followed already finds
-			 * the trampoline in place.  Otherwise a note of a call
-			 * whose return address lay here or below is of a frame
-			 * unwound meanwhile.
-			 */
-			chained = tramp && orig == tramp;
-			if (stack)
-				utp_ret_drop_unwound(ut, stack + !chained);
-			first = ut->rets;
-			if (chained) {
-				if (first && first->stack == stack)
-					orig = first->orig;
-				else
-					tramp = 0;
+			if (stack && !get_user(ra, (unsigned long __user *)stack)) {
+				utp_ret_drop_unwound(ut, stack, ra, pt->vaddr);
+				site = utp_ret_site(ut->proc, ra);
 			}
 		}
 		ri = NULL;
-		if (tramp && ut->depth < UTPROBE_RET_DEPTH_MAX)
+		if (site && ut->depth < UTPROBE_RET_DEPTH_MAX)
 			ri = kmalloc(sizeof(*ri), GFP_KERNEL);
 		if (!ri) {
 			this_cpu_inc(up->rets->missed);
@@ -906,7 +926,7 @@ static void utp_ret_enter(struct utp_thread *ut, struct utp_point *pt,
 		}
 		ri->up = up;
 		ri->func = pt->vaddr;
-		ri->orig = orig;
+		ri->orig = ra;
 		ri->stack = stack;
 		ri->entry_ns = now;
 		ri->next = ut->rets;
@@ -914,64 +934,41 @@ static void utp_ret_enter(struct utp_thread *ut, struct utp_point *pt,
 		ut->depth++;
 		this_cpu_inc(up->rets->pending);
 	}
-	if (ut->rets == first || chained)
-		return;
-	if (put_user(tramp, (unsigned long __user *)stack)) {
-		/* cannot be followed after all */
-		while (ut->rets != first) {
-			ri = ut->rets;
-			ut->rets = ri->next;
-			ut->depth--;
-			this_cpu_inc(ri->up->rets->missed);
-			utp_ret_free(ri);
-		}
-	}
 }
 
 /*
- * A function returned to the trampoline: the calls whose return address
- * was just popped have returned, those below were unwound.  Returns the
- * action for the trampoline's SIGTRAP.
+ * The return site @pt was hit: calls returning there have returned, and
+ * those below were unwound.  regs->ip is the return address.
  */
-static u32 utp_ret_hit(struct utp_thread *ut, struct pt_regs *regs)
+static void utp_ret_hit(struct utp_thread *ut, struct utp_point *pt,
+			struct pt_regs *regs)
 {
-	unsigned long stack = utp_arch_ret_popped(regs), orig = 0;
+	unsigned long stack = utp_arch_ret_popped(regs), ra;
 	struct utprobe_return ret;
 	struct utp_ret *ri;
 
-	if (utp_stop_if_quiescing(ut)) {
-		/* come back here once let go */
-		regs->ip = READ_ONCE(ut->proc->tramp);
-		return UTRACE_SIGNAL_IGN | UTRACE_STOP;
-	}
-	utp_ret_drop_unwound(ut, stack);
-	ut->in_handler = true;
+	/*
+	 * A return has just popped this address.  A jump here (a loop,
+	 * the way on from a catch block) finds what a later call left.
+	 */
+	if (get_user(ra, (unsigned long __user *)stack) || ra != pt->vaddr)
+		return;
+	utp_ret_drop_unwound(ut, stack, pt->vaddr, 0);
 	while ((ri = ut->rets) && ri->stack == stack) {
 		ut->rets = ri->next;
 		ut->depth--;
-		orig = ri->orig;
-		regs->ip = orig;
 		if (ri->up && !READ_ONCE(ri->up->gone)) {
 			this_cpu_inc(ri->up->rets->returns);
-			ret.func = ri->func;
-			ret.entry_ns = ri->entry_ns;
 			if (trace_utprobe_ret_enabled())
-				trace_utprobe_ret(ri->up, ri->func, orig,
+				trace_utprobe_ret(ri->up, ri->func, pt->vaddr,
 						  regs->ax,
 						  ktime_get_ns() - ri->entry_ns);
+			ret.func = ri->func;
+			ret.entry_ns = ri->entry_ns;
 			ri->up->ret_handler(ri->up, &ret, regs);
-			/* the return goes where it was going */
-			regs->ip = orig;
 		}
 		utp_ret_free(ri);
 	}
-	ut->in_handler = false;
-	if (!orig) {
-		/* a return to the trampoline that no call of ours made */
-		regs->ip = READ_ONCE(ut->proc->tramp);
-		force_sig(SIGSEGV);
-	}
-	return UTRACE_SIGNAL_IGN | utp_resume(ut);
 }
 
 /* The int3 at @bp was hit. */
@@ -1000,7 +997,12 @@ static u32 utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 	}
 
 	regs->ip = bp;
-	utp_run_handlers(ut, pt, regs);
+	ut->in_handler = true;
+	if (READ_ONCE(pt->ret_site) && ut->rets)
+		utp_ret_hit(ut, pt, regs);
+	if (regs->ip == bp)
+		utp_run_handlers(ut, pt, regs);
+	ut->in_handler = false;
 	if (regs->ip != bp)		/* a handler moved the thread */
 		return UTRACE_SIGNAL_IGN | UTRACE_RESUME;
 	utp_ret_enter(ut, pt, regs);
@@ -1072,13 +1074,9 @@ static u32 utp_report_signal(u32 action, struct utrace_engine *engine,
 		return utp_signal_stepping(ut, regs, info, action);
 	if (utrace_signal_action(action) == UTRACE_SIGNAL_REPORT)
 		return UTRACE_SIGNAL_REPORT | utp_resume(ut);
-	if (info && info->si_signo == SIGTRAP && info->si_code == SI_KERNEL) {
-		unsigned long bp = regs->ip - UTP_BREAK_INSN_SIZE;
-
-		if (bp == READ_ONCE(ut->proc->tramp))
-			return utp_ret_hit(ut, regs);
-		return utp_hit(ut, regs, bp, action);
-	}
+	if (info && info->si_signo == SIGTRAP && info->si_code == SI_KERNEL)
+		return utp_hit(ut, regs, regs->ip - UTP_BREAK_INSN_SIZE,
+			       action);
 	return utrace_signal_action(action) | utp_resume(ut);
 }
 
@@ -1259,20 +1257,14 @@ static void utp_ret_vfork(struct utp_thread *ut, struct utp_thread *cut)
 }
 
 /*
- * The forked child's copy of the stack has the parent's trampoline,
- * which its mm lacks, in the place of return addresses: they are put
- * back, and the calls of probes on files go to the child's work, which
- * follows them again with its own trampoline.
+ * The forked child returns from the calls under way in its parent's
+ * thread too: those of probes on files go to the child's work, which
+ * follows them there.
  */
-static void utp_ret_fork(struct utp_thread *ut, struct mm_struct *mm)
+static void utp_ret_fork(struct utp_thread *ut)
 {
-	struct utp_fork_work *w;
-	struct utp_ret *ri;
+	struct utp_fork_work *w = ut->fork_pending;
 
-	for (ri = ut->rets; ri; ri = ri->next)
-		access_remote_vm(mm, ri->stack, &ri->orig, sizeof(ri->orig),
-				 FOLL_WRITE);
-	w = ut->fork_pending;
 	if (ut->rets && w)
 		w->rets = utp_ret_copy(ut, utp_keep_file);
 }
@@ -1326,7 +1318,8 @@ static u32 utp_report_clone(enum utrace_resume_action action,
 			if (!utp_point_on_file(pt) || utp_fork_keep(ut, pt))
 				utp_poke(mm, pt->vaddr, pt->ai.bytes,
 					 UTP_BREAK_INSN_SIZE);
-		utp_ret_fork(ut, mm);
+		/* return sites without a probe of their own went above */
+		utp_ret_fork(ut);
 		mmput(mm);
 	}
 	utp_fork_queue(ut, child);
@@ -1469,22 +1462,65 @@ out:
 }
 
 /*
- * Calls of @proc's threads followed for @up return without it: the
- * threads are quiesced (or gone from the list).
+ * @up goes: @proc's threads forget the calls they follow for it.  They
+ * are quiesced (or gone from the list).
  */
 static void utp_ret_forget(struct utp_proc *proc, struct utprobe *up)
 {
 	struct utp_thread *ut;
+	struct utp_ret **pp, *ri;
+
+	spin_lock(&proc->lock);
+	list_for_each_entry(ut, &proc->threads, node) {
+		pp = &ut->rets;
+		while ((ri = *pp)) {
+			if (ri->up != up) {
+				pp = &ri->next;
+				continue;
+			}
+			*pp = ri->next;
+			ut->depth--;
+			utp_ret_free(ri);
+		}
+	}
+	spin_unlock(&proc->lock);
+}
+
+/* Does a thread of @proc follow a call that returns to @vaddr? */
+static bool utp_ret_site_used(struct utp_proc *proc, unsigned long vaddr)
+{
+	struct utp_thread *ut;
 	struct utp_ret *ri;
+	bool used = false;
 
 	spin_lock(&proc->lock);
 	list_for_each_entry(ut, &proc->threads, node)
-		for (ri = ut->rets; ri; ri = ri->next)
-			if (ri->up == up) {
-				this_cpu_dec(up->rets->pending);
-				ri->up = NULL;
-			}
+		for (ri = ut->rets; ri && !used; ri = ri->next)
+			used = ri->orig == vaddr;
 	spin_unlock(&proc->lock);
+	return used;
+}
+
+/*
+ * Return sites no call returns to any more go, with @proc's threads
+ * quiesced; a return site that is a probe's point too stays as that.
+ */
+static void utp_ret_sweep(struct utp_proc *proc)
+{
+	struct utp_point *pt;
+	unsigned long idx;
+
+	xa_for_each(&proc->points, idx, pt) {
+		if (!pt->ret_site || utp_ret_site_used(proc, pt->vaddr))
+			continue;
+		pt->ret_site = false;
+		if (!list_empty(&pt->consumers))
+			continue;
+		utp_poke(proc->mm, pt->vaddr, pt->ai.bytes,
+			 UTP_BREAK_INSN_SIZE);
+		xa_erase(&proc->points, pt->vaddr);
+		kfree(pt);
+	}
 }
 
 /*
@@ -1506,7 +1542,8 @@ static void utp_remove(struct utp_proc *proc, struct utprobe *up,
 		list_del(&c->point_node);
 		list_del(&c->probe_node);
 		kfree(c);
-		if (!list_empty(&pt->consumers))
+		/* a return site stays while calls return there */
+		if (!list_empty(&pt->consumers) || pt->ret_site)
 			continue;
 		/*
 		 * The last probe here: the original instruction goes back.
@@ -1518,6 +1555,8 @@ static void utp_remove(struct utp_proc *proc, struct utprobe *up,
 		xa_erase(&proc->points, pt->vaddr);
 		kfree(pt);
 	}
+	if (up->ret_handler)
+		utp_ret_sweep(proc);
 	if (quiet)
 		utp_unquiesce(proc);
 }
@@ -1867,14 +1906,13 @@ static bool utp_consumes(struct utp_proc *proc, struct utprobe *up,
 
 /*
  * The forked child follows the calls of its parent's probes on files
- * that are its own probes too (utp_fork_work() made them so): their
- * return addresses, put back at the fork, go to its trampoline.
+ * that are its own probes too (utp_fork_work() made them so), with
+ * return sites of its own: those it inherited went at the fork.
  */
 static void utp_ret_adopt(struct utp_fork_work *w)
 {
 	struct utp_thread *ut = utp_current_thread();
 	struct utp_ret *ri, **tail;
-	unsigned long tramp = 0;
 
 	if (!ut || ut->rets)
 		return;
@@ -1887,10 +1925,7 @@ static void utp_ret_adopt(struct utp_fork_work *w)
 			kfree(ri);
 			continue;
 		}
-		if (!tramp)
-			tramp = utp_tramp(ut->proc, ri->func);
-		if (!tramp || put_user(tramp,
-				       (unsigned long __user *)ri->stack)) {
+		if (!utp_ret_site(ut->proc, ri->orig)) {
 			kfree(ri);
 			continue;
 		}

@@ -18,7 +18,7 @@ check() {
 }
 
 echo "TAP version 13"
-echo "1..18"
+echo "1..22"
 out=$(uprobe-cli count -e "$T:work" -e libc:getppid -- "$T" run 300 fork 2>&1)
 st=$?
 echo "$out" | sed 's/^/# /'
@@ -108,6 +108,27 @@ echo "$out" | sed 's/^/# /'
 uprobe_hits_total{binary=\"$(readlink -f "$T")\",function=\"work\",offset=\"0\"} 3
 # EOF" ]
 check $? "count --format=openmetrics: one sample with the 3 hits"
+
+# return probes: calls and returns side by side, and latency
+R=/usr/libexec/utrace-tests/targets/ret_target
+out=$(uprobe-cli count -e "$R:rp_outer%return" -e "$R:rp_leaf" -- "$R" nested 50 2>&1)
+st=$?
+echo "$out" | sed 's/^/# /'
+[ $st = 0 ] && echo "$out" | grep -Eq '^ +50  +50  ret_target:rp_outer%return$' &&
+	echo "$out" | grep -Eq '^ +100  +-  ret_target:rp_leaf$'
+check $? "count: 50 calls and 50 returns of rp_outer, 100 calls of rp_leaf"
+out=$(uprobe-cli latency "$R:rp_sleep" -- "$R" sleep 5 2>&1)
+st=$?
+echo "$out" | sed 's/^/# /'
+[ $st = 0 ] && echo "$out" | grep -q "^ret_target:rp_sleep  calls 5  returns 5  min "
+check $? "latency: the header counts 5 calls and 5 returns"
+echo "$out" | grep -Eq '^\[16\.8ms, 33\.6ms\) +5 \|#{40}\|$'
+check $? "latency: the five 20 ms sleeps in the bucket [16.8ms, 33.6ms)"
+out=$(uprobe-cli latency -j "$R:rp_sleep" -- "$R" sleep 2 2>&1)
+echo "$out" | sed 's/^/# /'
+echo "$out" | grep -q '"calls": 2, "returns": 2, "unwound": 0, "missed": 0' &&
+	echo "$out" | grep -q '"buckets": \[{"lo_ns": 16777216, "hi_ns": 33554432, "count": 2}\]'
+check $? "latency -j: the counts and the one bucket"
 
 # bash, a real program: counts equal mainline uprobes' in this boot
 out=$(/usr/libexec/utrace-tests/demo 2>&1)

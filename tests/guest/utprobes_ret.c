@@ -12,10 +12,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
-#include <time.h>
 
 #include "kselftest_harness.h"
 #include "utprobes_util.h"
+#include "../targets/ret_funcs.h"
 
 #define N 200
 #define DEPTH 1000
@@ -23,47 +23,6 @@
 #define JUMP_DEPTH 5
 #define SLEEP_MS 20
 #define DEPTH_MAX 4096		/* UTPROBE_RET_DEPTH_MAX */
-
-/*
- * Probed functions: not inlined, not turned into loops or tail calls,
- * so each call enters and returns.
- */
-#define PROBED __attribute__((noinline, noipa, \
-			      optimize("no-optimize-sibling-calls")))
-#define KEEP(x) asm volatile("" : "+r"(x))
-
-PROBED long rp_leaf(long x)
-{
-	KEEP(x);
-	return 2 * x + 1;
-}
-
-PROBED long rp_inner(long x)
-{
-	long r = rp_leaf(x);
-
-	KEEP(r);
-	return r + 3;
-}
-
-PROBED long rp_outer(long x)
-{
-	long a = rp_inner(x), b = rp_inner(x + 1);
-
-	KEEP(a);
-	return a + b + 1;
-}
-
-PROBED long rp_rec(long d)
-{
-	long r;
-
-	if (!d)
-		return 0;
-	r = rp_rec(d - 1);
-	KEEP(r);
-	return r + 1;
-}
 
 static void on_usr1(int sig)
 {
@@ -100,14 +59,6 @@ PROBED void rp_exiter(int code)
 {
 	KEEP(code);
 	_exit(code);
-}
-
-PROBED long rp_sleep(long ms)
-{
-	struct timespec ts = { 0, ms * 1000000 };
-
-	nanosleep(&ts, NULL);
-	return ms;
 }
 
 /* Workloads: each returns the number of wrong results. */

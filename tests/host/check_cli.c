@@ -2,8 +2,10 @@
 /*
  * uprobe-cli as a user meets it, against a stand-in tracefs directory
  * (UPROBE_CLI_TRACEFS): the lines it writes to utprobe_events, how it
- * reads utprobe_profile in each output format, and the one-line message
- * and non-zero exit of every error it reports, with nothing written.
+ * reads utprobe_profile and utprobe_returns in each output format, and
+ * the one-line message and non-zero exit of every error it reports,
+ * with nothing written.  For count and latency the command they run
+ * plays the kernel, filling in the counts of the probes placed on it.
  * The kernel's own refusals are tested in the guest (uprobe_cli.sh).
  */
 #define _GNU_SOURCE
@@ -109,7 +111,7 @@ static const char *get_file(const char *name)
 	return buf;
 }
 
-/* A stand-in tracefs with empty utprobe_events and utprobe_profile. */
+/* A stand-in tracefs with empty utprobe_events, _profile and _returns. */
 static void setup(void)
 {
 	snprintf(fake, sizeof(fake), "/tmp/check_cli.XXXXXX");
@@ -117,6 +119,7 @@ static void setup(void)
 	chmod(fake, 0755);
 	put_file("utprobe_events", "", 0644);
 	put_file("utprobe_profile", "", 0644);
+	put_file("utprobe_returns", "", 0644);
 }
 
 static void teardown(void)
@@ -259,6 +262,31 @@ static const struct {
 	  "count: no command given" },
 	{ { "count", "-e", FIXTURES "/sample_pie:nope", "--", "true" },
 	  "no function 'nope'" },
+	/* a return probe is on a function's entry, and %return the suffix */
+	{ { "add", FIXTURES "/sample_pie:sample.c:16%return" },
+	  FIXTURES "/sample_pie: a return probe goes on a function's entry, not a source line (sample.c:16)" },
+	{ { "count", "-e", FIXTURES "/sample_pie:sample.c:16%return", "--",
+	    "true" }, "not a source line (sample.c:16)" },
+	{ { "resolve", FIXTURES "/sample_pie:sample.c:16%return" },
+	  "not a source line (sample.c:16)" },
+	{ { "add", FIXTURES "/sample_pie:sample_mul%retrun" },
+	  "unknown suffix '%retrun' (%return is the only one)" },
+	{ { "latency" }, "latency: no probe given (SPEC -- CMD [ARGS])" },
+	{ { "latency", "--", "true" },
+	  "latency: no probe given (SPEC -- CMD [ARGS])" },
+	{ { "latency", FIXTURES "/sample_pie:sample_mul" },
+	  "latency: no command given (-- CMD [ARGS])" },
+	{ { "latency", FIXTURES "/sample_pie:sample_mul", "--" },
+	  "latency: no command given (-- CMD [ARGS])" },
+	{ { "latency", FIXTURES "/sample_pie:sample_mul", "-j", "--", "true" },
+	  "latency: options go before the probe ('-j')" },
+	{ { "latency", FIXTURES "/sample_pie:nope", "--", "true" },
+	  "no function 'nope'" },
+	{ { "latency", FIXTURES "/sample_pie:sample_*", "--", "true" },
+	  "sample_pie:sample_*' names 3 functions; give one" },
+	/* without %return too: latency's probe is a return probe */
+	{ { "latency", FIXTURES "/sample_pie:sample.c:16", "--", "true" },
+	  "a return probe goes on a function's entry, not a source line" },
 	{ { "frobnicate" }, "frobnicate: unknown command" },
 };
 
@@ -281,18 +309,25 @@ START_TEST(kernel_without_utprobes)
 		{ "del", "--all" },
 		{ "stat", "-n", "1" },
 		{ "count", "-e", FIXTURES "/sample_pie:sample_add" },
+		{ "add", FIXTURES "/sample_pie:sample_add%return" },
+		{ "count", "-e", FIXTURES "/sample_pie:sample_add%return" },
+		{ "latency", "-j", FIXTURES "/sample_pie:sample_add" },
+	};
+	static const char *const files[] = {
+		"utprobe_events", "utprobe_profile", "utprobe_returns",
 	};
 	struct result r;
 	char path[128];
 
-	snprintf(path, sizeof(path), "%s/utprobe_events", fake);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/utprobe_profile", fake);
-	unlink(path);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", fake, files[i]);
+		unlink(path);
+	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		if (!strcmp(cmds[i][0], "count"))
-			cli(&r, 0, "count", cmds[i][1], cmds[i][2], "--", "sh",
-			    "-c", "echo ran", NULL);
+		if (!strcmp(cmds[i][0], "count") ||
+		    !strcmp(cmds[i][0], "latency"))
+			cli(&r, 0, cmds[i][0], cmds[i][1], cmds[i][2], "--",
+			    "sh", "-c", "echo ran", NULL);
 		else
 			cli(&r, 0, cmds[i][0], cmds[i][1], cmds[i][2], NULL);
 		assert_one_error(&r,
@@ -318,36 +353,59 @@ START_TEST(permission_denied)
 }
 END_TEST
 
-/* utprobe_profile as the kernel writes it: NAME TARGET HITS */
-static void profile(void)
+/*
+ * utprobe_profile as the kernel writes it, NAME TARGET HITS: probe @name
+ * at @off in sample_pie with 42 hits, and one on a process.
+ */
+static void profile(const char *name, unsigned long off)
 {
 	char text[1024];
 
 	snprintf(text, sizeof(text),
-		 "sample_mul %s/sample_pie:%#lx 42\n"
-		 "ppid 123:0x7f0000001000 7\n",
-		 FIXTURES, nm_address("sample_pie", "sample_mul") + 4);
+		 "%s %s/sample_pie:%#lx 42\n"
+		 "ppid 123:0x7f0000001000 7\n", name, FIXTURES, off);
 	put_file("utprobe_profile", text, 0644);
+}
+
+/* list's table for profile(@name, @off), the first probe at @where. */
+static void list_want(char *want, size_t len, const char *name,
+		      const char *where, unsigned long off)
+{
+	char offs[32];
+
+	/* in a PIE the link-time address is the file offset */
+	snprintf(offs, sizeof(offs), "%#lx", off);
+	snprintf(want, len,
+		 "%-24s %-40s %-14s %-10s %12s\n"
+		 "%-24s %-40s %-14s %-10s %12s\n"
+		 "%-24s %-40s %-14s %-10s %12s\n",
+		 "NAME", "WHERE", "ADDRESS", "OFFSET", "HITS",
+		 name, where, offs, offs, "42",
+		 "ppid", "123:0x7f0000001000", "0x7f0000001000", "-", "7");
+}
+
+/* list -j for profile(@name, @off); @ret: the first is a return probe */
+static void list_json_want(char *want, size_t len, const char *name,
+			   unsigned long off, int ret)
+{
+	snprintf(want, len,
+		 "[{\"name\": \"%s\", \"target\": \"%s/sample_pie:%#lx\", \"return\": %s, \"function\": \"sample_mul\", \"address\": %lu, \"offset\": %lu, \"hits\": 42}, "
+		 "{\"name\": \"ppid\", \"target\": \"123:0x7f0000001000\", \"return\": false, \"function\": \"\", \"address\": %lu, \"offset\": 0, \"hits\": 7}]\n",
+		 name, FIXTURES, off, ret ? "true" : "false", off, off,
+		 0x7f0000001000UL);
 }
 
 START_TEST(list_table)
 {
 	struct result r;
-	char want[2048], off[32];
+	char want[2048];
+	unsigned long off = nm_address("sample_pie", "sample_mul") + 4;
 
-	profile();
-	snprintf(off, sizeof(off), "%#lx",
-		 nm_address("sample_pie", "sample_mul") + 4);
+	profile("sample_mul", off);
 	cli(&r, 0, "list", NULL);
 	ck_assert_int_eq(r.status, 0);
-	/* in a PIE the link-time address is the file offset */
-	snprintf(want, sizeof(want),
-		 "%-24s %-40s %-14s %-10s %12s\n"
-		 "%-24s %-40s %-14s %-10s %12s\n"
-		 "%-24s %-40s %-14s %-10s %12s\n",
-		 "NAME", "WHERE", "ADDRESS", "OFFSET", "HITS",
-		 "sample_mul", "sample_pie:sample_mul+0x4", off, off, "42",
-		 "ppid", "123:0x7f0000001000", "0x7f0000001000", "-", "7");
+	list_want(want, sizeof(want), "sample_mul", "sample_pie:sample_mul+0x4",
+		  off);
 	ck_assert_str_eq(r.out, want);
 }
 END_TEST
@@ -358,13 +416,10 @@ START_TEST(list_json_and_openmetrics)
 	char want[2048];
 	unsigned long off = nm_address("sample_pie", "sample_mul") + 4;
 
-	profile();
+	profile("sample_mul", off);
 	cli(&r, 0, "list", "-j", NULL);
 	ck_assert_int_eq(r.status, 0);
-	snprintf(want, sizeof(want),
-		 "[{\"name\": \"sample_mul\", \"target\": \"%s/sample_pie:%#lx\", \"function\": \"sample_mul\", \"address\": %lu, \"offset\": %lu, \"hits\": 42}, "
-		 "{\"name\": \"ppid\", \"target\": \"123:0x7f0000001000\", \"function\": \"\", \"address\": %lu, \"offset\": 0, \"hits\": 7}]\n",
-		 FIXTURES, off, off, off, 0x7f0000001000UL);
+	list_json_want(want, sizeof(want), "sample_mul", off, 0);
 	ck_assert_str_eq(r.out, want);
 	cli(&r, 0, "list", "--format=openmetrics", NULL);
 	ck_assert_int_eq(r.status, 0);
@@ -399,6 +454,302 @@ START_TEST(funcs_table_and_json)
 }
 END_TEST
 
+START_TEST(add_return_probes)
+{
+	struct result r;
+	char want[2048];
+	unsigned long mul = nm_address("sample_pie", "sample_mul");
+	unsigned long add = nm_address("sample_pie", "sample_add");
+
+	/* +0 is the entry; a plain probe beside them is still p: */
+	cli(&r, 0, "add", FIXTURES "/sample_pie:sample_mul%return",
+	    FIXTURES "/sample_nopie:sample_add+0%return",
+	    FIXTURES "/sample_pie:sample_add", NULL);
+	ck_assert_msg(r.status == 0, "add failed: %s", r.err);
+	ck_assert_str_eq(r.out, "");
+	snprintf(want, sizeof(want),
+		 "r:sample_mul_return %s/sample_pie:%#lx\n"
+		 "r:sample_add_return %s/sample_nopie:%#lx\n"
+		 "p:sample_add %s/sample_pie:%#lx\n",
+		 FIXTURES, mul, FIXTURES,
+		 nm_address("sample_nopie", "sample_add") - 0x400000,
+		 FIXTURES, add);
+	ck_assert_str_eq(get_file("utprobe_events"), want);
+	/* a glob: each function's entry; --name as given */
+	put_file("utprobe_events", "", 0644);
+	cli(&r, 0, "add", FIXTURES "/sample_pie:sample_[am]*%return", NULL);
+	ck_assert_msg(r.status == 0, "add failed: %s", r.err);
+	cli(&r, 0, "add", "--name", "mymul",
+	    FIXTURES "/sample_pie:sample_mul%return", NULL);
+	ck_assert_msg(r.status == 0, "add failed: %s", r.err);
+	snprintf(want, sizeof(want),
+		 "r:sample_add_return %s/sample_pie:%#lx\n"
+		 "r:sample_mul_return %s/sample_pie:%#lx\n"
+		 "r:mymul %s/sample_pie:%#lx\n",
+		 FIXTURES, add, FIXTURES, mul, FIXTURES, mul);
+	ck_assert_str_eq(get_file("utprobe_events"), want);
+	cli(&r, 0, "resolve", FIXTURES "/sample_pie:sample_mul%return", NULL);
+	ck_assert_int_eq(r.status, 0);
+	snprintf(want, sizeof(want), "%s/sample_pie %#lx %#lx sample_mul+0%%return\n",
+		 FIXTURES, mul, mul);
+	ck_assert_str_eq(r.out, want);
+}
+END_TEST
+
+/* Inside a function, by offset or by address: refused, nothing run. */
+START_TEST(return_probe_not_on_entry)
+{
+	unsigned long off = second_insn("sample_pie", "sample_mul");
+	unsigned long addr = nm_address("sample_pie", "sample_mul") + off;
+	char spec[512], want[1024];
+	struct result r;
+
+	snprintf(spec, sizeof(spec), "%s/sample_pie:sample_mul+%#lx%%return",
+		 FIXTURES, off);
+	snprintf(want, sizeof(want),
+		 "uprobe-cli: %s/sample_pie: a return probe goes on a function's entry, not sample_mul+%#lx\n",
+		 FIXTURES, off);
+	cli(&r, 0, "add", spec, NULL);
+	assert_one_error(&r, "");
+	ck_assert_str_eq(r.err, want);
+	cli(&r, 0, "count", "-e", spec, "--", "sh", "-c", "echo ran", NULL);
+	ck_assert_str_eq(r.err, want);
+	ck_assert_str_eq(r.out, "");
+	/* latency takes the spec as a return probe's without %return */
+	spec[strlen(spec) - strlen("%return")] = '\0';
+	cli(&r, 0, "latency", spec, "--", "sh", "-c", "echo ran", NULL);
+	ck_assert_str_eq(r.err, want);
+	ck_assert_str_eq(r.out, "");
+	snprintf(spec, sizeof(spec), "%s/sample_pie:%#lx%%return", FIXTURES,
+		 addr);
+	cli(&r, 0, "add", spec, NULL);
+	snprintf(want, sizeof(want), "not %#lx (sample_mul+%#lx)", addr, off);
+	assert_one_error(&r, want);
+	ck_assert_str_eq(get_file("utprobe_events"), "");
+}
+END_TEST
+
+START_TEST(kernel_without_return_probes)
+{
+	static const char *const cmds[][3] = {
+		{ "add", FIXTURES "/sample_pie:sample_add%return" },
+		{ "count", "-e", FIXTURES "/sample_pie:sample_add%return" },
+		{ "latency", "-j", FIXTURES "/sample_pie:sample_add" },
+	};
+	struct result r;
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/utprobe_returns", fake);
+	unlink(path);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (strcmp(cmds[i][0], "add"))
+			cli(&r, 0, cmds[i][0], cmds[i][1], cmds[i][2], "--",
+			    "sh", "-c", "echo ran", NULL);
+		else
+			cli(&r, 0, cmds[i][0], cmds[i][1], NULL);
+		assert_one_error(&r,
+				 "this kernel has no return probes (no utprobe_returns in tracefs)");
+		ck_assert_str_eq(r.out, "");
+	}
+	ck_assert_str_eq(get_file("utprobe_events"), "");
+	/* plain probes still go in */
+	cli(&r, 0, "add", FIXTURES "/sample_pie:sample_add", NULL);
+	ck_assert_msg(r.status == 0, "add failed: %s", r.err);
+}
+END_TEST
+
+START_TEST(list_return_probe)
+{
+	struct result r;
+	char text[1024], want[2048];
+	unsigned long mul = nm_address("sample_pie", "sample_mul");
+
+	/* only utprobe_events tells a return probe from a plain one */
+	snprintf(text, sizeof(text),
+		 "r:sample_mul_return %s/sample_pie:%#lx\n"
+		 "p:ppid 123:0x7f0000001000\n", FIXTURES, mul);
+	put_file("utprobe_events", text, 0644);
+	profile("sample_mul_return", mul);
+	cli(&r, 0, "list", NULL);
+	ck_assert_int_eq(r.status, 0);
+	list_want(want, sizeof(want), "sample_mul_return",
+		  "sample_pie:sample_mul+0%return", mul);
+	ck_assert_str_eq(r.out, want);
+	cli(&r, 0, "list", "-j", NULL);
+	ck_assert_int_eq(r.status, 0);
+	list_json_want(want, sizeof(want), "sample_mul_return", mul, 1);
+	ck_assert_str_eq(r.out, want);
+}
+END_TEST
+
+/*
+ * The command count and latency run here does what the kernel would:
+ * it checks that each probe placed on it is scoped to its process tree,
+ * then lists each in utprobe_profile with 3 hits times its line number,
+ * and each return probe in utprobe_returns with the counts in $1.  It
+ * exits 3, which uprobe-cli passes on.
+ */
+static const char play_kernel[] =
+	"d=$UPROBE_CLI_TRACEFS\n"
+	"grep -v \" tree=$$\\$\" $d/utprobe_events && exit 99\n"
+	"awk -F'[: ]' '{ print $2, \"t\", NR * 3 }' $d/utprobe_events > $d/utprobe_profile\n"
+	"awk -F'[: ]' -v r=\"$1\" '$1 == \"r\" { print $2, r }' $d/utprobe_events > $d/utprobe_returns\n"
+	"exit 3\n";
+
+/*
+ * What a command that places probes for a while left in utprobe_events:
+ * each probe's definition, then its removal.  @prefix is the command's,
+ * @names and @defs the rest of each probe's name and definition.
+ */
+static void assert_placed_and_removed(const char *prefix, int n,
+				      const char *const *names,
+				      const char *const *defs)
+{
+	const char *ev = get_file("utprobe_events");
+	char want[4096], head[64];
+	const char *tree;
+	int pid, tree_pid, k = 0;
+
+	snprintf(head, sizeof(head), "%c:%s%%d_", defs[0][0], prefix);
+	ck_assert_msg(sscanf(ev, head, &pid) == 1, "no %s probe in '%s'",
+		      prefix, ev);
+	/* the command's pid, which the command itself checked */
+	tree = strstr(ev, " tree=");
+	ck_assert_ptr_nonnull(tree);
+	ck_assert_int_eq(sscanf(tree, " tree=%d", &tree_pid), 1);
+	for (int i = 0; i < n; i++)
+		k += snprintf(want + k, sizeof(want) - k,
+			      "%c:%s%d_%d_%s %s tree=%d\n", defs[i][0], prefix,
+			      pid, i, names[i], defs[i] + 1, tree_pid);
+	for (int i = 0; i < n; i++)
+		k += snprintf(want + k, sizeof(want) - k, "-:%s%d_%d_%s\n",
+			      prefix, pid, i, names[i]);
+	ck_assert_str_eq(ev, want);
+}
+
+/* Count a return probe and a plain probe, in format @opt. */
+static void count_mul_add(struct result *r, const char *opt)
+{
+	put_file("utprobe_events", "", 0644);
+	cli(r, 0, "count", opt, "-e", FIXTURES "/sample_pie:sample_mul%return",
+	    "-e", FIXTURES "/sample_pie:sample_add", "--", "sh", "-c",
+	    play_kernel, "sh",
+	    "returns=2 unwound=1 missed=0 pending=0 min_ns=40 max_ns=3000 sum_ns=3040 hist=6:1,12:1",
+	    NULL);
+	ck_assert_msg(r->status == 3, "status %d: %s", r->status, r->err);
+	ck_assert_str_eq(r->err, "");
+}
+
+START_TEST(count_return_probes)
+{
+	const char *names[] = { "sample_mul_return", "sample_add" };
+	char defs[2][1024], want[2048];
+	const char *defp[] = { defs[0], defs[1] };
+	const char *bin = FIXTURES "/sample_pie";
+	struct result r;
+
+	snprintf(defs[0], sizeof(defs[0]), "r%s:%#lx", bin,
+		 nm_address("sample_pie", "sample_mul"));
+	snprintf(defs[1], sizeof(defs[1]), "p%s:%#lx", bin,
+		 nm_address("sample_pie", "sample_add"));
+	count_mul_add(&r, "--format=table");
+	snprintf(want, sizeof(want),
+		 "%14s  %14s  %s\n%14s  %14s  %s\n%14s  %14s  %s\n",
+		 "CALLS", "RETURNS", "FUNCTION",
+		 "3", "2", "sample_pie:sample_mul%return",
+		 "6", "-", "sample_pie:sample_add");
+	ck_assert_str_eq(r.out, want);
+	assert_placed_and_removed("count", 2, names, defp);
+
+	count_mul_add(&r, "-j");
+	snprintf(want, sizeof(want),
+		 "{\"command\": \"sh\", \"probes\": ["
+		 "{\"binary\": \"%s\", \"function\": \"sample_mul\", \"offset\": 0, \"file_offset\": %lu, \"hits\": 3, \"returns\": 2}, "
+		 "{\"binary\": \"%s\", \"function\": \"sample_add\", \"offset\": 0, \"file_offset\": %lu, \"hits\": 6}]}\n",
+		 bin, nm_address("sample_pie", "sample_mul"), bin,
+		 nm_address("sample_pie", "sample_add"));
+	ck_assert_str_eq(r.out, want);
+
+	count_mul_add(&r, "--format=openmetrics");
+	snprintf(want, sizeof(want),
+		 "# TYPE uprobe_hits counter\n"
+		 "# HELP uprobe_hits Times a utprobe was hit.\n"
+		 "uprobe_hits_total{binary=\"%s\",function=\"sample_mul\",offset=\"0\"} 3\n"
+		 "uprobe_hits_total{binary=\"%s\",function=\"sample_add\",offset=\"0\"} 6\n"
+		 "# TYPE uprobe_returns counter\n"
+		 "# HELP uprobe_returns Times a function with a utprobe return probe returned.\n"
+		 "uprobe_returns_total{binary=\"%s\",function=\"sample_mul\",offset=\"0\"} 2\n"
+		 "# EOF\n", bin, bin, bin);
+	ck_assert_str_eq(r.out, want);
+}
+END_TEST
+
+/* Without a return probe, count prints what it always has. */
+START_TEST(count_plain_probes)
+{
+	const char *names[] = { "sample_add" };
+	const char *bin = FIXTURES "/sample_pie";
+	char def[1024], want[512];
+	const char *defp[] = { def };
+	struct result r;
+
+	snprintf(def, sizeof(def), "p%s:%#lx", bin,
+		 nm_address("sample_pie", "sample_add"));
+	cli(&r, 0, "count", "-e", FIXTURES "/sample_pie:sample_add", "--",
+	    "sh", "-c", play_kernel, "sh", "", NULL);
+	ck_assert_msg(r.status == 3, "status %d: %s", r.status, r.err);
+	snprintf(want, sizeof(want), "%14s  %s\n%14s  %s\n", "HITS",
+		 "FUNCTION", "3", "sample_pie:sample_add");
+	ck_assert_str_eq(r.out, want);
+	assert_placed_and_removed("count", 1, names, defp);
+	ck_assert_str_eq(get_file("utprobe_returns"), "");
+}
+END_TEST
+
+START_TEST(latency_table_and_json)
+{
+	static const char returns[] = "returns=2 unwound=1 missed=0 pending=0 min_ns=40 max_ns=3000 sum_ns=3040 hist=6:1,12:1";
+	const char *names[] = { "sample_mul_return" };
+	const char *bin = FIXTURES "/sample_pie";
+	unsigned long mul = nm_address("sample_pie", "sample_mul");
+	char def[1024], want[1024];
+	const char *defp[] = { def };
+	struct result r;
+
+	snprintf(def, sizeof(def), "r%s:%#lx", bin, mul);
+	cli(&r, 0, "latency", FIXTURES "/sample_pie:sample_mul", "--", "sh",
+	    "-c", play_kernel, "sh", returns, NULL);
+	ck_assert_msg(r.status == 3, "status %d: %s", r.status, r.err);
+	ck_assert_str_eq(r.err, "");
+	ck_assert_str_eq(r.out,
+		"sample_pie:sample_mul  calls 3  returns 2  unwound 1  missed 0  min 40ns  p50 64ns  p99 3.00us  max 3.00us\n"
+		"[32ns, 64ns)                  1 |########################################|\n"
+		"[2.05us, 4.10us)              1 |########################################|\n");
+	assert_placed_and_removed("latency", 1, names, defp);
+
+	put_file("utprobe_events", "", 0644);
+	cli(&r, 0, "latency", "-j", FIXTURES "/sample_pie:sample_mul%return",
+	    "sh", "-c", play_kernel, "sh", returns, NULL);
+	ck_assert_int_eq(r.status, 3);
+	snprintf(want, sizeof(want),
+		 "{\"command\": \"sh\", \"binary\": \"%s\", \"function\": \"sample_mul\", "
+		 "\"calls\": 3, \"returns\": 2, \"unwound\": 1, \"missed\": 0, "
+		 "\"min_ns\": 40, \"p50_ns\": 64, \"p99_ns\": 3000, \"max_ns\": 3000, \"sum_ns\": 3040, "
+		 "\"buckets\": [{\"lo_ns\": 32, \"hi_ns\": 64, \"count\": 1}, {\"lo_ns\": 2048, \"hi_ns\": 4096, \"count\": 1}]}\n",
+		 bin);
+	ck_assert_str_eq(r.out, want);
+
+	/* no returns yet */
+	put_file("utprobe_events", "", 0644);
+	cli(&r, 0, "latency", FIXTURES "/sample_pie:sample_mul", "--", "sh",
+	    "-c", play_kernel, "sh", "returns=0 unwound=0 missed=0 pending=1 min_ns=0 max_ns=0 sum_ns=0 hist=",
+	    NULL);
+	ck_assert_int_eq(r.status, 3);
+	ck_assert_str_eq(r.out,
+		"sample_pie:sample_mul  calls 3  returns 0  min -  p50 -  p99 -  max -\n");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
@@ -416,6 +767,13 @@ int main(void)
 	tcase_add_test(tc, list_table);
 	tcase_add_test(tc, list_json_and_openmetrics);
 	tcase_add_test(tc, funcs_table_and_json);
+	tcase_add_test(tc, add_return_probes);
+	tcase_add_test(tc, return_probe_not_on_entry);
+	tcase_add_test(tc, kernel_without_return_probes);
+	tcase_add_test(tc, list_return_probe);
+	tcase_add_test(tc, count_return_probes);
+	tcase_add_test(tc, count_plain_probes);
+	tcase_add_test(tc, latency_table_and_json);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * uprobe-cli: probe functions of programs and libraries with utprobes and
- * count their hits.  Specs are resolved to file offsets with elfutils and
- * handed to the kernel through tracefs (utprobe_events, utprobe_profile).
+ * count their hits, or time their calls with return probes.  Specs are
+ * resolved to file offsets with elfutils and handed to the kernel through
+ * tracefs (utprobe_events, utprobe_profile, utprobe_returns).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -10,6 +11,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hist.h"
 #include "resolve.h"
 
 static const char *tracefs = "/sys/kernel/tracing";
@@ -55,6 +58,7 @@ static void usage(FILE *f)
 {
 	fputs("usage: uprobe-cli add SPEC... [-p PID] [--name NAME]\n"
 	      "       uprobe-cli count [-j | --format=F] -e SPEC [-e SPEC]... -- CMD [ARGS]\n"
+	      "       uprobe-cli latency [-j] SPEC -- CMD [ARGS]\n"
 	      "       uprobe-cli del NAME... | --all\n"
 	      "       uprobe-cli list [-j | --format=F]\n"
 	      "       uprobe-cli stat [-i SECONDS] [-n COUNT] [-j | --format=F]\n"
@@ -63,8 +67,9 @@ static void usage(FILE *f)
 	      "\n"
 	      "SPEC is BINARY:SYMBOL, BINARY:SYMBOL+OFFSET, BINARY:0xADDR,\n"
 	      "BINARY:FILE.c:LINE or BINARY:GLOB; BINARY is a path, a program in\n"
-	      "$PATH or a library's short name (libc).  F is table, json or\n"
-	      "openmetrics.  See uprobe-cli(1).\n",
+	      "$PATH or a library's short name (libc).  SPEC%return is a return\n"
+	      "probe on a function's entry, which counts its returns too.  F is\n"
+	      "table, json or openmetrics.  See uprobe-cli(1).\n",
 	      f);
 }
 
@@ -136,12 +141,43 @@ static unsigned long runtime_address(pid_t pid, const char *path,
 	return addr;
 }
 
-/* A probe name from a symbol: letters, digits and underscores. */
-static void probe_name(char *out, size_t len, const struct up_place *p)
+/*
+ * 0 if the kernel has return probes, or 1 after a message: one without
+ * them would only call an "r:" definition invalid.
+ */
+static int need_returns(void)
 {
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/utprobe_returns", tracefs);
+	if (!access(path, F_OK))
+		return 0;
+	snprintf(path, sizeof(path), "%s/utprobe_events", tracefs);
+	if (access(path, F_OK))
+		return die("%s", kernel_errmsg(-ENOENT));
+	return die("this kernel has no return probes (no utprobe_returns in tracefs)");
+}
+
+/* A probe this command places: its name, where, and what it counted. */
+struct probe {
+	char name[96];
+	struct up_place place;
+	bool ret;			/* a return probe */
+	long long hits;			/* calls, for a return probe */
+	struct up_returns rets;		/* a return probe's */
+};
+
+/*
+ * A probe name from a symbol: letters, digits and underscores, and
+ * "_return" for a return probe, in @len bytes.
+ */
+static void probe_name(char *out, size_t len, const struct probe *pr)
+{
+	const struct up_place *p = &pr->place;
 	const char *s = *p->symbol ? p->symbol : "probe";
-	/* leave room for "_OFFSET" (at most 17 characters) */
-	size_t i, k = 0, room = len - 1 - (p->sym_off ? 17 : 0);
+	/* leave room for "_OFFSET" (at most 17 characters) or "_return" */
+	size_t i, k = 0, room = len - 1 - (p->sym_off ? 17 : 0) -
+				(pr->ret ? 7 : 0);
 
 	if (!isalpha((unsigned char)*s) && *s != '_')
 		out[k++] = '_';
@@ -149,18 +185,98 @@ static void probe_name(char *out, size_t len, const struct up_place *p)
 		out[k++] = isalnum((unsigned char)s[i]) ? s[i] : '_';
 	out[k] = '\0';
 	if (*p->symbol && p->sym_off)
-		snprintf(out + k, len - k, "_%lx", p->sym_off);
+		k += snprintf(out + k, len - k, "_%lx", p->sym_off);
+	if (pr->ret)
+		snprintf(out + k, len - k, "_return");
 }
 
-/* Remove the probes named in @names[0..@n). */
-static void remove_probes(char (*names)[96], int n)
+/* Remove the probes @ps[0..@n). */
+static void remove_probes(const struct probe *ps, int n)
 {
 	char line[128];
 
 	for (int i = 0; i < n; i++) {
-		snprintf(line, sizeof(line), "-:%s\n", names[i]);
+		snprintf(line, sizeof(line), "-:%s\n", ps[i].name);
 		kernel_write(line);
 	}
+}
+
+/*
+ * Resolve @spec into more probes at the end of *@ps (*@n so far).  A
+ * spec ending in "%return" gives return probes, as any spec does if
+ * @ret_probe.  The kernel puts a return probe on a function's first
+ * instruction, where the return address is still on top of the stack,
+ * so a line, an offset into a function or an address that is not a
+ * function's start is refused for one.  0, or 1 after a message.
+ */
+static int resolve_probes(const char *spec, pid_t pid, bool ret_probe,
+			  struct probe **ps, int *n)
+{
+	static const char suffix[] = "%return";
+	size_t len = strlen(spec), sl = strlen(suffix);
+	char buf[PATH_MAX + 512], err[1024];
+	const char *what, *pct;
+	struct up_place *p;
+	struct probe *more;
+	int k;
+
+	if (len >= sl && !strcmp(spec + len - sl, suffix)) {
+		ret_probe = true;
+		len -= sl;
+	}
+	snprintf(buf, sizeof(buf), "%.*s", (int)len, spec);
+	what = strchr(buf, ':');
+	pct = what ? strchr(what, '%') : NULL;
+	if (pct)
+		return die("'%s': unknown suffix '%s' (%%return is the only one)",
+			   spec, pct);
+	k = up_resolve(buf, pid, &p, err, sizeof(err));
+	if (k < 0)
+		return die("%s", err);
+	what++;
+	*err = '\0';
+	for (int i = 0; ret_probe && i < k && !*err; i++) {
+		if (strchr(what, ':'))
+			snprintf(err, sizeof(err), "not a source line (%s)", what);
+		else if (!*p[i].symbol)
+			snprintf(err, sizeof(err), "not %#lx, which is in no function",
+				 p[i].vaddr);
+		else if (p[i].sym_off && isdigit((unsigned char)*what))
+			snprintf(err, sizeof(err), "not %#lx (%s+%#lx)",
+				 p[i].vaddr, p[i].symbol, p[i].sym_off);
+		else if (p[i].sym_off)
+			snprintf(err, sizeof(err), "not %s+%#lx", p[i].symbol,
+				 p[i].sym_off);
+	}
+	if (*err) {
+		k = die("%s: a return probe goes on a function's entry, %s",
+			p[0].path, err);
+		free(p);
+		return k;
+	}
+	more = realloc(*ps, (*n + k) * sizeof(*more));
+	if (!more) {
+		free(p);
+		return die("out of memory");
+	}
+	*ps = more;
+	for (int i = 0; i < k; i++) {
+		memset(&more[*n], 0, sizeof(*more));
+		more[*n].place = p[i];
+		more[*n].ret = ret_probe;
+		(*n)++;
+	}
+	free(p);
+	return 0;
+}
+
+/* Whether any of @ps[0..@n) is a return probe. */
+static bool any_return(const struct probe *ps, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (ps[i].ret)
+			return true;
+	return false;
 }
 
 /*
@@ -175,8 +291,8 @@ static int cmd_add(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char err[1024], line[PATH_MAX + 256], (*names)[96] = NULL;
-	struct up_place *all = NULL;
+	char line[PATH_MAX + 256];
+	struct probe *ps = NULL;
 	const char *name = NULL;
 	int c, n = 0, ret = 0, i;
 	pid_t pid = 0;
@@ -196,69 +312,56 @@ static int cmd_add(int argc, char **argv)
 	if (name && (!*name || strlen(name) >= NAME_MAX_LEN ||
 		     strpbrk(name, " \t\n:/")))
 		return die("bad probe name '%s'", name);
-	for (int a = optind; a < argc; a++) {
-		struct up_place *p;
-		int k = up_resolve(argv[a], pid, &p, err, sizeof(err));
-
-		if (k < 0) {
-			ret = die("%s", err);
-			goto out;
-		}
-		all = realloc(all, (n + k) * sizeof(*all));
-		if (!all) {
-			ret = die("out of memory");
-			goto out;
-		}
-		memcpy(all + n, p, k * sizeof(*p));
-		n += k;
-		free(p);
-	}
+	for (int a = optind; a < argc && !ret; a++)
+		ret = resolve_probes(argv[a], pid, false, &ps, &n);
+	if (ret)
+		goto out;
 	if (name && n > 1) {
 		ret = die("--name needs a spec that names one place (%d given)",
 			  n);
 		goto out;
 	}
-	names = calloc(n, sizeof(*names));
-	if (!names) {
-		ret = die("out of memory");
+	if (any_return(ps, n) && need_returns()) {
+		ret = 1;
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		const struct up_place *p = &all[i];
+		struct probe *pr = &ps[i];
+		const struct up_place *p = &pr->place;
+		char kind = pr->ret ? 'r' : 'p';
 		int r;
 
 		if (name)
-			snprintf(names[i], sizeof(names[i]), "%s", name);
+			snprintf(pr->name, sizeof(pr->name), "%s", name);
 		else
-			probe_name(names[i], NAME_MAX_LEN, p);
+			probe_name(pr->name, NAME_MAX_LEN, pr);
 		if (pid) {
 			unsigned long addr = runtime_address(pid, p->path,
 							     p->offset);
 
 			if (!addr) {
 				ret = die("%s: process %d does not map %s:%#lx",
-					  names[i], pid, p->path, p->offset);
+					  pr->name, pid, p->path, p->offset);
 				break;
 			}
-			snprintf(line, sizeof(line), "p:%s %d:%#lx\n",
-				 names[i], pid, addr);
+			snprintf(line, sizeof(line), "%c:%s %d:%#lx\n", kind,
+				 pr->name, pid, addr);
 		} else {
-			snprintf(line, sizeof(line), "p:%s %s:%#lx\n",
-				 names[i], p->path, p->offset);
+			snprintf(line, sizeof(line), "%c:%s %s:%#lx\n", kind,
+				 pr->name, p->path, p->offset);
 		}
 		r = kernel_write(line);
 		if (r) {
-			ret = die("%s (%s+%#lx, %s:%#lx): %s", names[i],
+			ret = die("%s (%s+%#lx, %s:%#lx): %s", pr->name,
 				  *p->symbol ? p->symbol : "?", p->sym_off,
 				  p->path, p->offset, kernel_errmsg(r));
 			break;
 		}
 	}
 	if (ret)
-		remove_probes(names, i);
+		remove_probes(ps, i);
 out:
-	free(names);
-	free(all);
+	free(ps);
 	return ret;
 }
 
@@ -300,6 +403,7 @@ struct listed {
 	unsigned long address;		/* link-time, or in the process */
 	unsigned long offset;
 	unsigned long long hits;
+	bool ret;			/* a return probe */
 };
 
 static int read_probes(struct listed **out)
@@ -349,6 +453,24 @@ static int read_probes(struct listed **out)
 		n++;
 	}
 	fclose(f);
+	/* which are return probes only utprobe_events tells: "r:NAME ..." */
+	snprintf(path, sizeof(path), "%s/utprobe_events", tracefs);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, " \n")] = '\0';
+		for (int k = 0; k < n && !strncmp(line, "r:", 2); k++) {
+			size_t w = strlen(l[k].where);
+
+			if (strcmp(l[k].name, line + 2))
+				continue;
+			l[k].ret = true;
+			/* as a spec would say it */
+			snprintf(l[k].where + w, sizeof(l[k].where) - w,
+				 "%%return");
+		}
+	}
+	if (f)
+		fclose(f);
 	*out = l;
 	return n;
 }
@@ -448,7 +570,8 @@ static void print_probes(const struct listed *l, int n, enum format fmt,
 			json_str(l[i].name);
 			printf(", \"target\": ");
 			json_str(l[i].target);
-			printf(", \"function\": ");
+			printf(", \"return\": %s, \"function\": ",
+			       l[i].ret ? "true" : "false");
 			json_str(l[i].function);
 			printf(", \"address\": %lu, \"offset\": %lu, \"hits\": %llu}",
 			       l[i].address, l[i].offset, l[i].hits);
@@ -562,14 +685,132 @@ static long long kernel_hits(const char *name)
 	return n;
 }
 
-struct counted {
-	char name[96];
-	struct up_place place;
-};
+/* Return probe @name's line of utprobe_returns into @r (zeros if none). */
+static void kernel_returns(const char *name, struct up_returns *r)
+{
+	/* 65 buckets of up to 25 characters, and the counts */
+	char path[512], line[4096], got[96];
+	bool found = false;
+	FILE *f;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(path, sizeof(path), "%s/utprobe_returns", tracefs);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (!found && fgets(line, sizeof(line), f))
+		found = !up_returns_parse(line, got, sizeof(got), r) &&
+			!strcmp(got, name);
+	if (!found)
+		memset(r, 0, sizeof(*r));
+	fclose(f);
+}
 
 /*
- * count: run CMD with the probes limited to its process tree (the
- * kernel's tree= scope), then print how often each was hit.
+ * The name of probe @i of command @cmd, which places probes for a while:
+ * "count<pid>_<i>_<function>[_return]", so that two such commands
+ * running at once do not collide.
+ */
+static void run_name(struct probe *pr, const char *cmd, int i)
+{
+	int k = snprintf(pr->name, NAME_MAX_LEN, "%s%d_%d_", cmd, getpid(), i);
+
+	probe_name(pr->name + k, NAME_MAX_LEN - k, pr);
+}
+
+/*
+ * Run @cmd with the probes @ps[0..@n) limited to its process tree (the
+ * kernel's tree= scope): they are placed before it starts and, once it
+ * has exited, their counts are read and they are removed.  If one cannot
+ * be placed, the command does not run.  0 with the command's exit
+ * status in *@status, or 1 after a message.
+ */
+static int run_probed(struct probe *ps, int n, char **cmd, int *status)
+{
+	char line[PATH_MAX + 256];
+	int go[2], ret = 0, st = 0, i;
+	pid_t pid;
+
+	if (pipe(go))
+		return die("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		return die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		char x;
+
+		close(go[1]);
+		if (read(go[0], &x, 1) != 1)
+			_exit(127);
+		close(go[0]);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "uprobe-cli: %s: %s\n", cmd[0],
+			strerror(errno));
+		_exit(127);
+	}
+	close(go[0]);
+	for (i = 0; i < n; i++) {
+		const struct up_place *p = &ps[i].place;
+		int r;
+
+		snprintf(line, sizeof(line), "%c:%s %s:%#lx tree=%d\n",
+			 ps[i].ret ? 'r' : 'p', ps[i].name, p->path, p->offset,
+			 pid);
+		r = kernel_write(line);
+		if (r) {
+			ret = die("%s+%#lx (%s:%#lx): %s", p->symbol,
+				  p->sym_off, p->path, p->offset,
+				  kernel_errmsg(r));
+			break;
+		}
+	}
+	if (!ret && write(go[1], "g", 1) != 1)
+		ret = die("cannot start %s", cmd[0]);
+	close(go[1]);
+	if (ret) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		remove_probes(ps, i);
+		return ret;
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	for (i = 0; i < n; i++) {
+		ps[i].hits = kernel_hits(ps[i].name);
+		if (ps[i].ret)
+			kernel_returns(ps[i].name, &ps[i].rets);
+	}
+	remove_probes(ps, n);
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return 0;
+}
+
+/* BINARY:FUNCTION[+OFFSET] of @p, BINARY its base name. */
+static void function_name(char *out, size_t len, const struct up_place *p)
+{
+	const char *bin = strrchr(p->path, '/') + 1;
+
+	if (p->sym_off)
+		snprintf(out, len, "%s:%s+%#lx", bin, p->symbol, p->sym_off);
+	else
+		snprintf(out, len, "%s:%s", bin, *p->symbol ? p->symbol : "?");
+}
+
+/* An OpenMetrics sample of @metric for the function of @p. */
+static void function_sample(const char *metric, const struct up_place *p,
+			    long long value)
+{
+	printf("%s{binary=", metric);
+	label_str(p->path);
+	printf(",function=");
+	label_str(p->symbol);
+	printf(",offset=\"%lu\"} %lld\n", p->sym_off, value);
+}
+
+/*
+ * count: run CMD with the probes limited to its process tree, then
+ * print how often each was hit, and for return probes how often their
+ * function returned.
  */
 static int cmd_count(int argc, char **argv)
 {
@@ -579,13 +820,12 @@ static int cmd_count(int argc, char **argv)
 		{ "event", required_argument, NULL, 'e' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct counted *cs = NULL;
-	char err[1024], line[PATH_MAX + 256];
-	int c, n = 0, ret = 0, go[2], st = 0;
+	struct probe *ps = NULL;
+	char where[PATH_MAX + 280], rets[32];
+	int c, n = 0, ret = 0, status = 0, nspecs = 0;
 	const char **specs = calloc(argc, sizeof(*specs));
 	enum format fmt = TABLE;
-	int nspecs = 0;
-	pid_t pid;
+	bool any_ret;
 
 	while ((c = getopt_long(argc, argv, "+e:jf:", opts, NULL)) != -1) {
 		if (c == 'e')
@@ -600,68 +840,20 @@ static int cmd_count(int argc, char **argv)
 	if (optind >= argc)
 		return die("count: no command given (-- CMD [ARGS])");
 	/* resolve everything first: a bad spec runs nothing */
-	for (int i = 0; i < nspecs; i++) {
-		struct up_place *p;
-		int k = up_resolve(specs[i], 0, &p, err, sizeof(err));
-
-		if (k < 0)
-			return die("%s", err);
-		cs = realloc(cs, (n + k) * sizeof(*cs));
-		for (int j = 0; j < k; j++) {
-			char base[64];
-
-			probe_name(base, sizeof(base), &p[j]);
-			snprintf(cs[n].name, NAME_MAX_LEN, "count%d_%d_%.32s",
-				 getpid(), n, base);
-			cs[n++].place = p[j];
-		}
-		free(p);
-	}
-	if (pipe(go))
-		return die("pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		return die("fork: %s", strerror(errno));
-	if (pid == 0) {
-		char x;
-
-		close(go[1]);
-		if (read(go[0], &x, 1) != 1)
-			_exit(127);
-		close(go[0]);
-		execvp(argv[optind], argv + optind);
-		fprintf(stderr, "uprobe-cli: %s: %s\n", argv[optind],
-			strerror(errno));
-		_exit(127);
-	}
-	close(go[0]);
-	for (int i = 0; i < n && !ret; i++) {
-		int r;
-
-		snprintf(line, sizeof(line), "p:%s %s:%#lx tree=%d\n",
-			 cs[i].name, cs[i].place.path, cs[i].place.offset, pid);
-		r = kernel_write(line);
-		if (r) {
-			ret = die("%s+%#lx (%s:%#lx): %s", cs[i].place.symbol,
-				  cs[i].place.sym_off, cs[i].place.path,
-				  cs[i].place.offset, kernel_errmsg(r));
-			for (int j = 0; j < i; j++) {
-				snprintf(line, sizeof(line), "-:%s\n",
-					 cs[j].name);
-				kernel_write(line);
-			}
-		}
-	}
+	for (int i = 0; i < nspecs && !ret; i++)
+		ret = resolve_probes(specs[i], 0, false, &ps, &n);
+	free(specs);
+	any_ret = any_return(ps, n);
+	if (!ret && any_ret)
+		ret = need_returns();
+	for (int i = 0; i < n && !ret; i++)
+		run_name(&ps[i], "count", i);
+	if (!ret)
+		ret = run_probed(ps, n, argv + optind, &status);
 	if (ret) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+		free(ps);
 		return ret;
 	}
-	if (write(go[1], "g", 1) != 1)
-		ret = die("cannot start %s", argv[optind]);
-	close(go[1]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
 	if (fmt == JSON) {
 		printf("{\"command\": ");
 		json_str(argv[optind]);
@@ -669,46 +861,130 @@ static int cmd_count(int argc, char **argv)
 	} else if (fmt == OPENMETRICS) {
 		printf("# TYPE uprobe_hits counter\n"
 		       "# HELP uprobe_hits Times a utprobe was hit.\n");
+	} else if (any_ret) {
+		printf("%14s  %14s  %s\n", "CALLS", "RETURNS", "FUNCTION");
 	} else {
 		printf("%14s  %s\n", "HITS", "FUNCTION");
 	}
 	for (int i = 0; i < n; i++) {
-		long long hits = kernel_hits(cs[i].name);
-		const struct up_place *p = &cs[i].place;
-		const char *bin = strrchr(p->path, '/') + 1;
+		const struct up_place *p = &ps[i].place;
 
 		if (fmt == JSON) {
 			printf("%s{\"binary\": ", i ? ", " : "");
 			json_str(p->path);
 			printf(", \"function\": ");
 			json_str(p->symbol);
-			printf(", \"offset\": %lu, \"file_offset\": %lu, \"hits\": %lld}",
-			       p->sym_off, p->offset, hits);
+			printf(", \"offset\": %lu, \"file_offset\": %lu, \"hits\": %lld",
+			       p->sym_off, p->offset, ps[i].hits);
+			if (ps[i].ret)
+				printf(", \"returns\": %llu",
+				       ps[i].rets.returns);
+			printf("}");
 		} else if (fmt == OPENMETRICS) {
-			printf("uprobe_hits_total{binary=");
-			label_str(p->path);
-			printf(",function=");
-			label_str(p->symbol);
-			printf(",offset=\"%lu\"} %lld\n", p->sym_off, hits);
-		} else if (p->sym_off) {
-			printf("%14lld  %s:%s+%#lx\n", hits, bin, p->symbol,
-			       p->sym_off);
+			function_sample("uprobe_hits_total", p, ps[i].hits);
+		} else if (any_ret) {
+			function_name(where, sizeof(where), p);
+			snprintf(rets, sizeof(rets), "%llu", ps[i].rets.returns);
+			printf("%14lld  %14s  %s%s\n", ps[i].hits,
+			       ps[i].ret ? rets : "-", where,
+			       ps[i].ret ? "%return" : "");
 		} else {
-			printf("%14lld  %s:%s\n", hits, bin,
-			       *p->symbol ? p->symbol : "?");
+			function_name(where, sizeof(where), p);
+			printf("%14lld  %s\n", ps[i].hits, where);
 		}
-		snprintf(line, sizeof(line), "-:%s\n", cs[i].name);
-		kernel_write(line);
 	}
-	if (fmt == JSON)
+	if (fmt == JSON) {
 		printf("]}\n");
-	else if (fmt == OPENMETRICS)
+	} else if (fmt == OPENMETRICS) {
+		/* a family's samples go together, after the hits' */
+		if (any_ret)
+			printf("# TYPE uprobe_returns counter\n"
+			       "# HELP uprobe_returns Times a function with a utprobe return probe returned.\n");
+		for (int i = 0; i < n; i++)
+			if (ps[i].ret)
+				function_sample("uprobe_returns_total",
+						&ps[i].place, ps[i].rets.returns);
 		printf("# EOF\n");
-	free(cs);
-	free(specs);
-	if (ret)
+	}
+	free(ps);
+	return status;
+}
+
+/*
+ * latency: count with one return probe, then the durations of the
+ * calls that returned, as a log2 histogram.
+ */
+static int cmd_latency(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct probe *ps = NULL;
+	const struct up_returns *r;
+	const char *spec;
+	char where[PATH_MAX + 280];
+	int c, n = 0, ret, status = 0;
+	bool json = false, first = true;
+	unsigned long long lo, hi;
+
+	while ((c = getopt_long(argc, argv, "+j", opts, NULL)) != -1) {
+		if (c != 'j')
+			return 2;
+		json = true;
+	}
+	/* "latency -- CMD": getopt took the "--" */
+	if (optind >= argc || !strcmp(argv[optind - 1], "--"))
+		return die("latency: no probe given (SPEC -- CMD [ARGS])");
+	spec = argv[optind++];
+	if (optind < argc && !strcmp(argv[optind], "--"))
+		optind++;
+	else if (optind < argc && argv[optind][0] == '-')
+		return die("latency: options go before the probe ('%s')",
+			   argv[optind]);
+	if (optind >= argc)
+		return die("latency: no command given (-- CMD [ARGS])");
+	ret = resolve_probes(spec, 0, true, &ps, &n);
+	if (!ret && n != 1)
+		ret = die("latency: '%s' names %d functions; give one", spec, n);
+	if (!ret)
+		ret = need_returns();
+	if (!ret) {
+		run_name(&ps[0], "latency", 0);
+		ret = run_probed(ps, n, argv + optind, &status);
+	}
+	if (ret) {
+		free(ps);
 		return ret;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	}
+	r = &ps[0].rets;
+	if (!json) {
+		function_name(where, sizeof(where), &ps[0].place);
+		up_latency_table(stdout, where, ps[0].hits, r);
+		free(ps);
+		return status;
+	}
+	printf("{\"command\": ");
+	json_str(argv[optind]);
+	printf(", \"binary\": ");
+	json_str(ps[0].place.path);
+	printf(", \"function\": ");
+	json_str(ps[0].place.symbol);
+	printf(", \"calls\": %lld, \"returns\": %llu, \"unwound\": %llu, \"missed\": %llu, \"min_ns\": %llu, \"p50_ns\": %llu, \"p99_ns\": %llu, \"max_ns\": %llu, \"sum_ns\": %llu, \"buckets\": [",
+	       ps[0].hits, r->returns, r->unwound, r->missed, r->min_ns,
+	       up_percentile(r, 50), up_percentile(r, 99), r->max_ns,
+	       r->sum_ns);
+	for (int b = 0; b < UP_HIST_BUCKETS; b++) {
+		if (!r->hist[b])
+			continue;
+		up_bucket_range(b, &lo, &hi);
+		printf("%s{\"lo_ns\": %llu, \"hi_ns\": %llu, \"count\": %llu}",
+		       first ? "" : ", ", lo, hi, r->hist[b]);
+		first = false;
+	}
+	printf("]}\n");
+	free(ps);
+	return status;
 }
 
 static void print_func(const struct up_place *p, unsigned long size,
@@ -762,10 +1038,9 @@ static int cmd_funcs(int argc, char **argv)
 
 static int cmd_resolve(int argc, char **argv)
 {
-	struct up_place *p;
-	char err[1024];
+	struct probe *ps = NULL;
 	pid_t pid = 0;
-	int c, n;
+	int c, n = 0;
 
 	while ((c = getopt(argc, argv, "+p:")) != -1) {
 		pid = c == 'p' ? parse_pos("pid", optarg) : 0;
@@ -774,14 +1049,16 @@ static int cmd_resolve(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return die("resolve: no probe given");
-	n = up_resolve(argv[optind], pid, &p, err, sizeof(err));
-	if (n < 0)
-		return die("%s", err);
-	for (int i = 0; i < n; i++)
-		printf("%s %#lx %#lx %s+%#lx\n", p[i].path, p[i].offset,
-		       p[i].vaddr, *p[i].symbol ? p[i].symbol : "?",
-		       p[i].sym_off);
-	free(p);
+	if (resolve_probes(argv[optind], pid, false, &ps, &n))
+		return 1;
+	for (int i = 0; i < n; i++) {
+		const struct up_place *p = &ps[i].place;
+
+		printf("%s %#lx %#lx %s+%#lx%s\n", p->path, p->offset, p->vaddr,
+		       *p->symbol ? p->symbol : "?", p->sym_off,
+		       ps[i].ret ? "%return" : "");
+	}
+	free(ps);
 	return 0;
 }
 
@@ -801,6 +1078,8 @@ int main(int argc, char **argv)
 		return cmd_del(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "count"))
 		return cmd_count(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "latency"))
+		return cmd_latency(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "list"))
 		return cmd_list(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "stat"))
