@@ -67,6 +67,7 @@ install_prog() {
 install -m 0755 "$top/scripts/guest/init" "$root/init"
 install -m 0755 "$top/scripts/guest/run-tests" "$root/$libexec/run-tests"
 install -m 0755 "$top/scripts/guest/demo" "$root/$libexec/demo"
+install -m 0755 "$top/scripts/guest/bench" "$root/$libexec/bench-run"
 for t in "$build"/tests/t/* "$build"/tests/harness/* "$build"/tests/bench/* \
 	 "$build"/tests/targets/*; do
 	[ -f "$t" ] || continue

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hitbench - the workloads of "make bench": a loop calling a function
+ * whose first instruction is of one class, timed; probes are placed on
+ * that instruction from outside (tracefs, the bench module, ptrace).
+ *
+ *   hitbench run FUNC CALLS [THREADS]
+ *	call FUNC CALLS times in each of THREADS threads (default 1);
+ *	print "calls N wall_ns N"
+ *   hitbench syscall CALLS
+ *	the same for getppid(), the floor of any trap
+ *   hitbench wait THREADS
+ *	start THREADS threads that block, say "ready", and exit at the
+ *	end of standard input
+ *
+ * The functions: push (push %rbp) and nop (a 1-byte nop), which mainline
+ * uprobes emulate; lea, mov, sub (sub $imm,%rsp), endbr (endbr64) and
+ * nop5 (a 5-byte nop), which it single-steps; riprel (a rip-relative
+ * load); and sled, 10000 one-byte nops that are never run, to hold
+ * many probes.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+long bench_data = 7;
+
+long push(long x);
+long nop(long x);
+long lea(long x);
+long mov(long x);
+long sub(long x);
+long endbr(long x);
+long nop5(long x);
+long riprel(long x);
+long sled(long x);
+
+/* FUNC(name, body): a global function holding only @body */
+#define FUNC(name, body) \
+	".globl " #name "\n .type " #name ", @function\n" #name ":\n" \
+	body "\n .size " #name ", . - " #name "\n"
+
+asm(".text\n"
+    FUNC(push, "push %rbp\n mov %rsp, %rbp\n lea 1(%rdi), %rax\n"
+	       "pop %rbp\n ret")
+    FUNC(nop, "nop\n lea 1(%rdi), %rax\n ret")
+    FUNC(lea, "lea 1(%rdi), %rax\n ret")
+    FUNC(mov, "mov %rdi, %rax\n add $1, %rax\n ret")
+    FUNC(sub, "sub $24, %rsp\n add $24, %rsp\n lea 1(%rdi), %rax\n ret")
+    FUNC(endbr, "endbr64\n lea 1(%rdi), %rax\n ret")
+    FUNC(nop5, "nopl 0x0(%rax,%rax,1)\n lea 1(%rdi), %rax\n ret")
+    FUNC(riprel, "mov bench_data(%rip), %rax\n add %rdi, %rax\n"
+		 "sub $6, %rax\n ret")
+    FUNC(sled, ".fill 10000, 1, 0x90\n lea 1(%rdi), %rax\n ret"));
+
+static const struct {
+	const char *name;
+	long (*fn)(long x);
+} funcs[] = {
+	{ "push", push }, { "nop", nop }, { "lea", lea }, { "mov", mov },
+	{ "sub", sub }, { "endbr", endbr }, { "nop5", nop5 },
+	{ "riprel", riprel }, { "sled", sled },
+};
+
+static long (*fn)(long x);
+static long calls;
+static long bad;
+
+static void *loop(void *arg __attribute__((unused)))
+{
+	long b = 0;
+
+	for (long i = 0; i < calls; i++)
+		b += fn(i) != i + 1;
+	__atomic_add_fetch(&bad, b, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void *blocked(void *arg)
+{
+	int *fd = arg;
+	char x;
+
+	/* until the main thread closes the pipe */
+	while (read(fd[0], &x, 1) > 0)
+		;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long t0, t1;
+	int threads = 1;
+	pthread_t t[64];
+
+	if (argc >= 3 && !strcmp(argv[1], "syscall")) {
+		calls = atol(argv[2]);
+		t0 = now_ns();
+		for (long i = 0; i < calls; i++)
+			syscall(SYS_getppid);
+		t1 = now_ns();
+		printf("calls %ld wall_ns %llu\n", calls, t1 - t0);
+		return 0;
+	}
+	if (argc >= 3 && !strcmp(argv[1], "wait")) {
+		int fd[2], n = atoi(argv[2]);
+		char x;
+
+		if (n < 1 || n > 64 || pipe(fd))
+			return 2;
+		for (int i = 0; i < n; i++)
+			pthread_create(&t[i], NULL, blocked, fd);
+		printf("ready\n");
+		fflush(stdout);
+		while (read(0, &x, 1) > 0)
+			;
+		close(fd[1]);
+		for (int i = 0; i < n; i++)
+			pthread_join(t[i], NULL);
+		return 0;
+	}
+	if (argc < 4 || strcmp(argv[1], "run"))
+		return 2;
+	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++)
+		if (!strcmp(argv[2], funcs[i].name))
+			fn = funcs[i].fn;
+	calls = atol(argv[3]);
+	if (argc > 4)
+		threads = atoi(argv[4]);
+	if (!fn || calls < 1 || threads < 1 || threads > 64)
+		return 2;
+	t0 = now_ns();
+	for (int i = 1; i < threads; i++)
+		pthread_create(&t[i], NULL, loop, NULL);
+	loop(NULL);
+	for (int i = 1; i < threads; i++)
+		pthread_join(t[i], NULL);
+	t1 = now_ns();
+	printf("calls %ld wall_ns %llu\n", calls * threads, t1 - t0);
+	return bad ? 1 : 0;
+}

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * utp_bench: the same counting handlers on utprobes and on mainline
+ * uprobes, for "make bench".  Driven through debugfs, utp_bench/ctl:
+ *
+ *   ENGINE PATH OFFSET COUNT STRIDE [ret|more]
+ *	ENGINE (ours or mainline) probes COUNT instructions of the file at
+ *	PATH, at OFFSET, OFFSET + STRIDE, ..., in place of the probes
+ *	there were; with "ret", the first is a return probe; with "more",
+ *	they are added to those there are (on the same engine)
+ *   clear
+ *	removes them
+ *
+ * Reading ctl gives "hits N returns N register_ns N": the handlers'
+ * counts since the probes were placed, and how long placing them took.
+ */
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/namei.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/uprobes.h>
+#include <linux/utprobes.h>
+
+#define BENCH_MAX	20000
+
+/* One probe on either engine. */
+struct bench_probe {
+	struct utprobe up;
+	struct uprobe_consumer uc;
+	struct uprobe *uprobe;		/* mainline's, or NULL */
+};
+
+/* Serialises ctl writes and reads: the probes and the timing. */
+static DEFINE_MUTEX(bench_lock);
+static struct bench_probe *probes;	/* BENCH_MAX of them */
+static int nprobes;
+static bool mainline;
+static u64 register_ns;
+static DEFINE_PER_CPU(u64, hits);
+static DEFINE_PER_CPU(u64, returns);
+static struct dentry *dir;
+
+static int ours_hit(struct utprobe *up, struct pt_regs *regs)
+{
+	this_cpu_inc(hits);
+	return 0;
+}
+
+static int ours_ret(struct utprobe *up, const struct utprobe_return *ret,
+		    struct pt_regs *regs)
+{
+	this_cpu_inc(returns);
+	return 0;
+}
+
+static int mainline_hit(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	this_cpu_inc(hits);
+	return 0;
+}
+
+static int mainline_ret(struct uprobe_consumer *uc, unsigned long func,
+			struct pt_regs *regs)
+{
+	this_cpu_inc(returns);
+	return 0;
+}
+
+static void bench_clear(void)
+{
+	int i, cpu;
+
+	for (i = 0; i < nprobes; i++) {
+		if (mainline)
+			uprobe_unregister_nosync(probes[i].uprobe,
+						 &probes[i].uc);
+		else
+			utprobe_unregister(&probes[i].up);
+	}
+	if (mainline && nprobes)
+		uprobe_unregister_sync();
+	nprobes = 0;
+	memset(probes, 0, BENCH_MAX * sizeof(*probes));
+	for_each_possible_cpu(cpu) {
+		per_cpu(hits, cpu) = 0;
+		per_cpu(returns, cpu) = 0;
+	}
+	register_ns = 0;
+}
+
+static int bench_place(bool on_mainline, const char *path, loff_t offset,
+		       int count, int stride, bool ret, bool more)
+{
+	struct path p;
+	struct inode *inode;
+	u64 start;
+	int i, err = 0;
+
+	if (count < 1 || count > BENCH_MAX - (more ? nprobes : 0) ||
+	    stride < 0 || (more && (!nprobes || mainline != on_mainline)))
+		return -EINVAL;
+	err = kern_path(path, LOOKUP_FOLLOW, &p);
+	if (err)
+		return err;
+	inode = d_inode(p.dentry);
+	if (!more)
+		bench_clear();
+	mainline = on_mainline;
+	start = ktime_get_ns();
+	for (i = 0; i < count; i++) {
+		struct bench_probe *b = &probes[nprobes];
+		loff_t off = offset + (loff_t)i * stride;
+
+		if (mainline) {
+			b->uc.handler = mainline_hit;
+			if (ret && !i)
+				b->uc.ret_handler = mainline_ret;
+			b->uprobe = uprobe_register(inode, off, 0, &b->uc);
+			if (IS_ERR(b->uprobe)) {
+				err = PTR_ERR(b->uprobe);
+				break;
+			}
+		} else {
+			b->up.handler = ours_hit;
+			b->up.name = "bench";
+			if (ret && !i)
+				b->up.ret_handler = ours_ret;
+			err = utprobe_register_file(&b->up, inode, off);
+			if (err)
+				break;
+		}
+		nprobes++;
+	}
+	register_ns = ktime_get_ns() - start;
+	path_put(&p);
+	if (err)
+		bench_clear();
+	return err;
+}
+
+static ssize_t ctl_write(struct file *file, const char __user *ubuf,
+			 size_t len, loff_t *ppos)
+{
+	char *buf, engine[16], path[256], flag[8] = "";
+	long long offset;
+	int count, stride, n, err;
+
+	buf = memdup_user_nul(ubuf, min_t(size_t, len, 512));
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	mutex_lock(&bench_lock);
+	n = sscanf(buf, "%15s %255s %lli %d %d %7s", engine, path, &offset,
+		   &count, &stride, flag);
+	if (n >= 1 && !strcmp(engine, "clear")) {
+		bench_clear();
+		err = 0;
+	} else if (n >= 5 && (!strcmp(engine, "ours") ||
+			      !strcmp(engine, "mainline")) &&
+		   (n == 5 || !strcmp(flag, "ret") || !strcmp(flag, "more"))) {
+		err = bench_place(engine[0] == 'm', path, offset, count,
+				  stride, n == 6 && flag[0] == 'r',
+				  n == 6 && flag[0] == 'm');
+	} else {
+		err = -EINVAL;
+	}
+	mutex_unlock(&bench_lock);
+	kfree(buf);
+	return err ? err : len;
+}
+
+static ssize_t ctl_read(struct file *file, char __user *ubuf, size_t len,
+			loff_t *ppos)
+{
+	u64 h = 0, r = 0;
+	char buf[96];
+	int cpu, n;
+
+	mutex_lock(&bench_lock);
+	for_each_possible_cpu(cpu) {
+		h += per_cpu(hits, cpu);
+		r += per_cpu(returns, cpu);
+	}
+	n = scnprintf(buf, sizeof(buf), "hits %llu returns %llu register_ns %llu\n",
+		      h, r, register_ns);
+	mutex_unlock(&bench_lock);
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+}
+
+static const struct file_operations ctl_fops = {
+	.owner = THIS_MODULE,
+	.read = ctl_read,
+	.write = ctl_write,
+	.llseek = default_llseek,
+};
+
+static int __init bench_init(void)
+{
+	probes = vzalloc(BENCH_MAX * sizeof(*probes));
+	if (!probes)
+		return -ENOMEM;
+	dir = debugfs_create_dir("utp_bench", NULL);
+	debugfs_create_file("ctl", 0600, dir, NULL, &ctl_fops);
+	return 0;
+}
+
+static void __exit bench_exit(void)
+{
+	debugfs_remove_recursive(dir);
+	mutex_lock(&bench_lock);
+	bench_clear();
+	mutex_unlock(&bench_lock);
+	vfree(probes);
+}
+
+module_init(bench_init);
+module_exit(bench_exit);
+MODULE_DESCRIPTION("utprobes and mainline uprobes with the same counting handlers");
+MODULE_LICENSE("GPL");
