@@ -128,6 +128,7 @@ struct utp_proc {
 	struct mm_struct *mm;		/* mmgrab()ed */
 	pid_t tgid;
 	struct xarray points;		/* vaddr -> struct utp_point */
+	struct xarray slots;		/* slot -> point run through there */
 	spinlock_t lock;		/* threads, quiescing, ->stopped */
 	struct list_head threads;
 	bool quiescing;
@@ -182,6 +183,7 @@ static void utp_proc_release(struct kref *kref)
 
 	mmdrop(proc->mm);
 	xa_destroy(&proc->points);
+	xa_destroy(&proc->slots);
 	kfree(proc);
 }
 
@@ -475,6 +477,7 @@ static struct utp_proc *utp_proc_get(struct task_struct *task)
 	mmput(mm);
 	proc->tgid = task_tgid_nr(task);
 	xa_init(&proc->points);
+	xa_init(&proc->slots);
 	spin_lock_init(&proc->lock);
 	INIT_LIST_HEAD(&proc->threads);
 	init_waitqueue_head(&proc->wq);
@@ -715,7 +718,11 @@ static unsigned long utp_slot(struct utp_proc *proc, struct utp_point *pt)
 		goto out;
 	slot = xol->start + xol->used * UTP_XOL_SLOT_SIZE;
 	if (utp_arch_xol_copy(&pt->ai, pt->vaddr, slot, bytes) ||
+	    (pt->ai.through &&
+	     xa_insert(&proc->slots, slot, pt, GFP_KERNEL)) ||
 	    utp_xol_fill(xol, bytes)) {
+		if (pt->ai.through)
+			xa_erase(&proc->slots, slot);
 		slot = 0;
 		goto out;
 	}
@@ -1017,12 +1024,24 @@ static u32 utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 		force_sig(SIGSEGV);
 		return UTRACE_SIGNAL_IGN | UTRACE_RESUME;
 	}
+	if (pt->ai.through) {
+		/* the slot jumps back by itself */
+		regs->ip = slot;
+		return UTRACE_SIGNAL_IGN | utp_resume(ut);
+	}
 	utp_arch_pre_step(&pt->ai, slot, regs);
 	ut->stepping = pt;
 	ut->step_slot = slot;
 	/* see every signal until the step is over, to hold them back */
 	utp_set_events(ut, UTP_EVENTS | UTRACE_EVENT_SIGNAL_ALL);
 	return UTRACE_SIGNAL_IGN | UTRACE_SINGLESTEP;
+}
+
+/* Can an instruction's fault be @signo? */
+static bool utp_fault_signal(int signo)
+{
+	return signo == SIGSEGV || signo == SIGBUS || signo == SIGFPE ||
+	       signo == SIGILL || signo == SIGTRAP;
 }
 
 /* A signal while the thread steps a displaced instruction. */
@@ -1046,8 +1065,7 @@ static u32 utp_signal_stepping(struct utp_thread *ut, struct pt_regs *regs,
 		return UTRACE_SIGNAL_IGN | utp_resume(ut);
 	}
 	if (regs->ip == ut->step_slot && info && info->si_code > 0 &&
-	    (signo == SIGSEGV || signo == SIGBUS || signo == SIGFPE ||
-	     signo == SIGILL || signo == SIGTRAP)) {
+	    utp_fault_signal(signo)) {
 		/* the instruction faulted: as if at its own address */
 		utp_arch_abort_step(pt->vaddr, regs);
 		utp_end_step(ut);
@@ -1076,6 +1094,16 @@ static u32 utp_report_signal(u32 action, struct utrace_engine *engine,
 		return utp_signal_stepping(ut, regs, info, action);
 	if (utrace_signal_action(action) == UTRACE_SIGNAL_REPORT)
 		return UTRACE_SIGNAL_REPORT | utp_resume(ut);
+	if (info && info->si_code > 0 && utp_fault_signal(info->si_signo)) {
+		struct utp_point *pt;
+
+		/* a fault of an instruction run through its slot */
+		rcu_read_lock();
+		pt = xa_load(&ut->proc->slots, regs->ip);
+		if (pt)
+			utp_arch_abort_step(pt->vaddr, regs);
+		rcu_read_unlock();
+	}
 	if (info && info->si_signo == SIGTRAP && info->si_code == SI_KERNEL)
 		return utp_hit(ut, regs, regs->ip - UTP_BREAK_INSN_SIZE,
 			       action);

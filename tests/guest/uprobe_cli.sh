@@ -122,12 +122,12 @@ st=$?
 echo "$out" | sed 's/^/# /'
 [ $st = 0 ] && echo "$out" | grep -q "^ret_target:rp_sleep  calls 5  returns 5  min "
 check $? "latency: the header counts 5 calls and 5 returns"
-echo "$out" | grep -Eq '^\[16\.8ms, 33\.6ms\) +5 \|#{40}\|$'
-check $? "latency: the five 20 ms sleeps in the bucket [16.8ms, 33.6ms)"
+echo "$out" | grep -Eq '^\[268ms, 537ms\) +5 \|#{40}\|$'
+check $? "latency: the five 300 ms sleeps in the bucket [268ms, 537ms)"
 out=$(uprobe-cli latency -j "$R:rp_sleep" -- "$R" sleep 2 2>&1)
 echo "$out" | sed 's/^/# /'
 echo "$out" | grep -q '"calls": 2, "returns": 2, "unwound": 0, "missed": 0' &&
-	echo "$out" | grep -q '"buckets": \[{"lo_ns": 16777216, "hi_ns": 33554432, "count": 2}\]'
+	echo "$out" | grep -q '"buckets": \[{"lo_ns": 268435456, "hi_ns": 536870912, "count": 2}\]'
 check $? "latency -j: the counts and the one bucket"
 
 # bash, a real program: counts equal mainline uprobes' in this boot

@@ -8,7 +8,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
+#include <ucontext.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,7 +100,13 @@ asm(".text\n"
     ".globl l_syscall\n l_syscall: syscall\n"
     ".globl l_ud2\n l_ud2: ud2\n"
     ".globl l_int3\n l_int3: int3\n"
-    "	ret\n");
+    "	ret\n"
+    /* a load that faults on a bad pointer: run through its slot */
+    ".globl f_fault\n f_fault:\n"
+    ".globl l_fault\n l_fault: mov (%rdi), %rax\n ret\n");
+
+long f_fault(long *p);
+extern char l_fault[];
 
 struct probe_case {
 	const char *name;
@@ -1118,6 +1126,52 @@ TEST(vfork_child_hits_probe)
 	EXPECT_EQ(0, WEXITSTATUS(st));
 	EXPECT_EQ(11, hits("v"));
 	clear_probes();
+}
+
+static sigjmp_buf fault_jb;
+static volatile unsigned long fault_ip;
+
+static void on_segv(int sig, siginfo_t *si, void *uc)
+{
+	fault_ip = ((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+	siglongjmp(fault_jb, 1);
+}
+
+/*
+ * An instruction that faults where it runs out of line faults as if at
+ * its own address: the handler sees the probed ip, and a good pointer
+ * afterwards gives the right value.
+ */
+TEST(fault_seen_at_the_probed_address)
+{
+	struct sigaction sa = { .sa_sigaction = on_segv,
+				.sa_flags = SA_SIGINFO };
+	int st, p[2];
+	char x;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(p));
+	pid = fork();
+	if (pid == 0) {
+		long v = 42;
+
+		sigaction(SIGSEGV, &sa, NULL);
+		if (read(p[0], &x, 1) != 1)
+			_exit(100);
+		if (!sigsetjmp(fault_jb, 1))
+			f_fault(NULL);
+		if (fault_ip != (unsigned long)l_fault)
+			_exit(1);
+		_exit(f_fault(&v) == 42 ? 0 : 2);
+	}
+	ASSERT_EQ(0, events("p:fault %d:%p", pid, l_fault));
+	ASSERT_EQ(1, write(p[1], "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);
+	EXPECT_EQ(0, WEXITSTATUS(st)) TH_LOG("ip %s", WEXITSTATUS(st) == 1 ?
+					      "not the probed one" : "ok");
+	EXPECT_EQ(2, hits("fault"));
+	EXPECT_EQ(0, events("-:fault"));
 }
 
 TEST_HARNESS_MAIN

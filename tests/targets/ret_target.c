@@ -9,7 +9,7 @@
  *   ret_target threads N	two threads running "nested N"
  *   ret_target fork N		rp_forker() N times: it forks, and parent
  *				and child both return from it
- *   ret_target sleep N		rp_sleep() N times, which sleeps 20 ms
+ *   ret_target sleep N		rp_sleep() N times, which sleeps 300 ms
  *
  * Prints a checksum of the results; exits 0 if they were right.
  */
@@ -74,7 +74,7 @@ int main(int argc, char **argv)
 		}
 	} else if (!strcmp(argv[1], "sleep")) {
 		for (long i = 0; i < n; i++)
-			bad += rp_sleep(20) != 20;
+			bad += rp_sleep(300) != 300;
 	} else {
 		return 2;
 	}

@@ -19,6 +19,7 @@
 #include <linux/uaccess.h>
 #include <linux/unaligned.h>
 #include <asm/insn.h>
+#include <asm/text-patching.h>
 #include <asm/utprobes.h>
 
 /* Offsets in struct pt_regs of the registers, by their encoding. */
@@ -215,6 +216,16 @@ int utp_arch_analyze(struct utp_arch_insn *ai, const u8 *buf, int len)
 		ai->fixups = UTP_FIX_IP | UTP_FIX_TF;	/* pushf */
 	else
 		ai->fixups = UTP_FIX_IP;
+	/*
+	 * An instruction that always goes on to the next one can run in its
+	 * slot followed by a jump back, with no single step: not the loops
+	 * and jrcxz, not xbegin (relative branches), not the ones fixed up
+	 * after a step.
+	 */
+	ai->through = ai->fixups == UTP_FIX_IP &&
+		      !(insn.opcode.nbytes == 1 && op1 >= 0xe0 && op1 <= 0xe3) &&
+		      !(insn.opcode.nbytes == 1 && op1 == 0xc7 &&
+			insn.modrm.bytes[0] == 0xf8);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(utp_arch_analyze);
@@ -321,6 +332,10 @@ EXPORT_SYMBOL_IF_KUNIT(utp_arch_emulate);
  * @slot:	the slot's user address
  * @out:	%UTP_XOL_SLOT_SIZE bytes, filled in
  *
+ * The instruction, its rip-relative displacement adjusted to the slot,
+ * then (if @ai->through) a jmp rel32 to the instruction after @vaddr;
+ * int3 in the rest.
+ *
  * Return: 0; -%ERANGE if a rip-relative operand cannot be reached from
  * @slot.
  */
@@ -336,6 +351,15 @@ int utp_arch_xol_copy(const struct utp_arch_insn *ai, unsigned long vaddr,
 		if (disp != (s32)disp)
 			return -ERANGE;
 		put_unaligned_le32((u32)disp, out + ai->disp_off);
+	}
+	if (ai->through) {
+		s64 rel = (s64)(vaddr + ai->len) -
+			  (s64)(slot + ai->len + JMP32_INSN_SIZE);
+
+		if (rel != (s32)rel)
+			return -ERANGE;
+		out[ai->len] = JMP32_INSN_OPCODE;
+		put_unaligned_le32((u32)rel, out + ai->len + 1);
 	}
 	return 0;
 }

@@ -3,7 +3,8 @@
  * KUnit tests of the x86 instruction handling of utprobes: which
  * instructions are refused, emulated or stepped, with which fixups;
  * condition codes of emulated jcc; rip-relative displacements in slots;
- * the ip after a step.
+ * which instructions run through their slot and its jump back; the ip
+ * after a step.
  */
 #include <kunit/test.h>
 #include <linux/module.h>
@@ -189,9 +190,63 @@ static void xol_copy_riprel_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vaddr + sizeof(mov) + 0x10,
 			slot + sizeof(mov) + (long)disp);
 	KUNIT_EXPECT_MEMEQ(test, mov, out, 3);
-	KUNIT_EXPECT_EQ(test, UTP_BREAK_INSN, out[sizeof(mov)]);
 	KUNIT_EXPECT_EQ(test, -ERANGE,
 			utp_arch_xol_copy(&ai, 0x7f0000000000UL, slot, out));
+}
+
+/*
+ * Instructions that always go on to the next run through their slot,
+ * which jumps back after them; the others are stepped, and their slot
+ * holds only breakpoints after them.
+ */
+static const struct {
+	const char *what;
+	u8 bytes[MAX_INSN_SIZE];
+	int len;
+	bool through;
+} through_cases[] = {
+	{ "lea 1(%rdi),%rax", { 0x48, 0x8d, 0x47, 0x01 }, 4, true },
+	{ "mov %rdi,%rax", { 0x48, 0x89, 0xf8 }, 3, true },
+	{ "sub $8,%rsp", { 0x48, 0x83, 0xec, 0x08 }, 4, true },
+	{ "mov 0x10(%rip),%rax", { 0x48, 0x8b, 0x05, 0x10, 0, 0, 0 }, 7, true },
+	{ "lock incl (%rdi)", { 0xf0, 0xff, 0x07 }, 3, true },
+	{ "loop rel8", { 0xe2, 0xfe }, 2, false },
+	{ "jrcxz rel8", { 0xe3, 0x10 }, 2, false },
+	{ "xbegin rel32", { 0xc7, 0xf8, 0, 0, 0, 0 }, 6, false },
+	{ "call *%rax", { 0xff, 0xd0 }, 2, false },
+	{ "jmp *%rax", { 0xff, 0xe0 }, 2, false },
+	{ "pushf", { 0x9c }, 1, false },
+};
+
+static void run_through_test(struct kunit *test)
+{
+	unsigned long vaddr = 0x401000, slot = 0x10001000;
+	u8 out[UTP_XOL_SLOT_SIZE];
+	struct utp_arch_insn ai;
+	int i, len;
+
+	for (i = 0; i < ARRAY_SIZE(through_cases); i++) {
+		len = through_cases[i].len;
+		KUNIT_ASSERT_EQ_MSG(test, 0,
+				    utp_arch_analyze(&ai, through_cases[i].bytes,
+						     len),
+				    "%s", through_cases[i].what);
+		KUNIT_EXPECT_EQ_MSG(test, through_cases[i].through, ai.through,
+				    "%s", through_cases[i].what);
+		KUNIT_ASSERT_EQ(test, 0,
+				utp_arch_xol_copy(&ai, vaddr, slot, out));
+		if (!ai.through) {
+			KUNIT_EXPECT_EQ(test, UTP_BREAK_INSN, out[len]);
+			continue;
+		}
+		/* jmp rel32 from slot + len + 5 to vaddr + len */
+		KUNIT_EXPECT_EQ(test, 0xe9, out[len]);
+		KUNIT_EXPECT_EQ_MSG(test, vaddr + len,
+				    slot + len + 5 +
+				    (long)(s32)get_unaligned_le32(out + len + 1),
+				    "%s", through_cases[i].what);
+		KUNIT_EXPECT_EQ(test, UTP_BREAK_INSN, out[len + 5]);
+	}
 }
 
 /* After the step: ip back from the slot; indirect jumps keep theirs. */
@@ -225,6 +280,7 @@ static struct kunit_case utprobes_insn_cases[] = {
 	KUNIT_CASE(jcc_conditions_test),
 	KUNIT_CASE(emulate_registers_test),
 	KUNIT_CASE(xol_copy_riprel_test),
+	KUNIT_CASE(run_through_test),
 	KUNIT_CASE(post_step_ip_test),
 	{}
 };

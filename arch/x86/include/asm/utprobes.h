@@ -41,6 +41,8 @@ enum utp_insn_kind {
  * @reg_off:	offset in &struct pt_regs of the register a push pushes
  * @rel:	displacement of a jmp, jcc or call; bytes a ret pops beyond
  *		the return address
+ * @through:	a stepped instruction whose slot ends in a jump back to the
+ *		next instruction: it runs there without a single step
  */
 struct utp_arch_insn {
 	u8 bytes[MAX_INSN_SIZE];
@@ -51,6 +53,7 @@ struct utp_arch_insn {
 	u8 disp_off;
 	u16 reg_off;
 	s32 rel;
+	bool through;
 };
 
 int utp_arch_analyze(struct utp_arch_insn *ai, const u8 *buf, int len);
