@@ -37,12 +37,10 @@
 #define EV_SYSCALL	0xc0L
 #define EV_SIGNAL_ALL	0x1f00L
 
-static int write_ctl(const char *name, const char *val)
+static int write_file(const char *path, const char *val)
 {
-	char path[256];
 	int fd, ret = 0;
 
-	snprintf(path, sizeof(path), TRACEFS "%s", name);
 	fd = open(path, O_WRONLY | O_TRUNC);
 	if (fd < 0)
 		return -errno;
@@ -50,6 +48,14 @@ static int write_ctl(const char *name, const char *val)
 		ret = -errno;
 	close(fd);
 	return ret;
+}
+
+static int write_ctl(const char *name, const char *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), TRACEFS "%s", name);
+	return write_file(path, val);
 }
 
 static int write_ctlf(const char *name, const char *fmt, long v)
@@ -875,6 +881,9 @@ static long slab_objects(const char *cache)
 	char path[128], *s;
 	long n = -1;
 
+	/* a shrink also empties KASAN's quarantine of freed objects */
+	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", cache);
+	write_file(path, "1");
 	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/objects", cache);
 	if (access(path, F_OK))
 		return -1;
@@ -899,6 +908,9 @@ TEST_F_TIMEOUT(pt, on_off_100_times, 900)
 	busy[0] = spawn_busy();
 	busy[1] = spawn_busy();
 	for (i = 0; i < 100; i++) {
+		/* half the time without system calls: no report at all */
+		if (i == 50)
+			ASSERT_EQ(0, write_ctl("process_trace_syscalls", "0"));
 		ASSERT_EQ(0, write_ctl("current_tracer", "process"));
 		if (task_mask(busy[i & 1]) > 0)
 			seen++;
@@ -919,8 +931,9 @@ TEST_F_TIMEOUT(pt, on_off_100_times, 900)
 	EXPECT_EQ(100, seen);
 	after = slab_objects("utrace_engine");
 	if (before >= 0) {
-		EXPECT_GT(before + 50, after)
-			TH_LOG("%ld -> %ld", before, after);
+		TH_LOG("utrace engines allocated: %ld before, %ld after",
+		       before, after);
+		EXPECT_GE(before + 10, after);
 	} else {
 		TH_LOG("no slab statistics on this kernel");
 	}
