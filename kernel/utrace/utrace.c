@@ -364,8 +364,13 @@ static void utrace_reset(struct task_struct *task, struct utrace *utrace)
 		else
 			flags |= engine->flags;
 	}
-	list_for_each_entry(engine, &utrace->attaching, entry)
-		flags |= engine->flags;
+	/* an engine detached before the thread's first report is here */
+	list_for_each_entry_safe(engine, next, &utrace->attaching, entry) {
+		if (engine->ops == &utrace_detached_ops)
+			list_move(&engine->entry, &detached);
+		else
+			flags |= engine->flags;
+	}
 	WRITE_ONCE(task->utrace_flags, flags);
 	if (!(flags & UTRACE_EVENT_SYSCALL))
 		clear_task_syscall_work(task, SYSCALL_UTRACE);
