@@ -30,7 +30,7 @@ TARGET_PROGS := $(patsubst tests/targets/%.c,$(B)/tests/targets/%,$(wildcard tes
 VERDICT_SRCS := scripts/verdict/verdict.c scripts/verdict/verdict.h
 
 .PHONY: all deps kernel modules tools image run shell check check-host \
-	check-debug check-harness clean distclean
+	check-debug check-harness bench clean distclean
 
 all: image
 
@@ -172,6 +172,12 @@ check: check-host image
 
 check-debug:
 	@$(MAKE) --no-print-directory check FLAVOUR=debug
+
+# Per-hit costs against mainline uprobes and ptrace, in one guest run, and
+# the untraced system call loop with and without CONFIG_UTRACE.
+bench: image tools
+	@$(MAKE) --no-print-directory image FLAVOUR=noutrace
+	@scripts/bench.sh
 
 # Proves the harness fails a run for each way a run can go wrong.
 check-harness: image tools
