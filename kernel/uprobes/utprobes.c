@@ -43,6 +43,15 @@
  * proc->xol_lock (a mutex) serialises the out-of-line area, which threads
  * fill in lazily on their first step of a point.
  *
+ * The fast path: most hits need neither a single step nor a stop, and
+ * are taken without a signal.  The int3 trap itself (utp_trap(), from
+ * the die notifier, interrupts off) finds the process by its mm and the
+ * thread by its pid in RCU-read xarrays; if the point is there and is
+ * emulated or runs through its slot, it queues a task_work that runs the
+ * hit on the way back to user mode, and no SIGTRAP is sent.  Anything
+ * else (a point to single-step, a process being quiesced) is left to the
+ * SIGTRAP and report_signal().
+ *
  * A thread's list of calls followed to their return (utp_thread.rets) is
  * changed by the thread itself without locks, and by others only under
  * proc->lock while the thread is quiesced (a probe going) or once it has
@@ -88,6 +97,8 @@
 static DEFINE_MUTEX(utp_mutex);
 /* Probed processes; under utp_mutex. */
 static LIST_HEAD(utp_procs);
+/* The same by mm (utp_mm_index()), for the trap; RCU-read, utp_mutex. */
+static DEFINE_XARRAY(utp_mm_xa);
 /* Probes on files (utprobe.file_node); under utp_mutex. */
 static LIST_HEAD(utp_files);
 /* On while there are probes on files: mmap() then looks for them. */
@@ -129,6 +140,7 @@ struct utp_proc {
 	pid_t tgid;
 	struct xarray points;		/* vaddr -> struct utp_point */
 	struct xarray slots;		/* slot -> point run through there */
+	struct xarray tids;		/* pid -> thread, for the trap */
 	spinlock_t lock;		/* threads, quiescing, ->stopped */
 	struct list_head threads;
 	bool quiescing;
@@ -137,6 +149,7 @@ struct utp_proc {
 	struct mutex xol_lock;		/* xols and slot allocation */
 	struct list_head xols;
 	struct work_struct free_work;
+	struct rcu_head rcu;		/* the trap may be reading it */
 };
 
 /* A thread of a probed process: the data of its engine. */
@@ -154,6 +167,9 @@ struct utp_thread {
 	struct utp_fork_work *fork_pending; /* for the child being forked */
 	struct utp_ret *rets;		/* calls followed, newest first */
 	unsigned int depth;		/* how many */
+	struct callback_head hit_work;	/* a hit taken on the fast path */
+	unsigned long hit_bp;		/* its address */
+	bool hit_queued;
 };
 
 /* A call of a function probed for its return, not returned yet. */
@@ -184,7 +200,8 @@ static void utp_proc_release(struct kref *kref)
 	mmdrop(proc->mm);
 	xa_destroy(&proc->points);
 	xa_destroy(&proc->slots);
-	kfree(proc);
+	xa_destroy(&proc->tids);
+	kfree_rcu(proc, rcu);
 }
 
 static void utp_xol_release(struct kref *kref)
@@ -264,6 +281,7 @@ static void utp_thread_leave(struct utp_thread *ut)
 {
 	struct utp_proc *proc = ut->proc;
 
+	xa_cmpxchg(&proc->tids, task_pid_nr(ut->task), ut, NULL, 0);
 	spin_lock(&proc->lock);
 	list_del_init(&ut->node);
 	utp_ret_free_all(ut);
@@ -316,9 +334,12 @@ static int utp_thread_attach(struct utp_proc *proc, struct task_struct *task)
 	}
 	list_add_tail(&ut->node, &proc->threads);
 	spin_unlock(&proc->lock);
+	/* without it, the thread's hits take the slow path */
+	xa_store(&proc->tids, task_pid_nr(task), ut, GFP_KERNEL);
 	ret = utrace_set_events(task, engine, UTP_EVENTS);
 	if (ret) {
 		/* dying already, with no death report for us: take it out */
+		xa_cmpxchg(&proc->tids, task_pid_nr(task), ut, NULL, 0);
 		spin_lock(&proc->lock);
 		list_del_init(&ut->node);
 		wake_up_all(&proc->wq);
@@ -413,6 +434,12 @@ static void utp_point_free(struct utp_point *pt)
 	kfree(pt);
 }
 
+/* An mm's index in utp_mm_xa: mm_structs are cache-line aligned. */
+static unsigned long utp_mm_index(struct mm_struct *mm)
+{
+	return (unsigned long)mm / L1_CACHE_BYTES;
+}
+
 /* The last thread has gone (death or exec): forget the process. */
 static void utp_proc_free_work(struct work_struct *work)
 {
@@ -423,6 +450,7 @@ static void utp_proc_free_work(struct work_struct *work)
 
 	mutex_lock(&utp_mutex);
 	list_del_init(&proc->node);
+	xa_cmpxchg(&utp_mm_xa, utp_mm_index(proc->mm), proc, NULL, 0);
 	xa_for_each(&proc->points, idx, pt) {
 		xa_erase(&proc->points, idx);
 		utp_point_free(pt);
@@ -478,6 +506,7 @@ static struct utp_proc *utp_proc_get(struct task_struct *task)
 	proc->tgid = task_tgid_nr(task);
 	xa_init(&proc->points);
 	xa_init(&proc->slots);
+	xa_init(&proc->tids);
 	spin_lock_init(&proc->lock);
 	INIT_LIST_HEAD(&proc->threads);
 	init_waitqueue_head(&proc->wq);
@@ -523,6 +552,9 @@ static struct utp_proc *utp_proc_get(struct task_struct *task)
 	}
 	/* on failure, the threads attached so far stay, harmlessly */
 	list_add(&proc->node, &utp_procs);
+	if (xa_err(xa_store(&utp_mm_xa, utp_mm_index(proc->mm), proc,
+			    GFP_KERNEL)))
+		ret = -ENOMEM;	/* its hits take the slow path */
 	if (ret)
 		return ERR_PTR(ret);
 	return proc;
@@ -980,6 +1012,103 @@ static void utp_ret_hit(struct utp_thread *ut, struct utp_point *pt,
 	}
 }
 
+/*
+ * What a hit of @pt does before its instruction runs: returns that end
+ * there, the handlers, calls followed from there.  The ip is at the
+ * point.  Returns true if a handler moved the thread elsewhere.
+ */
+static bool utp_hit_handlers(struct utp_thread *ut, struct utp_point *pt,
+			     struct pt_regs *regs)
+{
+	unsigned long bp = regs->ip;
+
+	ut->in_handler = true;
+	if (READ_ONCE(pt->ret_site) && ut->rets)
+		utp_ret_hit(ut, pt, regs);
+	if (regs->ip == bp)
+		utp_run_handlers(ut, pt, regs);
+	ut->in_handler = false;
+	if (regs->ip != bp)
+		return true;
+	utp_ret_enter(ut, pt, regs);
+	return false;
+}
+
+/*
+ * A hit taken on the fast path, on the way back to user mode: the point
+ * is emulated or runs through its slot.  If the process is being
+ * quiesced meanwhile, or the point has gone, the thread goes back to the
+ * int3, to trap again.
+ */
+static void utp_hit_work(struct callback_head *cb)
+{
+	struct utp_thread *ut = container_of(cb, struct utp_thread, hit_work);
+	struct pt_regs *regs = task_pt_regs(current);
+	unsigned long bp = ut->hit_bp, slot;
+	struct utp_point *pt;
+
+	ut->hit_queued = false;
+	if (current->flags & PF_EXITING)
+		return;
+	regs->ip = bp;
+	if (READ_ONCE(ut->proc->quiescing))
+		return;
+	rcu_read_lock();
+	pt = xa_load(&ut->proc->points, bp);
+	rcu_read_unlock();
+	if (!pt || utp_hit_handlers(ut, pt, regs))
+		return;
+	if (!utp_arch_emulate(&pt->ai, bp, regs))
+		return;
+	slot = pt->ai.through ? utp_slot(ut->proc, pt) : 0;
+	if (slot) {
+		regs->ip = slot;
+		return;
+	}
+	/* the emulated stack access faulted, or no out-of-line area */
+	force_sig(SIGSEGV);
+}
+
+/**
+ * utp_trap - the fast path of a hit, from the int3 trap
+ * @regs:	the user registers of current, ip after the int3
+ * @bp:		the int3's address
+ *
+ * Runs in the trap with interrupts off.  If @bp is a point of current's
+ * process that needs no single step, and the process is not being
+ * quiesced, queues the hit to run on the way back to user mode.
+ *
+ * Return: true if the hit was taken (no SIGTRAP is to be sent).
+ */
+bool utp_trap(struct pt_regs *regs, unsigned long bp)
+{
+	struct mm_struct *mm = current->mm;
+	struct utp_thread *ut;
+	struct utp_point *pt;
+	struct utp_proc *proc;
+
+	if (!mm)
+		return false;
+	proc = xa_load(&utp_mm_xa, utp_mm_index(mm));
+	if (!proc || proc->mm != mm || READ_ONCE(proc->dead) ||
+	    READ_ONCE(proc->quiescing))
+		return false;
+	ut = xa_load(&proc->tids, task_pid_nr(current));
+	if (!ut || ut->task != current || ut->stepping || ut->hit_queued)
+		return false;
+	pt = xa_load(&proc->points, bp);
+	if (!pt || (pt->ai.kind == UTP_INSN_STEP && !pt->ai.through))
+		return false;
+	ut->hit_bp = bp;
+	ut->hit_queued = true;
+	init_task_work(&ut->hit_work, utp_hit_work);
+	if (task_work_add(current, &ut->hit_work, TWA_RESUME)) {
+		ut->hit_queued = false;
+		return false;
+	}
+	return true;
+}
+
 /* The int3 at @bp was hit. */
 static u32 utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 		   unsigned long bp, u32 action)
@@ -1006,15 +1135,8 @@ static u32 utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 	}
 
 	regs->ip = bp;
-	ut->in_handler = true;
-	if (READ_ONCE(pt->ret_site) && ut->rets)
-		utp_ret_hit(ut, pt, regs);
-	if (regs->ip == bp)
-		utp_run_handlers(ut, pt, regs);
-	ut->in_handler = false;
-	if (regs->ip != bp)		/* a handler moved the thread */
+	if (utp_hit_handlers(ut, pt, regs))	/* a handler moved the thread */
 		return UTRACE_SIGNAL_IGN | UTRACE_RESUME;
-	utp_ret_enter(ut, pt, regs);
 	if (!utp_arch_emulate(&pt->ai, bp, regs))
 		return UTRACE_SIGNAL_IGN | UTRACE_RESUME;
 
@@ -2441,6 +2563,8 @@ EXPORT_SYMBOL_GPL(utprobe_register_file);
 static int __init utp_init(void)
 {
 	utp_wq = alloc_ordered_workqueue("utprobes", 0);
-	return utp_wq ? 0 : -ENOMEM;
+	if (!utp_wq)
+		return -ENOMEM;
+	return utp_arch_init();
 }
 subsys_initcall(utp_init);

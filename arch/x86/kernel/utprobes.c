@@ -13,6 +13,9 @@
  */
 #include <kunit/visibility.h>
 #include <linux/errno.h>
+#include <linux/init.h>
+#include <linux/kdebug.h>
+#include <linux/notifier.h>
 #include <linux/ptrace.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
@@ -420,3 +423,38 @@ void utp_arch_abort_step(unsigned long vaddr, struct pt_regs *regs)
 	regs->ip = vaddr;
 }
 EXPORT_SYMBOL_IF_KUNIT(utp_arch_abort_step);
+
+/*
+ * A user int3 reaches the die notifiers before any SIGTRAP is sent: a
+ * hit of a point that needs no single step is taken there, and the trap
+ * ends.  Ahead of mainline uprobes' notifier, which would take a utprobe
+ * int3 in a process with mainline uprobes for a foreign one and send the
+ * SIGTRAP itself.
+ */
+static int utp_int3_notify(struct notifier_block *nb, unsigned long val,
+			   void *data)
+{
+	struct die_args *args = data;
+	struct pt_regs *regs = args->regs;
+
+	if (val != DIE_INT3 || !regs || !user_mode(regs) ||
+	    (regs->flags & X86_EFLAGS_TF))
+		return NOTIFY_DONE;
+	return utp_trap(regs, regs->ip - UTP_BREAK_INSN_SIZE) ?
+	       NOTIFY_STOP : NOTIFY_DONE;
+}
+
+static struct notifier_block utp_int3_nb = {
+	.notifier_call = utp_int3_notify,
+	.priority = INT_MAX,
+};
+
+/**
+ * utp_arch_init - hook the int3 trap for the fast path
+ *
+ * Return: 0, or an errno from register_die_notifier().
+ */
+int __init utp_arch_init(void)
+{
+	return register_die_notifier(&utp_int3_nb);
+}

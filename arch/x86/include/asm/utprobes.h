@@ -66,6 +66,10 @@ void utp_arch_pre_step(const struct utp_arch_insn *ai, unsigned long slot,
 int utp_arch_post_step(const struct utp_arch_insn *ai, unsigned long vaddr,
 		       unsigned long slot, struct pt_regs *regs);
 void utp_arch_abort_step(unsigned long vaddr, struct pt_regs *regs);
+int utp_arch_init(void);
+
+/* The generic side of the fast path, which the arch's trap calls. */
+bool utp_trap(struct pt_regs *regs, unsigned long bp);
 
 /*
  * Return probes.  At a function's first instruction its return address
