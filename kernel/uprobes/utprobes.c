@@ -45,8 +45,8 @@
  *
  * The fast path: most hits need neither a single step nor a stop, and
  * are taken without a signal.  The int3 trap itself (utp_trap(), from
- * the die notifier, interrupts off) finds the process by its mm and the
- * thread by its pid in RCU-read xarrays; if the point is there and is
+ * the die notifier, interrupts off) finds the thread by its pid, and the
+ * point, in RCU-read xarrays; if the point is there and is
  * emulated or runs through its slot, it queues a task_work that runs the
  * hit on the way back to user mode, and no SIGTRAP is sent.  Anything
  * else (a point to single-step, a process being quiesced) is left to the
@@ -97,8 +97,8 @@
 static DEFINE_MUTEX(utp_mutex);
 /* Probed processes; under utp_mutex. */
 static LIST_HEAD(utp_procs);
-/* The same by mm (utp_mm_index()), for the trap; RCU-read, utp_mutex. */
-static DEFINE_XARRAY(utp_mm_xa);
+/* Threads with an engine by pid, for the trap; RCU-read. */
+static DEFINE_XARRAY(utp_tids);
 /* Probes on files (utprobe.file_node); under utp_mutex. */
 static LIST_HEAD(utp_files);
 /* On while there are probes on files: mmap() then looks for them. */
@@ -140,7 +140,6 @@ struct utp_proc {
 	pid_t tgid;
 	struct xarray points;		/* vaddr -> struct utp_point */
 	struct xarray slots;		/* slot -> point run through there */
-	struct xarray tids;		/* pid -> thread, for the trap */
 	spinlock_t lock;		/* threads, quiescing, ->stopped */
 	struct list_head threads;
 	bool quiescing;
@@ -149,7 +148,6 @@ struct utp_proc {
 	struct mutex xol_lock;		/* xols and slot allocation */
 	struct list_head xols;
 	struct work_struct free_work;
-	struct rcu_head rcu;		/* the trap may be reading it */
 };
 
 /* A thread of a probed process: the data of its engine. */
@@ -200,8 +198,7 @@ static void utp_proc_release(struct kref *kref)
 	mmdrop(proc->mm);
 	xa_destroy(&proc->points);
 	xa_destroy(&proc->slots);
-	xa_destroy(&proc->tids);
-	kfree_rcu(proc, rcu);
+	kfree(proc);
 }
 
 static void utp_xol_release(struct kref *kref)
@@ -281,7 +278,7 @@ static void utp_thread_leave(struct utp_thread *ut)
 {
 	struct utp_proc *proc = ut->proc;
 
-	xa_cmpxchg(&proc->tids, task_pid_nr(ut->task), ut, NULL, 0);
+	xa_cmpxchg(&utp_tids, task_pid_nr(ut->task), ut, NULL, 0);
 	spin_lock(&proc->lock);
 	list_del_init(&ut->node);
 	utp_ret_free_all(ut);
@@ -335,11 +332,11 @@ static int utp_thread_attach(struct utp_proc *proc, struct task_struct *task)
 	list_add_tail(&ut->node, &proc->threads);
 	spin_unlock(&proc->lock);
 	/* without it, the thread's hits take the slow path */
-	xa_store(&proc->tids, task_pid_nr(task), ut, GFP_KERNEL);
+	xa_store(&utp_tids, task_pid_nr(task), ut, GFP_KERNEL);
 	ret = utrace_set_events(task, engine, UTP_EVENTS);
 	if (ret) {
 		/* dying already, with no death report for us: take it out */
-		xa_cmpxchg(&proc->tids, task_pid_nr(task), ut, NULL, 0);
+		xa_cmpxchg(&utp_tids, task_pid_nr(task), ut, NULL, 0);
 		spin_lock(&proc->lock);
 		list_del_init(&ut->node);
 		wake_up_all(&proc->wq);
@@ -434,12 +431,6 @@ static void utp_point_free(struct utp_point *pt)
 	kfree(pt);
 }
 
-/* An mm's index in utp_mm_xa: mm_structs are cache-line aligned. */
-static unsigned long utp_mm_index(struct mm_struct *mm)
-{
-	return (unsigned long)mm / L1_CACHE_BYTES;
-}
-
 /* The last thread has gone (death or exec): forget the process. */
 static void utp_proc_free_work(struct work_struct *work)
 {
@@ -450,7 +441,6 @@ static void utp_proc_free_work(struct work_struct *work)
 
 	mutex_lock(&utp_mutex);
 	list_del_init(&proc->node);
-	xa_cmpxchg(&utp_mm_xa, utp_mm_index(proc->mm), proc, NULL, 0);
 	xa_for_each(&proc->points, idx, pt) {
 		xa_erase(&proc->points, idx);
 		utp_point_free(pt);
@@ -506,7 +496,6 @@ static struct utp_proc *utp_proc_get(struct task_struct *task)
 	proc->tgid = task_tgid_nr(task);
 	xa_init(&proc->points);
 	xa_init(&proc->slots);
-	xa_init(&proc->tids);
 	spin_lock_init(&proc->lock);
 	INIT_LIST_HEAD(&proc->threads);
 	init_waitqueue_head(&proc->wq);
@@ -552,9 +541,6 @@ static struct utp_proc *utp_proc_get(struct task_struct *task)
 	}
 	/* on failure, the threads attached so far stay, harmlessly */
 	list_add(&proc->node, &utp_procs);
-	if (xa_err(xa_store(&utp_mm_xa, utp_mm_index(proc->mm), proc,
-			    GFP_KERNEL)))
-		ret = -ENOMEM;	/* its hits take the slow path */
 	if (ret)
 		return ERR_PTR(ret);
 	return proc;
@@ -1082,21 +1068,18 @@ static void utp_hit_work(struct callback_head *cb)
  */
 bool utp_trap(struct pt_regs *regs, unsigned long bp)
 {
-	struct mm_struct *mm = current->mm;
 	struct utp_thread *ut;
 	struct utp_point *pt;
-	struct utp_proc *proc;
 
-	if (!mm)
+	/*
+	 * A thread looks up only its own pid: what it finds is its own
+	 * state, which goes only at its death or exec, or nothing.
+	 */
+	ut = xa_load(&utp_tids, task_pid_nr(current));
+	if (!ut || ut->task != current || ut->stepping || ut->hit_queued ||
+	    READ_ONCE(ut->proc->quiescing) || READ_ONCE(ut->proc->dead))
 		return false;
-	proc = xa_load(&utp_mm_xa, utp_mm_index(mm));
-	if (!proc || proc->mm != mm || READ_ONCE(proc->dead) ||
-	    READ_ONCE(proc->quiescing))
-		return false;
-	ut = xa_load(&proc->tids, task_pid_nr(current));
-	if (!ut || ut->task != current || ut->stepping || ut->hit_queued)
-		return false;
-	pt = xa_load(&proc->points, bp);
+	pt = xa_load(&ut->proc->points, bp);
 	if (!pt || (pt->ai.kind == UTP_INSN_STEP && !pt->ai.through))
 		return false;
 	ut->hit_bp = bp;
