@@ -40,6 +40,8 @@ struct vm_area_struct;
  * Runs in the context of the thread that hit the probe, with no locks
  * held: it may sleep briefly (take a mutex, read user memory).  It may
  * change @regs; if it changes the ip, the probed instruction is skipped.
+ * A probe with %UTPROBE_TRAP_SAFE may have it run in the int3 trap
+ * itself, with interrupts off: then it must not sleep or fault.
  *
  * Return: 0; other values are reserved.
  */
@@ -70,6 +72,9 @@ typedef int (*utprobe_ret_handler_t)(struct utprobe *up,
 				     const struct utprobe_return *ret,
 				     struct pt_regs *regs);
 
+/* utprobe.flags: the handler may run in the trap (see utprobe_handler_t) */
+#define UTPROBE_TRAP_SAFE	0x1
+
 /*
  * A thread holds at most this many calls of return-probed functions that
  * have not returned yet; deeper calls run entry handlers but are not
@@ -97,6 +102,7 @@ struct utprobe_ret_counts {
  * struct utprobe - a probe, as a probe module registers it
  * @handler:	called on each hit, or NULL to only count hits
  * @ret_handler: if not NULL, a return probe: called on each return
+ * @flags:	%UTPROBE_TRAP_SAFE, or 0
  * @name:	shown in trace events, or NULL
  * @data:	for the module
  * @hits:	private: per-CPU hit counts
@@ -116,6 +122,7 @@ struct utprobe_ret_counts {
 struct utprobe {
 	utprobe_handler_t handler;
 	utprobe_ret_handler_t ret_handler;
+	unsigned int flags;
 	const char *name;
 	void *data;
 

@@ -47,10 +47,12 @@
  * are taken without a signal.  The int3 trap itself (utp_trap(), from
  * the die notifier, interrupts off) finds the thread by its pid, and the
  * point, in RCU-read xarrays; if the point is there and is
- * emulated or runs through its slot, it queues a task_work that runs the
- * hit on the way back to user mode, and no SIGTRAP is sent.  Anything
- * else (a point to single-step, a process being quiesced) is left to the
- * SIGTRAP and report_signal().
+ * emulated or runs through its slot, no SIGTRAP is sent.  If every probe
+ * there only counts or has a handler that may run in the trap
+ * (UTPROBE_TRAP_SAFE), the hit is done in the trap; otherwise it is
+ * queued as a task_work that runs it on the way back to user mode.
+ * Anything else (a point to single-step, a process being quiesced) is
+ * left to the SIGTRAP and report_signal().
  *
  * A thread's list of calls followed to their return (utp_thread.rets) is
  * changed by the thread itself without locks, and by others only under
@@ -168,6 +170,8 @@ struct utp_thread {
 	struct callback_head hit_work;	/* a hit taken on the fast path */
 	unsigned long hit_bp;		/* its address */
 	bool hit_queued;
+	bool hit_emulate;		/* done in the trap but for this: */
+	struct utp_arch_insn hit_ai;	/* the instruction to emulate */
 };
 
 /* A call of a function probed for its return, not returned yet. */
@@ -565,6 +569,22 @@ static int utp_poke(struct mm_struct *mm, unsigned long vaddr,
 }
 
 /*
+ * Make @proc's running threads pass through the kernel once, so that
+ * they execute the text as it is now: an int3 written while they run
+ * is cross-modifying code, which an interrupt serialises.
+ */
+static void utp_kick(struct utp_proc *proc)
+{
+	struct utp_thread *ut;
+
+	spin_lock(&proc->lock);
+	list_for_each_entry(ut, &proc->threads, node)
+		if (ut->task != current)
+			kick_process(ut->task);
+	spin_unlock(&proc->lock);
+}
+
+/*
  * Check that @vaddr is in private executable text of @mm and read the
  * instruction there.  Returns the number of bytes read or an errno.
  */
@@ -911,6 +931,7 @@ static struct utp_point *utp_ret_site(struct utp_proc *proc, unsigned long ra)
 	 */
 	if (utp_poke(current->mm, ra, &brk, sizeof(brk)))
 		return NULL;
+	utp_kick(proc);
 	return pt;
 found:
 	if (!READ_ONCE(pt->ret_site))
@@ -1037,6 +1058,13 @@ static void utp_hit_work(struct callback_head *cb)
 	if (current->flags & PF_EXITING)
 		return;
 	regs->ip = bp;
+	if (ut->hit_emulate) {
+		/* the trap ran the handlers; the stack was not at hand */
+		ut->hit_emulate = false;
+		if (utp_arch_emulate(&ut->hit_ai, bp, regs))
+			force_sig(SIGSEGV);
+		return;
+	}
 	if (READ_ONCE(ut->proc->quiescing))
 		return;
 	rcu_read_lock();
@@ -1055,6 +1083,50 @@ static void utp_hit_work(struct callback_head *cb)
 	force_sig(SIGSEGV);
 }
 
+enum utp_trap_result {
+	UTP_TRAP_DONE,		/* the hit is over */
+	UTP_TRAP_EMULATE,	/* handlers run, the instruction to emulate */
+	UTP_TRAP_QUEUE,		/* all of it for the task_work */
+};
+
+/*
+ * The whole hit in the trap, interrupts off, if it can be: no handler
+ * that may sleep, no return probe, not a return site, and an emulated
+ * instruction or a slot made already.  An emulated stack access that
+ * would fault is left to the task_work.
+ */
+static enum utp_trap_result utp_trap_hit(struct utp_thread *ut,
+					 struct utp_point *pt,
+					 struct pt_regs *regs,
+					 unsigned long bp)
+{
+	/* pairs with the release in utp_slot() */
+	unsigned long slot = smp_load_acquire(&pt->slot);
+	struct utp_consumer *c;
+	int ret;
+
+	if (READ_ONCE(pt->ret_site) || (pt->ai.kind == UTP_INSN_STEP && !slot))
+		return UTP_TRAP_QUEUE;
+	list_for_each_entry(c, &pt->consumers, point_node)
+		if (c->up->ret_handler ||
+		    (c->up->handler && !(c->up->flags & UTPROBE_TRAP_SAFE)))
+			return UTP_TRAP_QUEUE;
+	regs->ip = bp;
+	ut->in_handler = true;
+	utp_run_handlers(ut, pt, regs);
+	ut->in_handler = false;
+	if (regs->ip != bp)		/* a handler moved the thread */
+		return UTP_TRAP_DONE;
+	if (pt->ai.kind == UTP_INSN_STEP) {
+		regs->ip = slot;	/* runs through it */
+		return UTP_TRAP_DONE;
+	}
+	pagefault_disable();
+	ret = utp_arch_emulate(&pt->ai, bp, regs);
+	pagefault_enable();
+	return ret ? UTP_TRAP_EMULATE : UTP_TRAP_DONE;
+}
+
 /**
  * utp_trap - the fast path of a hit, from the int3 trap
  * @regs:	the user registers of current, ip after the int3
@@ -1062,7 +1134,8 @@ static void utp_hit_work(struct callback_head *cb)
  *
  * Runs in the trap with interrupts off.  If @bp is a point of current's
  * process that needs no single step, and the process is not being
- * quiesced, queues the hit to run on the way back to user mode.
+ * quiesced, takes the hit there or queues it to run on the way back to
+ * user mode.
  *
  * Return: true if the hit was taken (no SIGTRAP is to be sent).
  */
@@ -1083,6 +1156,16 @@ bool utp_trap(struct pt_regs *regs, unsigned long bp)
 	if (!pt || (pt->ai.kind == UTP_INSN_STEP && !pt->ai.through))
 		return false;
 	ut->hit_bp = bp;
+	switch (utp_trap_hit(ut, pt, regs, bp)) {
+	case UTP_TRAP_DONE:
+		return true;
+	case UTP_TRAP_EMULATE:
+		ut->hit_emulate = true;
+		ut->hit_ai = pt->ai;
+		break;
+	case UTP_TRAP_QUEUE:
+		break;
+	}
 	ut->hit_queued = true;
 	init_task_work(&ut->hit_work, utp_hit_work);
 	if (task_work_add(current, &ut->hit_work, TWA_RESUME)) {
@@ -1552,6 +1635,8 @@ static int utp_add_new_point(struct utp_proc *proc, struct utprobe *up,
 	}
 	list_add_tail(&c->probe_node, &up->consumers);
 	ret = utp_poke(proc->mm, vaddr, &brk, sizeof(brk));
+	if (!ret)
+		utp_kick(proc);
 	if (ret) {
 		/*
 		 * Never trapped on; a thread may have looked it up as a

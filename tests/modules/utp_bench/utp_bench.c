@@ -127,7 +127,9 @@ static int bench_place(bool on_mainline, const char *path, loff_t offset,
 				break;
 			}
 		} else {
+			/* counting: safe in the trap, as utprobes allows */
 			b->up.handler = ours_hit;
+			b->up.flags = UTPROBE_TRAP_SAFE;
 			b->up.name = "bench";
 			if (ret && !i)
 				b->up.ret_handler = ours_ret;
