@@ -33,10 +33,10 @@
  * consumer lists change only while every other thread of the process is
  * quiesced (stopped by its engine, or dead), so the threads themselves,
  * which are the only readers on the hit path, read them without locks.
- * Two additions are made without quiescing: a point at an address that
- * had none (a probe's first, or a return site), complete before it goes
- * into the points xarray, which the hit path reads under RCU, and in the
- * xarray before its int3 goes into the text.  Hit counts are per-CPU.
+ * One addition is made without quiescing: a return site, made by the
+ * thread that needs it, complete before it goes into the points xarray,
+ * which the hit path reads under RCU, and in the xarray before its int3
+ * goes into the text.  Hit counts are per-CPU.
  *
  * proc->lock (a spinlock) protects the thread list and the quiesce state
  * of the process; it nests outside utrace's own lock (utrace_control()).
@@ -1595,60 +1595,6 @@ enum utp_add_mode {
 };
 
 /*
- * A probe at an address with no point yet needs no quiescing: the point
- * is complete, with its consumer @c, before it is in @proc's table, and
- * in the table before its int3 is in the text, so a thread that traps
- * finds all of it.  Returns -EAGAIN if there is a point already (then
- * the caller quiesces to add @c to it); on success @c is taken.
- */
-static int utp_add_new_point(struct utp_proc *proc, struct utprobe *up,
-			     struct utp_consumer *c, unsigned long vaddr,
-			     const struct utp_arch_insn *ai)
-{
-	static const u8 brk = UTP_BREAK_INSN;
-	struct utp_point *pt;
-	u8 byte;
-	int ret;
-
-	if (xa_load(&proc->points, vaddr))
-		return -EAGAIN;
-	/* an int3 that is not ours: a debugger's, a mainline uprobe's */
-	if (access_remote_vm(proc->mm, vaddr, &byte, 1, FOLL_FORCE) != 1)
-		return -EFAULT;
-	if (byte == UTP_BREAK_INSN)
-		return -EBUSY;
-	pt = kzalloc(sizeof(*pt), GFP_KERNEL);
-	if (!pt)
-		return -ENOMEM;
-	pt->vaddr = vaddr;
-	pt->proc = proc;
-	pt->ai = *ai;
-	INIT_LIST_HEAD(&pt->consumers);
-	c->up = up;
-	c->point = pt;
-	list_add_tail(&c->point_node, &pt->consumers);
-	ret = xa_insert(&proc->points, vaddr, pt, GFP_KERNEL);
-	if (ret) {
-		/* a thread has just made it a return site: quiesce */
-		kfree(pt);
-		return ret == -EBUSY ? -EAGAIN : ret;
-	}
-	list_add_tail(&c->probe_node, &up->consumers);
-	ret = utp_poke(proc->mm, vaddr, &brk, sizeof(brk));
-	if (!ret)
-		utp_kick(proc);
-	if (ret) {
-		/*
-		 * Never trapped on; a thread may have looked it up as a
-		 * return site, so the point stays, without its consumer.
-		 */
-		list_del(&c->probe_node);
-		list_del(&c->point_node);
-	}
-	return ret;
-}
-
-/*
  * Add @up at @vaddr in @task's process, whose instruction there is @ai,
  * as @mode says.  Adding a probe that is there already does nothing.
  * Called with utp_mutex held.
@@ -1676,15 +1622,6 @@ static int utp_add(struct utprobe *up, struct task_struct *task,
 	if (!mmget_not_zero(proc->mm)) {
 		kfree(c);
 		return -ESRCH;
-	}
-	if (!fresh) {
-		ret = utp_add_new_point(proc, up, c, vaddr, ai);
-		if (ret != -EAGAIN) {
-			mmput(proc->mm);
-			if (ret)
-				kfree(c);
-			return ret;
-		}
 	}
 	ret = fresh ? 0 : utp_quiesce(proc);
 	if (ret) {
@@ -1728,13 +1665,6 @@ static int utp_add(struct utprobe *up, struct task_struct *task,
 		list_for_each_entry(old, &pt->consumers, point_node)
 			if (old->up == up)
 				goto out;
-		/* left without its int3 by utp_add_new_point() */
-		if (list_empty(&pt->consumers) && !pt->ret_site &&
-		    mode != UTP_ADD_INHERITED) {
-			ret = utp_poke(proc->mm, vaddr, &brk, sizeof(brk));
-			if (ret)
-				goto out;
-		}
 	}
 	c->up = up;
 	c->point = pt;
