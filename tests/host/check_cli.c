@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <check.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -685,6 +686,32 @@ START_TEST(count_return_probes)
 END_TEST
 
 /* Without a return probe, count prints what it always has. */
+/*
+ * A SIGTERM to uprobe-cli goes on to the command; the counts are still
+ * printed and the probes removed.
+ */
+START_TEST(count_passes_sigterm_on)
+{
+	const char *names[] = { "sample_add" };
+	const char *bin = FIXTURES "/sample_pie";
+	char def[1024], want[512];
+	const char *defp[] = { def };
+	struct result r;
+
+	snprintf(def, sizeof(def), "p%s:%#lx", bin,
+		 nm_address("sample_pie", "sample_add"));
+	cli(&r, 0, "count", "-e", FIXTURES "/sample_pie:sample_add", "--",
+	    "sh", "-c", "kill -TERM $PPID; sleep 5; exit 0", NULL);
+	ck_assert_msg(r.status == 128 + SIGTERM, "status %d: %s", r.status,
+		      r.err);
+	/* the stand-in kernel counted nothing: no profile line, -1 */
+	snprintf(want, sizeof(want), "%14s  %s\n%14s  %s\n", "HITS",
+		 "FUNCTION", "-1", "sample_pie:sample_add");
+	ck_assert_str_eq(r.out, want);
+	assert_placed_and_removed("count", 1, names, defp);
+}
+END_TEST
+
 START_TEST(count_plain_probes)
 {
 	const char *names[] = { "sample_add" };
@@ -773,6 +800,7 @@ int main(void)
 	tcase_add_test(tc, list_return_probe);
 	tcase_add_test(tc, count_return_probes);
 	tcase_add_test(tc, count_plain_probes);
+	tcase_add_test(tc, count_passes_sigterm_on);
 	tcase_add_test(tc, latency_table_and_json);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -725,8 +725,20 @@ static void run_name(struct probe *pr, const char *cmd, int i)
  * be placed, the command does not run.  0 with the command's exit
  * status in *@status, or 1 after a message.
  */
+/* The command count and latency run, for forward(). */
+static volatile pid_t child;
+
+static void forward(int sig)
+{
+	if (child > 0)
+		kill(child, sig);
+}
+
 static int run_probed(struct probe *ps, int n, char **cmd, int *status)
 {
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	struct sigaction fwd = { .sa_handler = forward };
+	struct sigaction old_int, old_quit, old_term, old_hup;
 	char line[PATH_MAX + 256];
 	int go[2], ret = 0, st = 0, i;
 	pid_t pid;
@@ -773,8 +785,23 @@ static int run_probed(struct probe *ps, int n, char **cmd, int *status)
 		remove_probes(ps, i);
 		return ret;
 	}
+	/*
+	 * As perf stat does: ^C and ^\ go to the command alone (the whole
+	 * foreground group gets them), and SIGTERM and SIGHUP are passed on
+	 * to it; either way the counts are printed and the probes removed
+	 * once it has ended.
+	 */
+	child = pid;
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	sigaction(SIGTERM, &fwd, &old_term);
+	sigaction(SIGHUP, &fwd, &old_hup);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
 	for (i = 0; i < n; i++) {
 		ps[i].hits = kernel_hits(ps[i].name);
 		if (ps[i].ret)
