@@ -685,12 +685,12 @@ START_TEST(count_return_probes)
 }
 END_TEST
 
-/* Without a return probe, count prints what it always has. */
 /*
- * A SIGTERM to uprobe-cli goes on to the command; the counts are still
- * printed and the probes removed.
+ * count on sample_add, running "sh -c @script sh ''": the exit status
+ * must be @status and the table must show @hits; the probe was placed
+ * for the command's tree and removed.
  */
-START_TEST(count_passes_sigterm_on)
+static void count_add(const char *script, int status, const char *hits)
 {
 	const char *names[] = { "sample_add" };
 	const char *bin = FIXTURES "/sample_pie";
@@ -701,34 +701,28 @@ START_TEST(count_passes_sigterm_on)
 	snprintf(def, sizeof(def), "p%s:%#lx", bin,
 		 nm_address("sample_pie", "sample_add"));
 	cli(&r, 0, "count", "-e", FIXTURES "/sample_pie:sample_add", "--",
-	    "sh", "-c", "kill -TERM $PPID; sleep 5; exit 0", NULL);
-	ck_assert_msg(r.status == 128 + SIGTERM, "status %d: %s", r.status,
-		      r.err);
-	/* the stand-in kernel counted nothing: no profile line, -1 */
+	    "sh", "-c", script, "sh", "", NULL);
+	ck_assert_msg(r.status == status, "status %d: %s", r.status, r.err);
 	snprintf(want, sizeof(want), "%14s  %s\n%14s  %s\n", "HITS",
-		 "FUNCTION", "-1", "sample_pie:sample_add");
+		 "FUNCTION", hits, "sample_pie:sample_add");
 	ck_assert_str_eq(r.out, want);
 	assert_placed_and_removed("count", 1, names, defp);
 }
+
+/*
+ * A SIGTERM to uprobe-cli goes on to the command; the counts are still
+ * printed (none, from the stand-in kernel) and the probes removed.
+ */
+START_TEST(count_passes_sigterm_on)
+{
+	count_add("kill -TERM $PPID; exec sleep 5", 128 + SIGTERM, "-1");
+}
 END_TEST
 
+/* Without a return probe, count prints what it always has. */
 START_TEST(count_plain_probes)
 {
-	const char *names[] = { "sample_add" };
-	const char *bin = FIXTURES "/sample_pie";
-	char def[1024], want[512];
-	const char *defp[] = { def };
-	struct result r;
-
-	snprintf(def, sizeof(def), "p%s:%#lx", bin,
-		 nm_address("sample_pie", "sample_add"));
-	cli(&r, 0, "count", "-e", FIXTURES "/sample_pie:sample_add", "--",
-	    "sh", "-c", play_kernel, "sh", "", NULL);
-	ck_assert_msg(r.status == 3, "status %d: %s", r.status, r.err);
-	snprintf(want, sizeof(want), "%14s  %s\n%14s  %s\n", "HITS",
-		 "FUNCTION", "3", "sample_pie:sample_add");
-	ck_assert_str_eq(r.out, want);
-	assert_placed_and_removed("count", 1, names, defp);
+	count_add(play_kernel, 3, "3");
 	ck_assert_str_eq(get_file("utprobe_returns"), "");
 }
 END_TEST

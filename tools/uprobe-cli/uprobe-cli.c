@@ -734,6 +734,17 @@ static void forward(int sig)
 		kill(child, sig);
 }
 
+static void restore_signals(const struct sigaction *old_int,
+			    const struct sigaction *old_quit,
+			    const struct sigaction *old_term,
+			    const struct sigaction *old_hup)
+{
+	sigaction(SIGINT, old_int, NULL);
+	sigaction(SIGQUIT, old_quit, NULL);
+	sigaction(SIGTERM, old_term, NULL);
+	sigaction(SIGHUP, old_hup, NULL);
+}
+
 static int run_probed(struct probe *ps, int n, char **cmd, int *status)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN };
@@ -776,6 +787,17 @@ static int run_probed(struct probe *ps, int n, char **cmd, int *status)
 			break;
 		}
 	}
+	/*
+	 * As perf stat does: ^C and ^\ go to the command alone (the whole
+	 * foreground group gets them), and SIGTERM and SIGHUP are passed on
+	 * to it; either way the counts are printed and the probes removed
+	 * once it has ended.  In place before it starts.
+	 */
+	child = pid;
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	sigaction(SIGTERM, &fwd, &old_term);
+	sigaction(SIGHUP, &fwd, &old_hup);
 	if (!ret && write(go[1], "g", 1) != 1)
 		ret = die("cannot start %s", cmd[0]);
 	close(go[1]);
@@ -783,25 +805,12 @@ static int run_probed(struct probe *ps, int n, char **cmd, int *status)
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		remove_probes(ps, i);
+		restore_signals(&old_int, &old_quit, &old_term, &old_hup);
 		return ret;
 	}
-	/*
-	 * As perf stat does: ^C and ^\ go to the command alone (the whole
-	 * foreground group gets them), and SIGTERM and SIGHUP are passed on
-	 * to it; either way the counts are printed and the probes removed
-	 * once it has ended.
-	 */
-	child = pid;
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
-	sigaction(SIGTERM, &fwd, &old_term);
-	sigaction(SIGHUP, &fwd, &old_hup);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
+	restore_signals(&old_int, &old_quit, &old_term, &old_hup);
 	for (i = 0; i < n; i++) {
 		ps[i].hits = kernel_hits(ps[i].name);
 		if (ps[i].ret)
