@@ -1141,6 +1141,7 @@ static enum utp_trap_result utp_trap_hit(struct utp_thread *ut,
  */
 bool utp_trap(struct pt_regs *regs, unsigned long bp)
 {
+	enum utp_trap_result res;
 	struct utp_thread *ut;
 	struct utp_point *pt;
 
@@ -1156,21 +1157,22 @@ bool utp_trap(struct pt_regs *regs, unsigned long bp)
 	if (!pt || (pt->ai.kind == UTP_INSN_STEP && !pt->ai.through))
 		return false;
 	ut->hit_bp = bp;
-	switch (utp_trap_hit(ut, pt, regs, bp)) {
-	case UTP_TRAP_DONE:
+	res = utp_trap_hit(ut, pt, regs, bp);
+	if (res == UTP_TRAP_DONE)
 		return true;
-	case UTP_TRAP_EMULATE:
-		ut->hit_emulate = true;
+	ut->hit_emulate = res == UTP_TRAP_EMULATE;
+	if (ut->hit_emulate)
 		ut->hit_ai = pt->ai;
-		break;
-	case UTP_TRAP_QUEUE:
-		break;
-	}
 	ut->hit_queued = true;
 	init_task_work(&ut->hit_work, utp_hit_work);
 	if (task_work_add(current, &ut->hit_work, TWA_RESUME)) {
+		/*
+		 * Exiting: it will not run user code again.  Handlers that
+		 * ran here must not run again in report_signal().
+		 */
 		ut->hit_queued = false;
-		return false;
+		ut->hit_emulate = false;
+		return res == UTP_TRAP_EMULATE;
 	}
 	return true;
 }

@@ -211,20 +211,25 @@ FIXTURE(ret) {
 	char dummy;
 };
 
-FIXTURE_SETUP(ret)
+/* No utprobes defined: opening utprobe_events with O_TRUNC removes them. */
+static int clear_probes(void)
 {
 	int fd = open(EVENTS, O_WRONLY | O_TRUNC);
 
-	ASSERT_LE(0, fd) TH_LOG("%s: %s", EVENTS, strerror(errno));
+	if (fd < 0)
+		return -errno;
 	close(fd);
+	return 0;
+}
+
+FIXTURE_SETUP(ret)
+{
+	ASSERT_EQ(0, clear_probes()) TH_LOG("%s", EVENTS);
 }
 
 FIXTURE_TEARDOWN(ret)
 {
-	int fd = open(EVENTS, O_WRONLY | O_TRUNC);
-
-	if (fd >= 0)
-		close(fd);
+	clear_probes();
 }
 
 FIXTURE_VARIANT(ret) {
@@ -340,18 +345,12 @@ FIXTURE(one) {
 
 FIXTURE_SETUP(one)
 {
-	int fd = open(EVENTS, O_WRONLY | O_TRUNC);
-
-	ASSERT_LE(0, fd) TH_LOG("%s: %s", EVENTS, strerror(errno));
-	close(fd);
+	ASSERT_EQ(0, clear_probes()) TH_LOG("%s", EVENTS);
 }
 
 FIXTURE_TEARDOWN(one)
 {
-	int fd = open(EVENTS, O_WRONLY | O_TRUNC);
-
-	if (fd >= 0)
-		close(fd);
+	clear_probes();
 }
 
 /*
