@@ -80,6 +80,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+#include <asm/tlbflush.h>
 #include <asm/utprobes.h>
 
 #define CREATE_TRACE_POINTS
@@ -569,19 +570,15 @@ static int utp_poke(struct mm_struct *mm, unsigned long vaddr,
 }
 
 /*
- * Make @proc's running threads pass through the kernel once, so that
- * they execute the text as it is now: an int3 written while they run
- * is cross-modifying code, which an interrupt serialises.
+ * Make @proc's other threads execute the text as it is now, after an int3
+ * was written into current's copy of a page while they run: a full TLB
+ * flush of the mm.  The write's own flush of that one page has been seen
+ * not to stop an emulated CPU (QEMU's TCG) from running its translation
+ * of the old page.
  */
 static void utp_kick(struct utp_proc *proc)
 {
-	struct utp_thread *ut;
-
-	spin_lock(&proc->lock);
-	list_for_each_entry(ut, &proc->threads, node)
-		if (ut->task != current)
-			kick_process(ut->task);
-	spin_unlock(&proc->lock);
+	flush_tlb_mm(proc->mm);
 }
 
 /*
