@@ -34,6 +34,7 @@ struct result {
 };
 
 static char fake[64];		/* the stand-in tracefs of one test */
+static const char *cli_bin = CLI;	/* the binary cli() runs */
 
 static void read_all(int fd, char *buf, size_t size)
 {
@@ -52,7 +53,7 @@ static void read_all(int fd, char *buf, size_t size)
  */
 static void cli(struct result *res, int nobody, ...)
 {
-	const char *argv[32] = { CLI };
+	const char *argv[32] = { cli_bin };
 	int out[2], err[2], st, n = 1;
 	va_list ap;
 	pid_t pid;
@@ -72,7 +73,7 @@ static void cli(struct result *res, int nobody, ...)
 		if (nobody && geteuid() == 0 &&
 		    (setgid(65534) || setuid(65534)))
 			_exit(126);
-		execv(CLI, (char **)argv);
+		execv(cli_bin, (char **)argv);
 		_exit(127);
 	}
 	close(out[1]);
@@ -118,6 +119,7 @@ static void setup(void)
 	snprintf(fake, sizeof(fake), "/tmp/check_cli.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(fake));
 	chmod(fake, 0755);
+	cli_bin = CLI;
 	put_file("utprobe_events", "", 0644);
 	put_file("utprobe_profile", "", 0644);
 	put_file("utprobe_returns", "", 0644);
@@ -339,17 +341,51 @@ START_TEST(kernel_without_utprobes)
 }
 END_TEST
 
+/* Copy @src to @name in the stand-in tracefs directory, with @mode. */
+static const char *copy_in(const char *src, const char *name, mode_t mode)
+{
+	static char dst[4][128];
+	static int next;
+	char *path = dst[next++ % 4], buf[65536];
+	int in, out;
+	ssize_t n;
+
+	snprintf(path, sizeof(dst[0]), "%s/%s", fake, name);
+	in = open(src, O_RDONLY);
+	ck_assert_int_ge(in, 0);
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	ck_assert_int_ge(out, 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		ck_assert_int_eq(write(out, buf, n), n);
+	ck_assert_int_eq(n, 0);
+	close(in);
+	close(out);
+	ck_assert_int_eq(chmod(path, mode), 0);
+	return path;
+}
+
+/*
+ * A user without CAP_SYS_ADMIN: as root, the CLI runs as nobody, which
+ * cannot write the root-owned 0644 utprobe_events; as a user, the file
+ * is read-only.  The binary and the fixture are copies in the stand-in
+ * tracefs directory under /tmp, so nobody can reach them wherever the
+ * checkout lives (a 0700 home directory, say).
+ */
 START_TEST(permission_denied)
 {
+	char spec[160];
 	struct result r;
 
-	/* root-owned 0644 file written by nobody, or read-only for a user */
 	if (geteuid() != 0)
 		put_file("utprobe_events", "", 0444);
-	cli(&r, 1, "add", FIXTURES "/sample_pie:sample_add", NULL);
+	cli_bin = copy_in(CLI, "uprobe-cli", 0755);
+	snprintf(spec, sizeof(spec), "%s:sample_add",
+		 copy_in(FIXTURES "/sample_pie", "sample_pie", 0644));
+	cli(&r, 1, "add", spec, NULL);
 	assert_one_error(&r, "permission denied (probes need CAP_SYS_ADMIN)");
 	cli(&r, 1, "del", "--all", NULL);
 	assert_one_error(&r, "permission denied (probes need CAP_SYS_ADMIN)");
+	cli_bin = CLI;
 	ck_assert_str_eq(get_file("utprobe_events"), "");
 }
 END_TEST
