@@ -56,6 +56,7 @@ $(B)/host/check_verdict: tests/host/check_verdict.c $(VERDICT_SRCS)
 
 # uprobe-cli, built with the kernel's x86 instruction decoder from KSRC
 CLI_OBJ := $(abspath $(B))/host/cli
+CLI_VERSION = $(shell $(MAKE) -s --no-print-directory -C tools/uprobe-cli version)
 CLI_SRCS := $(wildcard tools/uprobe-cli/*.c tools/uprobe-cli/*.h tools/uprobe-cli/Makefile)
 
 $(CLI_OBJ)/uprobe-cli: $(CLI_SRCS) $(KSRC)/.extracted
@@ -97,6 +98,8 @@ $(B)/host/check_resolve: tests/host/check_resolve.c $(CLI_OBJ)/uprobe-cli $(ELF_
 $(B)/host/check_cli: tests/host/check_cli.c $(CLI_OBJ)/uprobe-cli $(ELF_FIX)/.built
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DFIXTURES='"$(ELF_FIX)"' -DCLI='"$(CLI_OBJ)/uprobe-cli"' \
+		-DCLI_VERSION='"$(CLI_VERSION)"' \
+		-DELFUTILS_VERSION='"$(shell pkg-config --modversion libdw)"' \
 		-o $@ $< $(CHECK_LIBS)
 
 # the latency histograms' arithmetic, uprobe-cli's hist.c on its own

@@ -26,6 +26,9 @@
 #ifndef CLI
 #error CLI must name the uprobe-cli binary under test
 #endif
+#if !defined(CLI_VERSION) || !defined(ELFUTILS_VERSION)
+#error CLI_VERSION and ELFUTILS_VERSION must give the versions it prints
+#endif
 
 struct result {
 	int status;		/* exit status, or 128 + signal */
@@ -338,6 +341,26 @@ START_TEST(kernel_without_utprobes)
 		/* count did not run the command */
 		ck_assert_str_eq(r.out, "");
 	}
+}
+END_TEST
+
+/* --version and -V: one line on standard output, exit 0. */
+START_TEST(version)
+{
+	static const char *const opts[] = { "--version", "-V" };
+	struct result r;
+
+	for (unsigned int i = 0; i < 2; i++) {
+		cli(&r, 0, opts[i], NULL);
+		ck_assert_int_eq(r.status, 0);
+		ck_assert_str_eq(r.out, "uprobe-cli " CLI_VERSION
+				 " (elfutils " ELFUTILS_VERSION ")\n");
+		ck_assert_str_eq(r.err, "");
+	}
+	cli(&r, 0, "--help", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "uprobe-cli --version | --help\n"));
+	ck_assert_str_eq(get_file("utprobe_events"), "");
 }
 END_TEST
 
@@ -821,6 +844,7 @@ int main(void)
 			    sizeof(errors) / sizeof(errors[0]));
 	tcase_add_test(tc, kernel_without_utprobes);
 	tcase_add_test(tc, permission_denied);
+	tcase_add_test(tc, version);
 	tcase_add_test(tc, list_table);
 	tcase_add_test(tc, list_json_and_openmetrics);
 	tcase_add_test(tc, funcs_table_and_json);

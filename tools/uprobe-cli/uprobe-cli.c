@@ -18,9 +18,14 @@
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <elfutils/libdwfl.h>
 
 #include "hist.h"
 #include "resolve.h"
+
+#ifndef UPROBE_CLI_VERSION
+#define UPROBE_CLI_VERSION "unknown"
+#endif
 
 static const char *tracefs = "/sys/kernel/tracing";
 
@@ -64,6 +69,7 @@ static void usage(FILE *f)
 	      "       uprobe-cli stat [-i SECONDS] [-n COUNT] [-j | --format=F]\n"
 	      "       uprobe-cli funcs [-j] BINARY [GLOB]\n"
 	      "       uprobe-cli resolve SPEC [-p PID]\n"
+	      "       uprobe-cli --version | --help\n"
 	      "\n"
 	      "SPEC is BINARY:SYMBOL, BINARY:SYMBOL+OFFSET, BINARY:0xADDR,\n"
 	      "BINARY:FILE.c:LINE or BINARY:GLOB; BINARY is a path, a program in\n"
@@ -1107,6 +1113,11 @@ int main(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("uprobe-cli %s (elfutils %s)\n", UPROBE_CLI_VERSION,
+		       dwfl_version(NULL));
+		return 0;
 	}
 	if (!strcmp(argv[1], "add"))
 		return cmd_add(argc - 1, argv + 1);
