@@ -23,6 +23,30 @@ void verdict_free(struct verdict *v)
 	for (unsigned int i = 0; i < v->nproblems; i++)
 		free(v->problems[i]);
 	v->nproblems = 0;
+	for (unsigned int i = 0; i < v->nexpected; i++)
+		free(v->expected[i]);
+	v->nexpected = 0;
+}
+
+int verdict_expect(struct verdict *v, const char *name)
+{
+	char *copy;
+
+	if (v->nexpected == VERDICT_MAX_EXPECTED)
+		return -1;
+	copy = strdup(name);
+	if (!copy)
+		return -1;
+	v->ran[v->nexpected] = false;
+	v->expected[v->nexpected++] = copy;
+	return 0;
+}
+
+static void mark_ran(struct verdict *v, const char *name)
+{
+	for (unsigned int i = 0; i < v->nexpected; i++)
+		if (!strcmp(v->expected[i], name))
+			v->ran[i] = true;
 }
 
 void verdict_problem(struct verdict *v, const char *fmt, ...)
@@ -70,6 +94,12 @@ static bool tap_skip(const char *line)
 	return hash && !strncasecmp(skip_ws(hash + 1), "skip", 4);
 }
 
+/*
+ * A program's TAP is judged once it has exited: it must have a plan
+ * (before or after its results), results numbered 1..N matching the
+ * plan, at least one test that was not skipped, and an exit status that
+ * agrees with its results.  The first broken rule is its problem.
+ */
 static void end_prog(struct verdict *v, int status, bool have_status)
 {
 	const char *name = v->prog;
@@ -77,21 +107,45 @@ static void end_prog(struct verdict *v, int status, bool have_status)
 	if (!have_status) {
 		verdict_problem(v, "%s: did not finish (%u results so far)",
 				name, v->results);
+	} else if (status == 124) {
+		verdict_problem(v, "%s: timed out (killed by the runner after %u results)",
+				name, v->results);
 	} else if (v->plan < 0 && v->results == 0) {
 		verdict_problem(v, "%s: printed no TAP results (exit status %d)",
 				name, status);
-	} else if (v->plan >= 0 && v->results != (unsigned int)v->plan) {
+	} else if (v->plan < 0) {
+		verdict_problem(v, "%s: printed no plan line (%u results, exit status %d)",
+				name, v->results, status);
+	} else if (v->plan == 0) {
+		verdict_problem(v, "%s: planned no tests (1..0, exit status %d)",
+				name, status);
+	} else if (v->results != (unsigned int)v->plan) {
 		verdict_problem(v, "%s: planned %d tests but %u reported (exit status %d)",
 				name, v->plan, v->results, status);
-	} else if (status == 124) {
-		verdict_problem(v, "%s: timed out", name);
-	} else if (status != 0 && v->prog_failed == 0 &&
-		   !(status == 4 && v->prog_skipped == v->results)) {
-		/* 4 is kselftest's "skipped" exit code */
+	} else if (v->misnumbered) {
+		verdict_problem(v, "%s: results are not numbered 1..%d in order (duplicate or missing numbers)",
+				name, v->plan);
+	} else if (v->prog_skipped == v->results && !v->prog_failed) {
+		verdict_problem(v, "%s: skipped all its tests (%u): a program that cannot run its tests fails",
+				name, v->results);
+	} else if (status != 0 && v->prog_failed == 0) {
 		verdict_problem(v, "%s: exited with status %d but reported no failure",
 				name, status);
 	}
 	v->in_prog = false;
+}
+
+/* "ok 12 name": is 12 the next number?  A result without one is not. */
+static bool numbered_next(const char *p, unsigned int next)
+{
+	char *end;
+	unsigned long n;
+
+	p = skip_ws(p);
+	if (!isdigit((unsigned char)*p))
+		return false;
+	n = strtoul(p, &end, 10);
+	return n == next && (!*end || *end == ' ' || *end == '\t');
 }
 
 void verdict_output_line(struct verdict *v, const char *raw)
@@ -106,9 +160,11 @@ void verdict_output_line(struct verdict *v, const char *raw)
 		if (v->in_prog)
 			end_prog(v, 0, false);
 		strip_copy(v->prog, sizeof(v->prog), p + 7);
+		mark_ran(v, v->prog);
 		v->in_prog = true;
 		v->plan = -1;
 		v->results = v->prog_failed = v->prog_skipped = 0;
+		v->misnumbered = false;
 		return;
 	}
 	if (!strncmp(p, "# exit: ", 8)) {
@@ -141,6 +197,8 @@ void verdict_output_line(struct verdict *v, const char *raw)
 	if (*p && *p != ' ')
 		return;		/* "okay", "oknot", ... */
 	v->results++;
+	if (v->in_prog && !numbered_next(p, v->results))
+		v->misnumbered = true;
 	if (tap_skip(p)) {
 		v->skipped++;
 		v->prog_skipped++;
@@ -171,6 +229,16 @@ static const char *const console_bad[] = {
 	"Unable to handle kernel",
 	"kernel BUG at",
 	"stack-protector",
+	"suspected memory leak",	/* kmemleak's scan */
+	"unreferenced object",		/* its report, copied to the console */
+	"invoked oom-killer",
+	"Out of memory",
+	"soft lockup",
+	"hard LOCKUP",
+	"blocked for more than",	/* the hung-task detector */
+	"self-detected stall",
+	"detected stalls",
+	"utrace_test: ",		/* the test engine's own complaints */
 };
 
 void verdict_console_line(struct verdict *v, const char *raw)
@@ -190,6 +258,10 @@ void verdict_finish(struct verdict *v, bool timed_out, unsigned int timeout)
 {
 	if (v->in_prog)
 		end_prog(v, 0, false);
+	for (unsigned int i = 0; i < v->nexpected; i++)
+		if (!v->ran[i] && !timed_out && v->finished)
+			verdict_problem(v, "%s: never ran (missing from the image?)",
+					v->expected[i]);
 	if (timed_out)
 		verdict_problem(v, "guest timed out after %u s", timeout);
 	else if (!v->finished)

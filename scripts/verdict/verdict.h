@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #define VERDICT_MAX_PROBLEMS 32
+#define VERDICT_MAX_EXPECTED 64
 
 struct verdict {
 	unsigned int passed, failed, skipped;
@@ -22,6 +23,12 @@ struct verdict {
 	bool in_prog;
 	int plan;		/* -1: no plan line seen */
 	unsigned int results, prog_failed, prog_skipped;
+	bool misnumbered;	/* a result not numbered results + 1 */
+
+	/* programs that must run ("# run: NAME"), from verdict_expect() */
+	unsigned int nexpected;
+	char *expected[VERDICT_MAX_EXPECTED];
+	bool ran[VERDICT_MAX_EXPECTED];
 
 	unsigned int nproblems;
 	unsigned int dropped;	/* problems beyond VERDICT_MAX_PROBLEMS */
@@ -30,6 +37,8 @@ struct verdict {
 
 void verdict_init(struct verdict *v);
 void verdict_free(struct verdict *v);
+/* @name ("t/utprobes") must run, or the run fails; -1 if the list is full. */
+int verdict_expect(struct verdict *v, const char *name);
 /* One line of the guest's test output (no trailing newline needed). */
 void verdict_output_line(struct verdict *v, const char *line);
 /* One line of the kernel console log. */

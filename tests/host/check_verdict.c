@@ -55,13 +55,13 @@ START_TEST(all_pass_exits_zero)
 {
 	static const char *const lines[] = {
 		"# run: t/a", "1..2", "ok 1 x", "ok 2 y", "# exit: t/a 0",
-		"# run: t/b", "1..1", "ok 1 # SKIP nothing to do", "# exit: t/b 4",
-		"guest-exit: 0", NULL,
+		"# run: t/b", "1..2", "ok 1 # SKIP nothing to do", "ok 2 z",
+		"# exit: t/b 0", "guest-exit: 0", NULL,
 	};
 
 	out(lines);
 	verdict_finish(&v, false, 0);
-	ck_assert_uint_eq(v.passed, 2);
+	ck_assert_uint_eq(v.passed, 3);
 	ck_assert_uint_eq(v.failed, 0);
 	ck_assert_uint_eq(v.skipped, 1);
 	ck_assert_int_eq(verdict_report(&v, fopen("/dev/null", "w"), true), 0);
@@ -189,6 +189,154 @@ START_TEST(problem_list_is_bounded)
 }
 END_TEST
 
+/* Run @lines, the output of one run, and check the one problem it gives. */
+static void one_problem(const char *const *lines, const char *want)
+{
+	out(lines);
+	verdict_finish(&v, false, 0);
+	ck_assert_msg(has_problem(want), "no problem '%s' (%u problems%s%s)",
+		      want, v.nproblems, v.nproblems ? ", first: " : "",
+		      v.nproblems ? v.problems[0] : "");
+	ck_assert_uint_eq(v.nproblems, 1);
+	ck_assert_int_eq(verdict_report(&v, fopen("/dev/null", "w"), true), 1);
+}
+
+START_TEST(all_skip_fails)
+{
+	static const char *const lines[] = {
+		"# run: t/p", "1..2", "ok 1 a # SKIP no tracer", "ok 2 b # SKIP no tracer",
+		"# exit: t/p 4", "guest-exit: 0", NULL,
+	};
+
+	one_problem(lines, "t/p: skipped all its tests (2)");
+}
+END_TEST
+
+START_TEST(empty_plan_fails)
+{
+	static const char *const lines[] = {
+		"# run: t/k", "1..0 # SKIP cannot load", "# exit: t/k 1",
+		"guest-exit: 0", NULL,
+	};
+
+	one_problem(lines, "t/k: planned no tests (1..0, exit status 1)");
+}
+END_TEST
+
+START_TEST(planless_fails)
+{
+	static const char *const lines[] = {
+		"# run: t/a", "ok 1 x", "ok 2 y", "# exit: t/a 0", "guest-exit: 0", NULL,
+	};
+
+	one_problem(lines, "t/a: printed no plan line (2 results");
+}
+END_TEST
+
+START_TEST(plan_at_end_is_fine)
+{
+	static const char *const lines[] = {
+		"# run: host/c", "ok 1 - x", "ok 2 - y", "1..2", "# exit: host/c 0",
+		"guest-exit: 0", NULL,
+	};
+
+	out(lines);
+	verdict_finish(&v, false, 0);
+	ck_assert_uint_eq(v.nproblems, 0);
+	ck_assert_uint_eq(v.passed, 2);
+}
+END_TEST
+
+START_TEST(duplicate_numbers_fail)
+{
+	static const char *const lines[] = {
+		"# run: t/a", "1..3", "ok 1 x", "ok 1 x", "ok 1 x", "# exit: t/a 0",
+		"guest-exit: 0", NULL,
+	};
+
+	one_problem(lines, "t/a: results are not numbered 1..3 in order");
+}
+END_TEST
+
+START_TEST(unnumbered_results_fail)
+{
+	static const char *const lines[] = {
+		"# run: t/a", "1..2", "ok - x", "ok - y", "# exit: t/a 0",
+		"guest-exit: 0", NULL,
+	};
+
+	one_problem(lines, "t/a: results are not numbered 1..2 in order");
+}
+END_TEST
+
+START_TEST(runner_timeout_is_named)
+{
+	static const char *const lines[] = {
+		"# run: t/h", "1..3", "ok 1 x", "# exit: t/h 124", "guest-exit: 0", NULL,
+	};
+
+	one_problem(lines, "t/h: timed out (killed by the runner after 1 results)");
+}
+END_TEST
+
+START_TEST(missing_program_fails)
+{
+	static const char *const lines[] = {
+		"# run: t/a", "1..1", "ok 1 x", "# exit: t/a 0", "guest-exit: 0", NULL,
+	};
+
+	ck_assert_int_eq(verdict_expect(&v, "t/a"), 0);
+	ck_assert_int_eq(verdict_expect(&v, "t/utprobes"), 0);
+	one_problem(lines, "t/utprobes: never ran (missing from the image?)");
+}
+END_TEST
+
+/* Each kind of kernel report the console scan must catch. */
+static const char *const bad_console[] = {
+	"[  9.1] BUG: unable to handle page fault for address: 0000000000000008",
+	"[  9.1] BUG: KASAN: slab-use-after-free in utp_trap+0x1/0x2",
+	"[  9.1] ==================================================================",
+	"[  9.1] kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)",
+	"[  9.1] unreferenced object 0xffff888003f1c000 (size 64):",
+	"[  9.1] sh invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0",
+	"[  9.1] Out of memory: Killed process 97 (hog) total-vm:1048576kB",
+	"[  9.1] INFO: task t:88 blocked for more than 2 seconds.",
+	"[  9.1] watchdog: BUG: soft lockup - CPU#1 stuck for 22s! [spin:90]",
+	"[  9.1] Watchdog detected hard LOCKUP on cpu 1",
+	"[  9.1] rcu: INFO: rcu_sched self-detected stall on CPU",
+	"[  9.1] utrace_test: held callback never released",
+};
+
+START_TEST(console_reports_fail)
+{
+	const char *line = bad_console[_i];
+
+	verdict_console_line(&v, line);
+	if (strstr(line, "=====")) {
+		/* KASAN's rule line alone is not a report */
+		ck_assert_uint_eq(v.nproblems, 0);
+		return;
+	}
+	ck_assert_uint_eq(v.nproblems, 1);
+	ck_assert(has_problem(line + 8));
+}
+END_TEST
+
+START_TEST(benign_console_lines_pass)
+{
+	static const char *const lines[] = {
+		"[  0.1] kmemleak: Kernel memory leak detector initialized (mem pool available: 15860)",
+		"[  0.1] kmemleak: Automatic memory scanning thread started",
+		"[  0.2] kasan: KernelAddressSanitizer initialized (generic)",
+		"[  0.3] Run /init as init process",
+	};
+
+	for (unsigned int i = 0; i < 4; i++)
+		verdict_console_line(&v, lines[i]);
+	ck_assert_uint_eq(v.nproblems, 0);
+}
+END_TEST
+
 static Suite *verdict_suite(void)
 {
 	Suite *s = suite_create("verdict");
@@ -207,6 +355,17 @@ static Suite *verdict_suite(void)
 	tcase_add_test(tc, run_mode_returns_guest_status);
 	tcase_add_test(tc, okay_is_not_ok);
 	tcase_add_test(tc, problem_list_is_bounded);
+	tcase_add_test(tc, all_skip_fails);
+	tcase_add_test(tc, empty_plan_fails);
+	tcase_add_test(tc, planless_fails);
+	tcase_add_test(tc, plan_at_end_is_fine);
+	tcase_add_test(tc, duplicate_numbers_fail);
+	tcase_add_test(tc, unnumbered_results_fail);
+	tcase_add_test(tc, runner_timeout_is_named);
+	tcase_add_test(tc, missing_program_fails);
+	tcase_add_loop_test(tc, console_reports_fail, 0,
+			    sizeof(bad_console) / sizeof(bad_console[0]));
+	tcase_add_test(tc, benign_console_lines_pass);
 	suite_add_tcase(s, tc);
 	return s;
 }
