@@ -30,7 +30,7 @@ TARGET_PROGS := $(patsubst tests/targets/%.c,$(B)/tests/targets/%,$(wildcard tes
 VERDICT_SRCS := scripts/verdict/verdict.c scripts/verdict/verdict.h
 
 .PHONY: all deps kernel modules tools image run shell check check-host \
-	check-debug check-harness bench clean distclean
+	host-tap expected-lists check-debug check-harness bench clean distclean
 
 all: image
 
@@ -159,8 +159,9 @@ shell: image
 	@scripts/qemu-run.sh -f $(FLAVOUR) -s
 
 # Host unit tests (Check programs and shell scripts) print TAP into
-# host.tap, which the verdict folds together with the guest's results.
-check-host: kernel tools
+# host.tap.  "make check" folds it together with the guest's results into
+# one verdict; "make check-host" judges it alone.
+host-tap: kernel tools
 	@mkdir -p $(B)/logs-$(FLAVOUR)
 	@: > $(B)/logs-$(FLAVOUR)/host.tap
 	@for t in $(HOST_TESTS) $(wildcard tests/host/*.sh); do \
@@ -169,9 +170,27 @@ check-host: kernel tools
 		echo "# exit: host/$${t##*/} $$?"; \
 	done | tee -a $(B)/logs-$(FLAVOUR)/host.tap
 
-check: check-host image
+check-host: expected-lists host-tap
+	@build/host/verdict --tap --no-guest \
+		--expect $(B)/logs-$(FLAVOUR)/host.expected \
+		$(B)/logs-$(FLAVOUR)/host.tap /dev/null
+
+# Every test program must run: the verdict fails one missing from the
+# image or the host run against these lists.
+EXPECTED_GUEST = $(patsubst $(B)/tests/%,%,$(GUEST_TESTS))
+EXPECTED_HOST = $(patsubst %,host/%,$(notdir $(HOST_TESTS) $(wildcard tests/host/*.sh)))
+
+expected-lists:
+	@mkdir -p $(B)/logs-$(FLAVOUR)
+	@printf '%s\n' $(EXPECTED_HOST) > $(B)/logs-$(FLAVOUR)/host.expected
+	@printf '%s\n' $(EXPECTED_HOST) $(EXPECTED_GUEST) \
+		> $(B)/logs-$(FLAVOUR)/check.expected
+
+check: expected-lists host-tap image
 	@scripts/check.sh -f $(FLAVOUR) -t $(CHECK_TIMEOUT) \
-		-H $(B)/logs-$(FLAVOUR)/host.tap /usr/libexec/utrace-tests/run-tests
+		-H $(B)/logs-$(FLAVOUR)/host.tap \
+		-E $(B)/logs-$(FLAVOUR)/check.expected \
+		/usr/libexec/utrace-tests/run-tests
 
 check-debug:
 	@$(MAKE) --no-print-directory check FLAVOUR=debug
