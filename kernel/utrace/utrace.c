@@ -40,7 +40,8 @@
  * @attached:	engines the thread reports to, in attach order
  * @attaching:	engines attached since the thread's last report
  * @reporting:	engine whose callback the thread is running now; written
- *		by the thread, read locklessly by utrace_barrier()
+ *		by the thread, cleared under @lock once the callback's answer
+ *		is applied, read locklessly by utrace_barrier()
  * @work:	task_work that makes the thread act on @resume
  * @resume:	strongest action requested by utrace_control() and not yet
  *		acted on (UTRACE_RESUME when none)
@@ -410,12 +411,24 @@ static void mark_engine_detached(struct utrace_engine *engine)
 int utrace_set_events(struct task_struct *task, struct utrace_engine *engine,
 		      unsigned long events)
 {
-	struct utrace *utrace = get_utrace_lock(task, engine);
+	bool death = task != current && (events & _UTRACE_DEATH_EVENTS);
+	struct utrace *utrace;
 	unsigned long old;
 	int ret = 0;
 
-	if (IS_ERR(utrace))
+	/*
+	 * exit_notify() sets exit_state under tasklist_lock and then tests
+	 * the death events: with the lock held here either it sees the new
+	 * events, or we see exit_state and say -EALREADY.
+	 */
+	if (death)
+		read_lock(&tasklist_lock);
+	utrace = get_utrace_lock(task, engine);
+	if (IS_ERR(utrace)) {
+		if (death)
+			read_unlock(&tasklist_lock);
 		return PTR_ERR(utrace);
+	}
 	old = engine->flags;
 	/*
 	 * Past the point of death (a zombie, or the death report started),
@@ -435,6 +448,8 @@ int utrace_set_events(struct task_struct *task, struct utrace_engine *engine,
 	if (events & UTRACE_EVENT_SYSCALL)
 		set_task_syscall_work(task, SYSCALL_UTRACE);
 	spin_unlock(&utrace->lock);
+	if (death)
+		read_unlock(&tasklist_lock);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(utrace_set_events);
@@ -575,7 +590,8 @@ int utrace_barrier(struct task_struct *task, struct utrace_engine *engine)
 		smp_mb();
 		if (!READ_ONCE(engine->ops))
 			return -ESRCH;
-		if (READ_ONCE(utrace->reporting) != engine)
+		/* pairs with smp_store_release() in finish_callback() */
+		if (smp_load_acquire(&utrace->reporting) != engine)
 			return 0;
 		if (signal_pending(current))
 			return -ERESTARTSYS;
@@ -703,7 +719,6 @@ static void finish_callback(struct utrace *utrace, struct utrace_report *report,
 {
 	enum utrace_resume_action action = utrace_resume_action(ret);
 
-	WRITE_ONCE(utrace->reporting, NULL);
 	spin_lock(&utrace->lock);
 	if (engine_detached(engine)) {
 		/* detached by another thread during the callback */
@@ -717,6 +732,12 @@ static void finish_callback(struct utrace *utrace, struct utrace_report *report,
 			report->action = action;
 		report->result = ret & ~UTRACE_RESUME_MASK;
 	}
+	/*
+	 * Only now, with the answer applied, may utrace_barrier() return:
+	 * an engine that waited for this callback and then resumes the
+	 * thread must find the callback's UTRACE_STOP already in place.
+	 */
+	smp_store_release(&utrace->reporting, NULL);
 	spin_unlock(&utrace->lock);
 }
 
