@@ -19,7 +19,8 @@
  * task_work (TWA_RESUME, or TWA_SIGNAL for UTRACE_INTERRUPT): it acts on
  * the request on its way back to user mode.  A stopped thread sleeps in
  * utrace_stop() in TASK_KILLABLE, which is not a ptrace stop (no
- * JOBCTL_TRACED, no exit_code for wait() to see) and which SIGKILL ends.
+ * JOBCTL_TRACED, no exit_code for wait() to see) and which SIGKILL ends;
+ * the sleep is freezable, so a held thread does not fail a suspend.
  */
 #include <linux/binfmts.h>
 #include <linux/coredump.h>
@@ -973,7 +974,8 @@ static void utrace_stop(struct task_struct *task, struct utrace *utrace)
 	spin_lock(&utrace->lock);
 	while (utrace_stop_wanted(utrace) && !fatal_signal_pending(task)) {
 		utrace->stopped = 1;
-		set_current_state(TASK_KILLABLE);
+		/* the freezer may freeze a held thread (suspend) */
+		set_current_state(TASK_KILLABLE | TASK_FREEZABLE);
 		spin_unlock(&utrace->lock);
 		schedule();
 		spin_lock(&utrace->lock);
