@@ -251,7 +251,8 @@ static ssize_t utp_events_write(struct file *file, const char __user *ubuf,
 	char *buf, *p, *line;
 	int ret = 0;
 
-	if (!capable(CAP_SYS_ADMIN))
+	/* the opener's credentials decide, not the writer's (a passed fd) */
+	if (!file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
 		return -EPERM;
 	if (count > PAGE_SIZE)
 		return -E2BIG;
@@ -360,7 +361,7 @@ static int utp_events_open(struct inode *inode, struct file *file)
 	struct utp_named *n, *next;
 
 	if ((file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC)) {
-		if (!capable(CAP_SYS_ADMIN))
+		if (!file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
 			return -EPERM;
 		mutex_lock(&utp_named_lock);
 		list_for_each_entry_safe(n, next, &utp_named_list, node)
