@@ -73,6 +73,7 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <linux/shmem_fs.h>
 #include <linux/slab.h>
 #include <linux/task_work.h>
 #include <linux/utprobes.h>
@@ -2292,16 +2293,28 @@ void __utprobe_mmap(struct vm_area_struct *vma)
 	}
 }
 
-/* Read @len bytes at @pos of @inode's page cache. */
+/*
+ * Read @len bytes at @pos of @inode's page cache.  A mapping without
+ * ->read_folio is read through shmem if it is one (a page of a tmpfs
+ * file that is not in memory, a hole say); any other is refused with
+ * -EIO, as mainline uprobes refuses it (overlayfs, for one).
+ */
 static int utp_read_cache(struct inode *inode, loff_t pos, void *buf,
 			  size_t len)
 {
+	struct address_space *mapping = inode->i_mapping;
+
+	if (!mapping->a_ops->read_folio && !shmem_mapping(mapping))
+		return -EIO;
 	while (len) {
 		struct folio *folio;
 		size_t off, n;
 
-		folio = read_mapping_folio(inode->i_mapping, pos >> PAGE_SHIFT,
-					   NULL);
+		if (mapping->a_ops->read_folio)
+			folio = read_mapping_folio(mapping, pos >> PAGE_SHIFT,
+						   NULL);
+		else
+			folio = shmem_read_folio(mapping, pos >> PAGE_SHIFT);
 		if (IS_ERR(folio))
 			return PTR_ERR(folio);
 		off = offset_in_folio(folio, pos);
