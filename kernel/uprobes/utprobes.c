@@ -476,8 +476,8 @@ static struct utp_proc *utp_proc_find(struct mm_struct *mm)
  */
 static struct utp_proc *utp_proc_get(struct task_struct *task)
 {
-	struct task_struct *leader = task->group_leader, *t;
 	struct mm_struct *mm = get_task_mm(task);
+	struct task_struct *g, *t;
 	struct utp_proc *proc;
 	int ret = 0;
 
@@ -510,16 +510,19 @@ static struct utp_proc *utp_proc_get(struct task_struct *task)
 	INIT_WORK(&proc->free_work, utp_proc_free_work);
 
 	/*
-	 * Threads are attached one by one; report_clone() of a thread
-	 * already attached adds the threads it creates meanwhile.
+	 * A process is its mm: every task running on it hits its
+	 * breakpoints, the threads of its group and also a vfork child
+	 * that has not exec'd yet and the tasks of clone(CLONE_VM) without
+	 * CLONE_THREAD.  They are attached one by one; report_clone() of a
+	 * task already attached adds those it creates meanwhile.
 	 */
 	for (;;) {
 		struct task_struct *todo = NULL;
 		struct utrace_engine *e;
 
 		rcu_read_lock();
-		for_each_thread(leader, t) {
-			if (t->flags & PF_EXITING)
+		for_each_process_thread(g, t) {
+			if (READ_ONCE(t->mm) != mm || (t->flags & PF_EXITING))
 				continue;
 			e = utrace_attach_task(t, UTRACE_ATTACH_MATCH_OPS,
 					       &utp_ops, NULL);
@@ -528,8 +531,10 @@ static struct utp_proc *utp_proc_get(struct task_struct *task)
 				continue;
 			}
 			todo = get_task_struct(t);
-			break;
+			/* a break would leave only the inner loop */
+			goto found;
 		}
+found:
 		rcu_read_unlock();
 		if (!todo)
 			break;
