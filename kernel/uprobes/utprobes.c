@@ -91,6 +91,12 @@
 #define UTP_XOL_PAGES	16
 #define UTP_XOL_SIZE	(UTP_XOL_PAGES * PAGE_SIZE)
 #define UTP_XOL_REACH	(SZ_1G)
+/*
+ * Points per process at most.  The probed process chooses where return
+ * sites go and how often it maps a probed file, so what it makes us
+ * allocate is bounded, and charged to its memory cgroup.
+ */
+#define UTP_POINTS_MAX	65536
 
 /* Engine events: hits, fork and thread creation, exec, death. */
 #define UTP_EVENTS	(UTRACE_EVENT(QUIESCE) | UTRACE_EVENT(SIGNAL) | \
@@ -114,6 +120,7 @@ struct utp_consumer {
 	struct list_head probe_node;	/* in up->consumers */
 	struct utprobe *up;
 	struct utp_point *point;
+	struct rcu_head rcu;
 };
 
 /* A probed instruction in one process. */
@@ -124,6 +131,7 @@ struct utp_point {
 	unsigned long slot;		/* 0 until first stepped; acquire */
 	struct list_head consumers;
 	bool ret_site;			/* a followed call returns here */
+	struct rcu_head rcu;		/* freed after the trap path's readers */
 };
 
 /* Part of the out-of-line area of a process. */
@@ -143,11 +151,13 @@ struct utp_proc {
 	struct mm_struct *mm;		/* mmgrab()ed */
 	pid_t tgid;
 	struct xarray points;		/* vaddr -> struct utp_point */
+	atomic_t npoints;		/* in @points; UTP_POINTS_MAX at most */
 	struct xarray slots;		/* slot -> point run through there */
 	spinlock_t lock;		/* threads, quiescing, ->stopped */
 	struct list_head threads;
 	bool quiescing;
 	bool dead;			/* emptied: takes no thread, is freed */
+	bool mmap_key;			/* holds utprobe_mmap_key on */
 	wait_queue_head_t wq;		/* the quiescer waits here */
 	struct mutex xol_lock;		/* xols and slot allocation */
 	struct list_head xols;
@@ -162,7 +172,10 @@ struct utp_thread {
 	struct utp_proc *proc;
 	bool stopped;			/* quiesced for the quiescer */
 	bool in_work;			/* in utp_mmap_work(): as good */
+	bool idle;			/* off CPU, asleep, when asked */
+	unsigned long idle_switches;	/* its context switches then */
 	bool in_handler;		/* running probe handlers */
+	bool in_hit;			/* in the slow path of a hit */
 	struct utp_point *stepping;	/* the point being stepped */
 	unsigned long step_slot;
 	struct list_head delayed;	/* signals that came mid-step */
@@ -361,6 +374,36 @@ static int utp_thread_attach(struct utp_proc *proc, struct task_struct *task)
  * system call is restarted); each thread's next report sees ->quiescing
  * and answers UTRACE_STOP.  Called with utp_mutex held.
  */
+/*
+ * If @task is asleep (in the kernel, in any state but running), a
+ * number that changes once it has run again: its context switches, + 1.
+ * 0 if it is not asleep.
+ */
+static unsigned long utp_asleep(struct task_struct *task)
+{
+	if (READ_ONCE(task->__state) == TASK_RUNNING)
+		return 0;
+	return READ_ONCE(task->nvcsw) + READ_ONCE(task->nivcsw) + 1;
+}
+
+/*
+ * Is @ut quiescent for the quiescer?  Stopped by its engine, or in
+ * utp_mmap_work(), or asleep since before it was asked to stop: it is
+ * then stopped by job control or by a ptracer, waiting for a vfork
+ * child, or in any other sleep, and cannot reach user mode without
+ * passing the report its interrupt asked for, which stops it while
+ * the quiesce lasts.  A thread that sleeps mid-step or with a hit
+ * queued is not counted: it still has a point to read.  proc->lock held.
+ */
+static bool utp_quiescent(struct utp_thread *ut)
+{
+	if (ut->task == current || ut->stopped || ut->in_work)
+		return true;
+	return ut->idle && !ut->stepping && !READ_ONCE(ut->hit_queued) &&
+	       !READ_ONCE(ut->in_hit) &&
+	       utp_asleep(ut->task) == ut->idle_switches;
+}
+
 static bool utp_all_stopped(struct utp_proc *proc)
 {
 	struct utp_thread *ut;
@@ -368,7 +411,7 @@ static bool utp_all_stopped(struct utp_proc *proc)
 
 	spin_lock(&proc->lock);
 	list_for_each_entry(ut, &proc->threads, node)
-		if (ut->task != current && !ut->stopped && !ut->in_work)
+		if (!utp_quiescent(ut))
 			all = false;
 	spin_unlock(&proc->lock);
 	return all;
@@ -381,6 +424,7 @@ static void utp_unquiesce(struct utp_proc *proc)
 	spin_lock(&proc->lock);
 	proc->quiescing = false;
 	list_for_each_entry(ut, &proc->threads, node) {
+		ut->idle = false;
 		if (ut->task == current)
 			continue;
 		ut->stopped = false;
@@ -389,7 +433,15 @@ static void utp_unquiesce(struct utp_proc *proc)
 	spin_unlock(&proc->lock);
 }
 
-static int utp_quiesce(struct utp_proc *proc)
+/*
+ * Stop every thread of @proc but current, or wait until those that
+ * cannot stop now could only go on through a report that stops them
+ * (see utp_quiescent()).  With @killable, a fatal signal to current
+ * ends the wait: the threads go on and -EINTR is returned, and the
+ * caller must change nothing.  Without, the wait is as long as it takes
+ * the threads to answer: a removal cannot be left half done.
+ */
+static int utp_quiesce(struct utp_proc *proc, bool killable)
 {
 	struct utp_thread *ut;
 
@@ -406,11 +458,21 @@ static int utp_quiesce(struct utp_proc *proc)
 		long left;
 
 		spin_lock(&proc->lock);
-		list_for_each_entry(ut, &proc->threads, node)
-			if (ut->task != current && !ut->stopped && !ut->in_work)
-				utp_control(ut->task, ut->engine,
-					    UTRACE_INTERRUPT);
+		list_for_each_entry(ut, &proc->threads, node) {
+			if (utp_quiescent(ut))
+				continue;
+			/* asleep before the interrupt: it will see it */
+			ut->idle_switches = utp_asleep(ut->task);
+			ut->idle = ut->idle_switches != 0;
+			utp_control(ut->task, ut->engine, UTRACE_INTERRUPT);
+		}
 		spin_unlock(&proc->lock);
+		if (!killable) {
+			if (wait_event_timeout(proc->wq, utp_all_stopped(proc),
+					       HZ / 10))
+				return 0;
+			continue;
+		}
 		left = wait_event_killable_timeout(proc->wq,
 						   utp_all_stopped(proc), HZ / 10);
 		if (left > 0)
@@ -426,15 +488,33 @@ static int utp_quiesce(struct utp_proc *proc)
  * Processes.
  */
 
+/*
+ * Free @pt, out of @proc's points and slots already, and its consumers.
+ * The trap path reads them under RCU: they go after a grace period.
+ */
 static void utp_point_free(struct utp_point *pt)
 {
 	struct utp_consumer *c, *next;
 
 	list_for_each_entry_safe(c, next, &pt->consumers, point_node) {
 		list_del(&c->probe_node);
-		kfree(c);
+		list_del_rcu(&c->point_node);
+		kfree_rcu(c, rcu);
 	}
-	kfree(pt);
+	kfree_rcu(pt, rcu);
+}
+
+/* Take @pt out of @proc, where it is found by address and slot; free it. */
+static void utp_point_drop(struct utp_proc *proc, struct utp_point *pt)
+{
+	/* pairs with smp_store_release() in utp_slot() */
+	unsigned long slot = smp_load_acquire(&pt->slot);
+
+	xa_erase(&proc->points, pt->vaddr);
+	atomic_dec(&proc->npoints);
+	if (slot && pt->ai.through)
+		xa_cmpxchg(&proc->slots, slot, pt, NULL, 0);
+	utp_point_free(pt);
 }
 
 /* The last thread has gone (death or exec): forget the process. */
@@ -447,10 +527,10 @@ static void utp_proc_free_work(struct work_struct *work)
 
 	mutex_lock(&utp_mutex);
 	list_del_init(&proc->node);
-	xa_for_each(&proc->points, idx, pt) {
-		xa_erase(&proc->points, idx);
-		utp_point_free(pt);
-	}
+	xa_for_each(&proc->points, idx, pt)
+		utp_point_drop(proc, pt);
+	if (proc->mmap_key)
+		static_branch_dec(&utprobe_mmap_key);
 	mutex_unlock(&utp_mutex);
 	list_for_each_entry_safe(xol, next, &proc->xols, node) {
 		list_del(&xol->node);
@@ -552,6 +632,9 @@ found:
 	}
 	/* on failure, the threads attached so far stay, harmlessly */
 	list_add(&proc->node, &utp_procs);
+	/* its mmap()s may replace probed text: see utp_drop_stale() */
+	static_branch_inc(&utprobe_mmap_key);
+	proc->mmap_key = true;
 	if (ret)
 		return ERR_PTR(ret);
 	return proc;
@@ -561,18 +644,70 @@ found:
  * Text.
  */
 
-/* Write @len bytes at @vaddr in @mm: a private copy of the page is made. */
-static int utp_poke(struct mm_struct *mm, unsigned long vaddr,
-		    const void *buf, int len)
+/* The byte at @vaddr of @page, mapped by @vma. */
+static u8 utp_page_byte(struct page *page, unsigned long vaddr)
 {
+	u8 *kaddr = kmap_local_page(page), byte;
+
+	byte = kaddr[offset_in_page(vaddr)];
+	kunmap_local(kaddr);
+	return byte;
+}
+
+/*
+ * Change the byte at @vaddr in @mm from @old to @new.  Text is only ever
+ * written into a private executable mapping, whose private copy of the
+ * page the forced write makes (the page cache and the file never see
+ * it), and only over the byte expected there: checked under mmap_lock,
+ * so that a mapping that replaced the probed one (a shared file mapped
+ * at the same place after munmap, say) is never written.  Returns 0,
+ * -EFAULT (no private executable mapping there), -EBUSY (another byte
+ * there) or another -errno.
+ */
+static int utp_poke(struct mm_struct *mm, unsigned long vaddr, u8 old, u8 new)
+{
+	struct vm_area_struct *vma;
+	struct page *page;
+	u8 *kaddr;
 	int ret;
 
 	if (!mmget_not_zero(mm))
 		return -ESRCH;
-	ret = access_remote_vm(mm, vaddr, (void *)buf, len,
-			       FOLL_FORCE | FOLL_WRITE);
+	ret = mmap_read_lock_killable(mm);
+	if (ret)
+		goto put;
+	ret = -EFAULT;
+	vma = vma_lookup(mm, vaddr);
+	if (!vma || !(vma->vm_flags & VM_EXEC) ||
+	    (vma->vm_flags & VM_MAYSHARE))
+		goto unlock;
+	/* look before writing: a write makes a private copy of the page */
+	page = get_user_page_vma_remote(mm, vaddr, FOLL_FORCE, &vma);
+	if (IS_ERR(page)) {
+		ret = PTR_ERR(page);
+		goto unlock;
+	}
+	ret = utp_page_byte(page, vaddr) == old ? 0 : -EBUSY;
+	put_page(page);
+	if (ret)
+		goto unlock;
+	page = get_user_page_vma_remote(mm, vaddr, FOLL_FORCE | FOLL_WRITE,
+					&vma);
+	if (IS_ERR(page)) {
+		ret = PTR_ERR(page);
+		goto unlock;
+	}
+	kaddr = kmap_local_page(page);
+	copy_to_user_page(vma, page, vaddr, kaddr + offset_in_page(vaddr),
+			  &new, 1);
+	kunmap_local(kaddr);
+	set_page_dirty_lock(page);
+	put_page(page);
+unlock:
+	mmap_read_unlock(mm);
+put:
 	mmput(mm);
-	return ret == len ? 0 : -EFAULT;
+	return ret;
 }
 
 /*
@@ -889,7 +1024,6 @@ static void utp_ret_drop_unwound(struct utp_thread *ut, unsigned long stack,
  */
 static struct utp_point *utp_ret_site(struct utp_proc *proc, unsigned long ra)
 {
-	static const u8 brk = UTP_BREAK_INSN;
 	u8 buf[MAX_INSN_SIZE];
 	struct utp_point *pt;
 	int ret;
@@ -899,10 +1033,12 @@ static struct utp_point *utp_ret_site(struct utp_proc *proc, unsigned long ra)
 	rcu_read_unlock();
 	if (pt)
 		goto found;
+	if (atomic_read(&proc->npoints) >= UTP_POINTS_MAX)
+		return NULL;
 	ret = utp_read_text(current->mm, ra, buf, sizeof(buf));
 	if (ret <= 0)
 		return NULL;
-	pt = kzalloc(sizeof(*pt), GFP_KERNEL);
+	pt = kzalloc(sizeof(*pt), GFP_KERNEL_ACCOUNT);
 	if (!pt)
 		return NULL;
 	/* an int3 there is another thread's new return site, or not ours */
@@ -917,7 +1053,7 @@ static struct utp_point *utp_ret_site(struct utp_proc *proc, unsigned long ra)
 	pt->proc = proc;
 	pt->ret_site = true;
 	INIT_LIST_HEAD(&pt->consumers);
-	ret = xa_insert(&proc->points, ra, pt, GFP_KERNEL);
+	ret = xa_insert(&proc->points, ra, pt, GFP_KERNEL_ACCOUNT);
 	if (ret) {
 		/* another thread was quicker */
 		kfree(pt);
@@ -928,11 +1064,12 @@ static struct utp_point *utp_ret_site(struct utp_proc *proc, unsigned long ra)
 			return NULL;
 		goto found;
 	}
+	atomic_inc(&proc->npoints);
 	/*
 	 * In the xarray first, then the int3: a thread that traps finds the
 	 * point.  If the int3 cannot be written, the point stays, unhit.
 	 */
-	if (utp_poke(current->mm, ra, &brk, sizeof(brk)))
+	if (utp_poke(current->mm, ra, buf[0], UTP_BREAK_INSN))
 		return NULL;
 	utp_kick(proc);
 	return pt;
@@ -1050,14 +1187,12 @@ static bool utp_hit_handlers(struct utp_thread *ut, struct utp_point *pt,
  * quiesced meanwhile, or the point has gone, the thread goes back to the
  * int3, to trap again.
  */
-static void utp_hit_work(struct callback_head *cb)
+static void __utp_hit_work(struct utp_thread *ut)
 {
-	struct utp_thread *ut = container_of(cb, struct utp_thread, hit_work);
 	struct pt_regs *regs = task_pt_regs(current);
 	unsigned long bp = ut->hit_bp, slot;
 	struct utp_point *pt;
 
-	ut->hit_queued = false;
 	if (current->flags & PF_EXITING)
 		return;
 	regs->ip = bp;
@@ -1084,6 +1219,15 @@ static void utp_hit_work(struct callback_head *cb)
 	}
 	/* the emulated stack access faulted, or no out-of-line area */
 	force_sig(SIGSEGV);
+}
+
+static void utp_hit_work(struct callback_head *cb)
+{
+	struct utp_thread *ut = container_of(cb, struct utp_thread, hit_work);
+
+	__utp_hit_work(ut);
+	/* only now, with the point let go, may a quiescer count it asleep */
+	WRITE_ONCE(ut->hit_queued, false);
 }
 
 enum utp_trap_result {
@@ -1180,9 +1324,9 @@ bool utp_trap(struct pt_regs *regs, unsigned long bp)
 	return true;
 }
 
-/* The int3 at @bp was hit. */
-static u32 utp_hit(struct utp_thread *ut, struct pt_regs *regs,
-		   unsigned long bp, u32 action)
+/* The int3 at @bp was hit; see utp_hit(). */
+static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
+		     unsigned long bp, u32 action)
 {
 	struct utp_point *pt;
 	unsigned long slot;
@@ -1228,6 +1372,22 @@ static u32 utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 	/* see every signal until the step is over, to hold them back */
 	utp_set_events(ut, UTP_EVENTS | UTRACE_EVENT_SIGNAL_ALL);
 	return UTRACE_SIGNAL_IGN | UTRACE_SINGLESTEP;
+}
+
+/*
+ * The int3 at @bp was hit: the slow path.  While the thread holds the
+ * point (handlers, the slot's allocation may sleep), a quiescer must not
+ * count it asleep (utp_quiescent()).
+ */
+static u32 utp_hit(struct utp_thread *ut, struct pt_regs *regs,
+		   unsigned long bp, u32 action)
+{
+	u32 ret;
+
+	WRITE_ONCE(ut->in_hit, true);
+	ret = __utp_hit(ut, regs, bp, action);
+	WRITE_ONCE(ut->in_hit, false);
+	return ret;
 }
 
 /* Can an instruction's fault be @signo? */
@@ -1418,8 +1578,7 @@ static void utp_fork_queue(struct utp_thread *ut, struct task_struct *child)
 	mm = get_task_mm(child);
 	if (mm) {
 		xa_for_each(&w->kept, idx, k)
-			utp_poke(mm, k->vaddr, k->ai.bytes,
-				 UTP_BREAK_INSN_SIZE);
+			utp_poke(mm, k->vaddr, UTP_BREAK_INSN, k->ai.bytes[0]);
 		mmput(mm);
 	}
 	utp_fork_work_free(w);
@@ -1539,8 +1698,8 @@ static u32 utp_report_clone(enum utrace_resume_action action,
 	if (mm) {
 		xa_for_each(&proc->points, idx, pt)
 			if (!utp_point_on_file(pt) || utp_fork_keep(ut, pt))
-				utp_poke(mm, pt->vaddr, pt->ai.bytes,
-					 UTP_BREAK_INSN_SIZE);
+				utp_poke(mm, pt->vaddr, UTP_BREAK_INSN,
+					 pt->ai.bytes[0]);
 		/* return sites without a probe of their own went above */
 		utp_ret_fork(ut);
 		mmput(mm);
@@ -1609,7 +1768,6 @@ static int utp_add(struct utprobe *up, struct task_struct *task,
 		   enum utp_add_mode mode)
 {
 	bool fresh = mode != UTP_ADD_QUIESCE;
-	static const u8 brk = UTP_BREAK_INSN;
 	struct utp_consumer *c;
 	struct utp_point *pt;
 	struct utp_proc *proc;
@@ -1628,7 +1786,7 @@ static int utp_add(struct utprobe *up, struct task_struct *task,
 		kfree(c);
 		return -ESRCH;
 	}
-	ret = fresh ? 0 : utp_quiesce(proc);
+	ret = fresh ? 0 : utp_quiesce(proc, true);
 	if (ret) {
 		mmput(proc->mm);
 		kfree(c);
@@ -1644,9 +1802,11 @@ static int utp_add(struct utprobe *up, struct task_struct *task,
 			ret = -EFAULT;
 		else if (byte != UTP_BREAK_INSN || mode == UTP_ADD_INHERITED)
 			ret = 0;
+		if (!ret && atomic_read(&proc->npoints) >= UTP_POINTS_MAX)
+			ret = -ENOSPC;
 		if (ret)
 			goto out;
-		pt = kzalloc(sizeof(*pt), GFP_KERNEL);
+		pt = kzalloc(sizeof(*pt), GFP_KERNEL_ACCOUNT);
 		ret = -ENOMEM;
 		if (!pt)
 			goto out;
@@ -1654,11 +1814,16 @@ static int utp_add(struct utprobe *up, struct task_struct *task,
 		pt->proc = proc;
 		pt->ai = *ai;
 		INIT_LIST_HEAD(&pt->consumers);
-		ret = xa_insert(&proc->points, vaddr, pt, GFP_KERNEL);
+		ret = xa_insert(&proc->points, vaddr, pt, GFP_KERNEL_ACCOUNT);
+		if (!ret)
+			atomic_inc(&proc->npoints);
 		if (!ret && mode != UTP_ADD_INHERITED) {
-			ret = utp_poke(proc->mm, vaddr, &brk, sizeof(brk));
-			if (ret)
-				xa_erase(&proc->points, vaddr);
+			ret = utp_poke(proc->mm, vaddr, ai->bytes[0],
+				       UTP_BREAK_INSN);
+			if (ret) {
+				utp_point_drop(proc, pt);
+				goto out;
+			}
 		}
 		if (ret) {
 			kfree(pt);
@@ -1673,7 +1838,7 @@ static int utp_add(struct utprobe *up, struct task_struct *task,
 	}
 	c->up = up;
 	c->point = pt;
-	list_add_tail(&c->point_node, &pt->consumers);
+	list_add_tail_rcu(&c->point_node, &pt->consumers);
 	list_add_tail(&c->probe_node, &up->consumers);
 	c = NULL;
 out:
@@ -1739,10 +1904,9 @@ static void utp_ret_sweep(struct utp_proc *proc)
 		pt->ret_site = false;
 		if (!list_empty(&pt->consumers))
 			continue;
-		utp_poke(proc->mm, pt->vaddr, pt->ai.bytes,
-			 UTP_BREAK_INSN_SIZE);
-		xa_erase(&proc->points, pt->vaddr);
-		kfree(pt);
+		utp_poke(proc->mm, pt->vaddr, UTP_BREAK_INSN,
+			 pt->ai.bytes[0]);
+		utp_point_drop(proc, pt);
 	}
 }
 
@@ -1755,16 +1919,15 @@ static void utp_remove(struct utp_proc *proc, struct utprobe *up,
 {
 	struct utp_consumer *c, *next;
 	struct utp_point *pt;
-	bool quiet;
 
-	quiet = !utp_quiesce(proc);
+	utp_quiesce(proc, false);
 	if (up->ret_handler)
 		utp_ret_forget(proc, up);
 	list_for_each_entry_safe(c, next, list, probe_node) {
 		pt = c->point;
-		list_del(&c->point_node);
+		list_del_rcu(&c->point_node);
 		list_del(&c->probe_node);
-		kfree(c);
+		kfree_rcu(c, rcu);
 		/* a return site stays while calls return there */
 		if (!list_empty(&pt->consumers) || pt->ret_site)
 			continue;
@@ -1773,15 +1936,13 @@ static void utp_remove(struct utp_proc *proc, struct utprobe *up,
 		 * A thread that trapped on it meanwhile finds no point and
 		 * runs the original instruction.
 		 */
-		utp_poke(proc->mm, pt->vaddr, pt->ai.bytes,
-			 UTP_BREAK_INSN_SIZE);
-		xa_erase(&proc->points, pt->vaddr);
-		kfree(pt);
+		utp_poke(proc->mm, pt->vaddr, UTP_BREAK_INSN,
+			 pt->ai.bytes[0]);
+		utp_point_drop(proc, pt);
 	}
 	if (up->ret_handler)
 		utp_ret_sweep(proc);
-	if (quiet)
-		utp_unquiesce(proc);
+	utp_unquiesce(proc);
 }
 
 static void utp_probe_free(struct utprobe *up)
@@ -2181,8 +2342,8 @@ static void utp_fork_work(struct callback_head *cb)
 				     UTP_ADD_INHERITED))
 				kept++;
 		if (!kept)
-			utp_poke(current->mm, k->vaddr, k->ai.bytes,
-				 UTP_BREAK_INSN_SIZE);
+			utp_poke(current->mm, k->vaddr, UTP_BREAK_INSN,
+				 k->ai.bytes[0]);
 	}
 	if (w->rets)
 		utp_ret_adopt(w);
@@ -2243,6 +2404,30 @@ struct utp_mmap_work {
 };
 
 /* Breakpoints for the probes on a file current has just mapped. */
+/*
+ * A new mapping of current's has replaced whatever was at [@start,
+ * @end): the points there belong to text that is gone (unmapped, or a
+ * library closed and opened again at the same place), and the new text,
+ * fresh from its file, has no int3.  They go, without writing: the probes
+ * on files the new mapping holds place new points after this.  utp_mutex
+ * held.
+ */
+static void utp_drop_stale(struct utp_proc *proc, unsigned long start,
+			   unsigned long end)
+{
+	unsigned long idx = start;
+	struct utp_point *pt;
+
+	if (!xa_find(&proc->points, &idx, end - 1, XA_PRESENT))
+		return;
+	/* a stale point left is harmless: it is never written (utp_poke) */
+	if (utp_quiesce(proc, true))
+		return;
+	xa_for_each_range(&proc->points, idx, pt, start, end - 1)
+		utp_point_drop(proc, pt);
+	utp_unquiesce(proc);
+}
+
 static void utp_mmap_work(struct callback_head *cb)
 {
 	struct utp_mmap_work *w = container_of(cb, struct utp_mmap_work, cb);
@@ -2258,6 +2443,9 @@ static void utp_mmap_work(struct callback_head *cb)
 	utp_set_in_work(ut, true);
 	mutex_lock(&utp_mutex);
 	utp_set_in_work(ut, false);
+	/* not in the mm an exec is leaving */
+	if (ut && ut->proc->mm == current->mm)
+		utp_drop_stale(ut->proc, w->start, w->end);
 	list_for_each_entry(up, &utp_files, file_node)
 		if (up->inode == inode && up->offset >= start &&
 		    up->offset < end && utp_in_scope(up, current))
@@ -2283,6 +2471,9 @@ void __utprobe_mmap(struct vm_area_struct *vma)
 
 	if (!(vma->vm_flags & VM_EXEC) || (vma->vm_flags & VM_MAYSHARE) ||
 	    vma->vm_mm != current->mm || (current->flags & PF_KTHREAD))
+		return;
+	/* with no probe on a file, only a probed process has work here */
+	if (list_empty(&utp_files) && !xa_load(&utp_tids, current->pid))
 		return;
 	w = kmalloc(sizeof(*w), GFP_KERNEL);
 	if (!w)
@@ -2402,6 +2593,17 @@ struct utp_map {
 };
 
 /* Put @up in every process that maps its file now. */
+/* Is another probe on @up's file at @up's offset?  utp_mutex held. */
+static bool utp_file_twin(struct utprobe *up)
+{
+	struct utprobe *p;
+
+	list_for_each_entry(p, &utp_files, file_node)
+		if (p != up && p->inode == up->inode && p->offset == up->offset)
+			return true;
+	return false;
+}
+
 static int utp_file_existing(struct utprobe *up)
 {
 	struct address_space *mapping = up->inode->i_mapping;
@@ -2442,6 +2644,14 @@ static int utp_file_existing(struct utprobe *up)
 		if (task) {
 			r = utp_add(up, task, m->vaddr, up->insn,
 				    UTP_ADD_QUIESCE);
+			/*
+			 * An int3 with no point: a child forked a moment ago
+			 * has not taken over its inherited points yet.  If a
+			 * probe here put it there, it is ours to take.
+			 */
+			if (r == -EBUSY && utp_file_twin(up))
+				r = utp_add(up, task, m->vaddr, up->insn,
+					    UTP_ADD_INHERITED);
 			/* a process exiting meanwhile is no error */
 			if (r && r != -ESRCH && r != -EPERM)
 				ret = r;
