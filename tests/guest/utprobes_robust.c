@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * utprobes on the ordinary situations of the real process model, each
+ * once seen to oops, hang, rewrite a file or kill the target: the
+ * outcome is asserted exactly, and the console must stay clean.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/capability.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "utprobes_util.h"
+
+/* Copy @src to @dst (on the guest's tmpfs). */
+static int copy(const char *src, const char *dst)
+{
+	char buf[65536];
+	int in, out, ret = 0;
+	ssize_t n;
+
+	in = open(src, O_RDONLY);
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (in < 0 || out < 0)
+		ret = -1;
+	while (!ret && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			ret = -1;
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return ret;
+}
+
+/* A page-aligned offset of @fd's executable segment, whole in the file. */
+static off_t text_page(int fd)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))
+		return -1;
+	for (int i = 0; i < eh.e_phnum; i++) {
+		off_t start, end;
+
+		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) !=
+		    sizeof(ph))
+			return -1;
+		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		start = (ph.p_offset + page - 1) & ~(page - 1);
+		end = (ph.p_offset + ph.p_filesz) & ~(page - 1);
+		return end > start ? start : -1;
+	}
+	return -1;
+}
+
+/*
+ * A tmpfs file whose probed page is not in memory (a hole): its mapping
+ * has no ->read_folio, so the text is read through shmem, as mainline
+ * does.  Once this oopsed on a NULL ->read_folio.
+ */
+TEST(tmpfs_hole)
+{
+	const char *path = "/tmp/robust_hole";
+	char buf[4096], zero[4096] = { 0 };
+	off_t off;
+	int fd;
+
+	/* this program: its text has whole pages */
+	ASSERT_EQ(0, copy("/proc/self/exe", path));
+	fd = open(path, O_RDWR);
+	ASSERT_LE(0, fd);
+	off = text_page(fd);
+	ASSERT_LT(0, off);
+	ASSERT_EQ(0, fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			       off, 4096));
+	EXPECT_EQ(0, events("p:hole %s:%#lx\n", path, (long)off));
+	EXPECT_EQ(0, hits("hole"));
+	EXPECT_EQ(0, events("-:hole\n"));
+	EXPECT_EQ(-1, hits("hole"));
+	/* the hole reads as zeros still: nothing was written into it */
+	ASSERT_EQ((ssize_t)sizeof(buf), pread(fd, buf, sizeof(buf), off));
+	EXPECT_EQ(0, memcmp(buf, zero, sizeof(buf)));
+	close(fd);
+	unlink(path);
+}
+
+#define CALLS 300
+
+/* The probed function; each call must return 2x + 1, probed or not. */
+__attribute__((noinline)) long r_fn(long x)
+{
+	__asm__ volatile("" ::: "memory");
+	return 2 * x + 1;
+}
+
+/* Make @calls calls of r_fn(): how many returned a wrong value. */
+static int r_calls(int calls)
+{
+	int bad = 0;
+
+	for (long i = 0; i < calls; i++)
+		bad += r_fn(i) != 2 * i + 1;
+	return bad;
+}
+
+static int wait_status(pid_t pid, int flags)
+{
+	int st;
+
+	return waitpid(pid, &st, flags) == pid ? st : -1;
+}
+
+static void put_byte(int fd)
+{
+	if (write(fd, "x", 1) != 1)
+		_exit(120);
+}
+
+static void get_byte(int fd)
+{
+	char c;
+
+	if (read(fd, &c, 1) != 1)
+		_exit(121);
+}
+
+static volatile int cvm_go;
+
+static int cvm_sibling(void *arg)
+{
+	while (!cvm_go)
+		;
+	return r_calls(CALLS) ? 3 : 0;
+}
+
+/*
+ * A task made with clone(CLONE_VM) and no CLONE_THREAD runs on the
+ * probed mm, so it hits the breakpoints: it must have been given an
+ * engine when the process was probed, not die of SIGTRAP.
+ */
+TEST(clone_vm_sibling_covered)
+{
+	int ready[2], go[2];
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		size_t size = 256 * 1024;
+		char *stack = mmap(NULL, size, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
+				   -1, 0);
+		pid_t sib;
+		int st;
+
+		if (stack == MAP_FAILED)
+			_exit(10);
+		sib = clone(cvm_sibling, stack + size, CLONE_VM | SIGCHLD,
+			    NULL);
+		if (sib < 0)
+			_exit(11);
+		put_byte(ready[1]);
+		get_byte(go[0]);
+		cvm_go = 1;
+		st = r_calls(CALLS) ? 4 : 0;
+		if (waitpid(sib, &st, 0) != sib || !WIFEXITED(st))
+			_exit(WIFSIGNALED(st) ? 64 + WTERMSIG(st) : 12);
+		_exit(WEXITSTATUS(st));
+	}
+	get_byte(ready[0]);
+	ASSERT_EQ(0, events("p:cvm %d:%p\n", pid, r_fn));
+	put_byte(go[1]);
+	EXPECT_EQ(0, wait_status(pid, 0));
+	EXPECT_EQ(2 * CALLS, hits("cvm"));
+	EXPECT_EQ(0, events("-:cvm\n"));
+}
+
+/*
+ * A vfork child runs on its parent's mm until it execs or exits, while
+ * the parent waits: probing the parent then covers the child too.
+ */
+TEST(vfork_child_covered)
+{
+	int ready[2], go[2];
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		pid_t child = vfork();
+		int st;
+
+		if (child == 0) {
+			put_byte(ready[1]);
+			get_byte(go[0]);
+			_exit(r_calls(CALLS) ? 3 : 0);
+		}
+		st = wait_status(child, 0);
+		if (!WIFEXITED(st))
+			_exit(WIFSIGNALED(st) ? 64 + WTERMSIG(st) : 12);
+		if (WEXITSTATUS(st))
+			_exit(WEXITSTATUS(st));
+		_exit(r_calls(CALLS) ? 4 : 0);
+	}
+	get_byte(ready[0]);
+	ASSERT_EQ(0, events("p:vfk %d:%p\n", pid, r_fn));
+	put_byte(go[1]);
+	EXPECT_EQ(0, wait_status(pid, 0));
+	EXPECT_EQ(2 * CALLS, hits("vfk"));
+	EXPECT_EQ(0, events("-:vfk\n"));
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A write to utprobe_events must come back within this, even emulated. */
+#define BOUND_S 10.0
+
+/* A child that makes CALLS calls once told to; exits 0 if all were right. */
+static pid_t calls_child(int *go_fd)
+{
+	int go[2];
+	pid_t pid;
+
+	if (pipe(go))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		get_byte(go[0]);
+		_exit(r_calls(CALLS) ? 3 : 0);
+	}
+	close(go[0]);
+	*go_fd = go[1];
+	return pid;
+}
+
+/*
+ * A job-control-stopped process (a ^Z'd job) cannot answer a quiesce
+ * until SIGCONT: a probe is placed on it, and removed from it, at once.
+ */
+TEST(job_stopped_target)
+{
+	double t0;
+	int go, st;
+	pid_t pid = calls_child(&go);
+
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, kill(pid, SIGSTOP));
+	ASSERT_EQ(pid, waitpid(pid, &st, WUNTRACED));
+	ASSERT_TRUE(WIFSTOPPED(st));
+	t0 = now();
+	ASSERT_EQ(0, events("p:stp %d:%p\n", pid, r_fn));
+	EXPECT_GT(BOUND_S, now() - t0);
+	ASSERT_EQ(0, kill(pid, SIGCONT));
+	put_byte(go);
+	EXPECT_EQ(0, wait_status(pid, 0));
+	EXPECT_EQ(CALLS, hits("stp"));
+	EXPECT_EQ(0, events("-:stp\n"));
+
+	/* and removed while stopped */
+	pid = calls_child(&go);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, events("p:stp2 %d:%p\n", pid, r_fn));
+	ASSERT_EQ(0, kill(pid, SIGSTOP));
+	ASSERT_EQ(pid, waitpid(pid, &st, WUNTRACED));
+	t0 = now();
+	EXPECT_EQ(0, events("-:stp2\n"));
+	EXPECT_GT(BOUND_S, now() - t0);
+	EXPECT_EQ(-1, hits("stp2"));
+	ASSERT_EQ(0, kill(pid, SIGCONT));
+	put_byte(go);
+	EXPECT_EQ(0, wait_status(pid, 0));
+}
+
+/*
+ * The parent of a vfork child waits, uninterruptibly but for SIGKILL,
+ * until the child execs or exits: removing a probe meanwhile returns at
+ * once, and neither the child nor the parent hits it afterwards.
+ */
+TEST(remove_during_vfork)
+{
+	int ready[2], go[2];
+	double t0;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		pid_t child;
+		int st;
+
+		/* calls before the vfork: the probe is placed by then */
+		get_byte(go[0]);
+		if (r_calls(CALLS))
+			_exit(5);
+		child = vfork();
+		if (child == 0) {
+			put_byte(ready[1]);
+			get_byte(go[0]);
+			_exit(r_calls(CALLS) ? 3 : 0);
+		}
+		st = wait_status(child, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			_exit(WIFSIGNALED(st) ? 64 + WTERMSIG(st) : 12);
+		_exit(r_calls(CALLS) ? 4 : 0);
+	}
+	ASSERT_EQ(0, events("p:vrm %d:%p\n", pid, r_fn));
+	put_byte(go[1]);
+	get_byte(ready[0]);
+	EXPECT_EQ(CALLS, hits("vrm"));
+	t0 = now();
+	EXPECT_EQ(0, events("-:vrm\n"));
+	EXPECT_GT(BOUND_S, now() - t0);
+	EXPECT_EQ(-1, hits("vrm"));
+	put_byte(go[1]);
+	EXPECT_EQ(0, wait_status(pid, 0));
+}
+
+/* Drop CAP_SYS_ADMIN from current's effective set: 0 or -1. */
+static int drop_sys_admin(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[CAP_SYS_ADMIN / 32].effective &= ~(1U << (CAP_SYS_ADMIN % 32));
+	return syscall(SYS_capset, &h, d) ? -1 : 0;
+}
+
+/*
+ * tracefs decides on the opener's credentials, as the kernel does for
+ * files whose writes are privileged: a file opened with CAP_SYS_ADMIN
+ * stays writable after the capability goes, and one opened without it
+ * is refused even though the writer could regain nothing.
+ */
+TEST(opener_credentials_decide)
+{
+	pid_t pid = fork();
+
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int fd = open(EVENTS, O_WRONLY | O_APPEND);
+		char def[80];
+		int n;
+
+		if (fd < 0 || drop_sys_admin())
+			_exit(10);
+		n = snprintf(def, sizeof(def), "p:cred %d:%p\n", getppid(),
+			     (void *)r_fn);
+		if (write(fd, def, n) != n)
+			_exit(11);
+		close(fd);
+		/* opened without the capability: refused */
+		if (events("-:cred\n") != -EPERM)
+			_exit(12);
+		_exit(0);
+	}
+	EXPECT_EQ(0, wait_status(pid, 0));
+	EXPECT_EQ(0, hits("cred"));
+	EXPECT_EQ(0, events("-:cred\n"));
+}
+
+/* A file of @size bytes of @byte, the last one @last. */
+static int make_file(const char *path, int byte, int last, size_t size)
+{
+	char buf[4096];
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+	if (fd < 0 || size != sizeof(buf))
+		return -1;
+	memset(buf, byte, size);
+	buf[size - 1] = last;
+	if (write(fd, buf, size) != (ssize_t)size) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * A point outlives its mapping: the probed text is unmapped and a
+ * shared writable file is mapped at the same address.  A fork, and the
+ * removal of the probe, must not write the saved byte into that file.
+ */
+TEST(shared_file_over_old_text)
+{
+	const char *code_path = "/tmp/robust_code", *data_path = "/tmp/robust_data";
+	int code = make_file(code_path, 0x90, 0xc3, 4096);	/* nops, ret */
+	int data = make_file(data_path, 'A', 'A', 4096);
+	int ready[2], go[2];
+	char buf[4096], want[4096];
+	void *addr;
+	pid_t pid;
+
+	ASSERT_LE(0, code);
+	ASSERT_LE(0, data);
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	addr = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, code, 0);
+	ASSERT_NE(MAP_FAILED, addr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		void (*fn)(void) = (void (*)(void))addr;
+		char *p;
+		pid_t gc;
+
+		get_byte(go[0]);
+		fn();
+		if (munmap(addr, 4096))
+			_exit(10);
+		p = mmap(addr, 4096, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED, data, 0);
+		if (p != addr)
+			_exit(11);
+		gc = fork();
+		if (gc == 0)
+			_exit(0);
+		if (wait_status(gc, 0))
+			_exit(12);
+		put_byte(ready[1]);
+		get_byte(go[0]);
+		for (int i = 0; i < 4096; i++)
+			if (p[i] != 'A')
+				_exit(13);
+		_exit(0);
+	}
+	ASSERT_EQ(0, events("p:stale %d:%p\n", pid, addr));
+	put_byte(go[1]);
+	get_byte(ready[0]);
+	EXPECT_EQ(1, hits("stale"));
+	EXPECT_EQ(0, events("-:stale\n"));
+	put_byte(go[1]);
+	EXPECT_EQ(0, wait_status(pid, 0));
+	memset(want, 'A', sizeof(want));
+	ASSERT_EQ((ssize_t)sizeof(buf), pread(data, buf, sizeof(buf), 0));
+	EXPECT_EQ(0, memcmp(buf, want, sizeof(buf)));
+	close(code);
+	close(data);
+	unlink(code_path);
+	unlink(data_path);
+}
+
+/* File offset of our text address @addr, from /proc/self/maps, and the path. */
+static long self_offset(void *addr, char *path, size_t size)
+{
+	unsigned long start, end, off, a = (unsigned long)addr;
+	char line[512], file[256];
+	long ret = -1;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %255s", &start, &end,
+			   &off, file) == 4 && a >= start && a < end) {
+			snprintf(path, size, "%s", file);
+			ret = a - start + off;
+		}
+	}
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+/*
+ * A library closed and opened again at the same address: the new text
+ * is fresh from the file, and a probe on the file is placed in it again.
+ * Here the "library" is a page of a copy of this program mapped by hand,
+ * holding r_fn(), which needs no relocation.
+ */
+TEST(file_mapped_again_at_same_place)
+{
+	const char *copy_path = "/tmp/robust_lib";
+	long page = sysconf(_SC_PAGESIZE), off;
+	char self[256];
+	int ready[2], go[2], fd;
+	pid_t pid;
+
+	off = self_offset((void *)r_fn, self, sizeof(self));
+	ASSERT_LT(0, off);
+	ASSERT_EQ(0, copy(self, copy_path));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	fd = open(copy_path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, events("p:again %s:%#lx\n", copy_path, off));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		off_t base = off & ~(page - 1);
+		long (*fn)(long);
+		char *p;
+
+		p = mmap(NULL, page, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd,
+			 base);
+		if (p == MAP_FAILED)
+			_exit(10);
+		fn = (long (*)(long))(p + (off - base));
+		if (fn(20) != 41)
+			_exit(11);
+		if (munmap(p, page))
+			_exit(12);
+		if (mmap(p, page, PROT_READ | PROT_EXEC,
+			 MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd, base) != p)
+			_exit(13);
+		if (fn(21) != 43)
+			_exit(14);
+		_exit(0);
+	}
+	EXPECT_EQ(0, wait_status(pid, 0));
+	EXPECT_EQ(2, hits("again"));
+	EXPECT_EQ(0, events("-:again\n"));
+	close(fd);
+	unlink(copy_path);
+}
+
+TEST_HARNESS_MAIN

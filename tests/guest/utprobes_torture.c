@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * utprobes torture, in the spirit of the kernel's torture tests: worker
+ * processes go through the process model (fork, vfork, vfork and exec,
+ * clone(CLONE_VM), threads, exit, SIGSTOP/SIGCONT from outside, SIGKILL,
+ * mmap/munmap of a probed file) while this process registers and removes
+ * pid, file and return probes on them in a loop.  Bounded by iterations
+ * (UTP_TORTURE_ITERS, default 60), not time.
+ *
+ * What must hold: every worker's calls return the right values and every
+ * worker and child exits 0 (no SIGTRAP, no hang); a deterministic worker
+ * probed the whole time counts exactly its calls; every write to
+ * utprobe_events succeeds, and at the end none is left.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "utprobes_util.h"
+
+#define CHAOS		3	/* chaos workers */
+#define DET_CALLS	2000	/* calls of the deterministic worker */
+
+/* The probed function: 2x + 1, probed or not. */
+__attribute__((noinline)) long t_fn(long x)
+{
+	__asm__ volatile("" ::: "memory");
+	return 2 * x + 1;
+}
+
+static int t_calls(int n)
+{
+	int bad = 0;
+
+	for (long i = 0; i < n; i++)
+		bad += t_fn(i) != 2 * i + 1;
+	return bad;
+}
+
+static int last_status;
+
+static int status_ok(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, __WALL) != pid)
+		return 0;
+	last_status = st;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+static void *thread_calls(void *arg)
+{
+	return (void *)(long)t_calls(50);
+}
+
+static int clone_calls(void *arg)
+{
+	return t_calls(50) ? 1 : 0;
+}
+
+static char self_path[256];
+static long fn_off;		/* t_fn's file offset in self_path */
+
+/* One step of a chaos worker; 0 if all went right. */
+static int chaos_step(unsigned int what)
+{
+	static char stack[64 * 1024] __attribute__((aligned(16)));
+	long page = sysconf(_SC_PAGESIZE);
+	pthread_t t;
+	void *ret;
+	pid_t pid;
+
+	switch (what % 7) {
+	case 0:			/* fork */
+		pid = fork();
+		if (pid == 0)
+			_exit(t_calls(50) ? 1 : 0);
+		return pid < 0 || !status_ok(pid);
+	case 1:			/* vfork, calls in the child */
+		pid = vfork();
+		if (pid == 0)
+			_exit(t_calls(20) ? 1 : 0);
+		return pid < 0 || !status_ok(pid);
+	case 2:			/* vfork and exec of ourselves as a leaf */
+		pid = vfork();
+		if (pid == 0) {
+			execl(self_path, self_path, "leaf", NULL);
+			_exit(127);
+		}
+		return pid < 0 || !status_ok(pid);
+	case 3:			/* clone(CLONE_VM) without CLONE_THREAD */
+		pid = clone(clone_calls, stack + sizeof(stack),
+			    CLONE_VM | SIGCHLD, NULL);
+		return pid < 0 || !status_ok(pid);
+	case 4:			/* a thread */
+		if (pthread_create(&t, NULL, thread_calls, NULL))
+			return 1;
+		pthread_join(t, &ret);
+		return ret != NULL;
+	case 5: {		/* map the probed text again, call it, unmap */
+		int fd = open(self_path, O_RDONLY);
+		off_t base = fn_off & ~(page - 1);
+		long (*fn)(long);
+		char *p;
+		int bad;
+
+		if (fd < 0)
+			return 1;
+		p = mmap(NULL, page, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd,
+			 base);
+		close(fd);
+		if (p == MAP_FAILED)
+			return 1;
+		fn = (long (*)(long))(p + (fn_off - base));
+		bad = fn(7) != 15;
+		munmap(p, page);
+		return bad;
+	}
+	default:
+		return t_calls(100) != 0;
+	}
+}
+
+/* Exits 0, or 10 + the kind of the first step that went wrong. */
+static void chaos_worker(int iters, unsigned int seed)
+{
+	for (int i = 0; i < iters * 4; i++) {
+		unsigned int what = rand_r(&seed);
+
+		if (chaos_step(what))
+			_exit(10 + what % 7);
+	}
+	_exit(0);
+}
+
+static long self_offset(void *addr)
+{
+	unsigned long start, end, off, a = (unsigned long)addr;
+	char line[512], file[256];
+	long ret = -1;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %255s", &start,
+			   &end, &off, file) == 4 && a >= start && a < end)
+			ret = a - start + off;
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+TEST(torture)
+{
+	int iters = getenv("UTP_TORTURE_ITERS") ?
+		    atoi(getenv("UTP_TORTURE_ITERS")) : 60;
+	pid_t chaos[CHAOS], det, victim = 0;
+	int go[2], det_go[2], writes = 0;
+	double worst = 0, t0;
+	unsigned int seed = 1;
+	char buf[4096];
+
+	ASSERT_LT(0, readlink("/proc/self/exe", self_path,
+			      sizeof(self_path) - 1));
+	fn_off = self_offset((void *)t_fn);
+	ASSERT_LT(0, fn_off);
+	ASSERT_EQ(0, write_file(EVENTS, O_TRUNC, ""));
+
+	/* the deterministic worker, probed from before it calls to after */
+	ASSERT_EQ(0, pipe(det_go));
+	det = fork();
+	ASSERT_LE(0, det);
+	if (det == 0) {
+		char c;
+
+		if (read(det_go[0], &c, 1) != 1)
+			_exit(2);
+		_exit(t_calls(DET_CALLS) ? 1 : 0);
+	}
+	ASSERT_EQ(0, events("p:det %d:%p\n", det, t_fn));
+
+	ASSERT_EQ(0, pipe(go));
+	for (int i = 0; i < CHAOS; i++) {
+		chaos[i] = fork();
+		ASSERT_LE(0, chaos[i]);
+		if (chaos[i] == 0) {
+			char c;
+
+			if (read(go[0], &c, 1) != 1)
+				_exit(2);
+			chaos_worker(iters, 1000 + i);
+		}
+	}
+	close(go[0]);
+	ASSERT_EQ(CHAOS, write(go[1], "ggg", CHAOS));
+	ASSERT_EQ(1, write(det_go[1], "g", 1));
+
+	for (int i = 0; i < iters; i++) {
+		pid_t w = chaos[rand_r(&seed) % CHAOS];
+		int r;
+
+#define CHURN(...) do {							\
+		t0 = now();						\
+		r = events(__VA_ARGS__);				\
+		if (now() - t0 > worst)					\
+			worst = now() - t0;				\
+		/* a worker that has exited is ESRCH */			\
+		EXPECT_TRUE(r == 0 || r == -ESRCH) TH_LOG("write %d: %d", i, r); \
+		writes++;						\
+	} while (0)
+		CHURN("p:pp %d:%p\n", w, t_fn);
+		CHURN("p:fp %s:%#lx\n", self_path, fn_off);
+		CHURN("r:rp %s:%#lx\n", self_path, fn_off);
+		if (i % 3 == 0)
+			kill(w, SIGSTOP);
+		CHURN("-:pp\n");
+		CHURN("p:pp %d:%p\n", w, t_fn);
+		if (i % 3 == 0)
+			kill(w, SIGCONT);
+		CHURN("-:fp\n");
+		CHURN("-:rp\n");
+		CHURN("-:pp\n");
+		/* a victim probed while it hits, then killed */
+		if (i % 10 == 0) {
+			if (victim) {
+				kill(victim, SIGKILL);
+				waitpid(victim, NULL, 0);
+			}
+			victim = fork();
+			ASSERT_LE(0, victim);
+			if (victim == 0)
+				for (;;)
+					t_calls(1000);
+			CHURN("p:vic %d:%p\n", victim, t_fn);
+			CHURN("-:vic\n");
+		}
+	}
+	if (victim) {
+		kill(victim, SIGKILL);
+		waitpid(victim, NULL, 0);
+	}
+	for (int w = 0; w < CHAOS; w++) {
+		int ok = status_ok(chaos[w]);
+
+		EXPECT_TRUE(ok) TH_LOG("chaos worker %d: status %#x", w,
+				       last_status);
+	}
+	EXPECT_TRUE(status_ok(det));
+	EXPECT_EQ(DET_CALLS, hits("det"));
+	EXPECT_EQ(0, events("-:det\n"));
+	EXPECT_STREQ("", read_file(EVENTS, buf, sizeof(buf)));
+	TH_LOG("%d writes, the longest %.3f s", writes, worst);
+}
+
+int main(int argc, char **argv)
+{
+	/* a leaf exec'd by a chaos worker */
+	if (argc == 2 && !strcmp(argv[1], "leaf"))
+		return t_calls(30) ? 1 : 0;
+	return test_harness_run(argc, argv);
+}
