@@ -203,6 +203,7 @@ bench: image tools
 
 # Proves the harness fails a run for each way a run can go wrong.
 check-harness: image tools
+	@$(MAKE) --no-print-directory image FLAVOUR=debug
 	@scripts/check-harness.sh $(FLAVOUR)
 
 clean:
