@@ -22,6 +22,8 @@ CHECK_LIBS = $(shell pkg-config --cflags --libs check)
 HOST_TESTS := $(patsubst tests/host/%.c,$(B)/host/%,$(wildcard tests/host/*.c))
 GUEST_TESTS := $(patsubst tests/guest/%.c,$(B)/tests/t/%,$(wildcard tests/guest/*.c)) \
 	       $(patsubst tests/guest/%.sh,$(B)/tests/t/%.sh,$(wildcard tests/guest/*.sh))
+# what only the kernel without utrace runs (make check FLAVOUR=noutrace)
+NOUTRACE_TESTS := $(patsubst tests/noutrace/%.sh,$(B)/tests/noutrace/%.sh,$(wildcard tests/noutrace/*.sh))
 HARNESS_TESTS := $(patsubst tests/harness/%.c,$(B)/tests/harness/%,$(wildcard tests/harness/*.c))
 BENCH_PROGS := $(patsubst tests/bench/%.c,$(B)/tests/bench/%,$(wildcard tests/bench/*.c))
 # programs the guest tests probe: dynamically linked, PIE
@@ -123,6 +125,10 @@ $(B)/tests/t/%.sh: tests/guest/%.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
 
+$(B)/tests/noutrace/%.sh: tests/noutrace/%.sh
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
+
 $(B)/tests/harness/%: tests/harness/%.c $(KSRC)/.extracted
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) -o $@ $<
@@ -143,7 +149,8 @@ $(B)/tests/targets/%: tests/targets/%.cc
 $(KSRC)/.extracted: ;
 
 image: modules
-	@$(MAKE) --no-print-directory $(GUEST_TESTS) $(HARNESS_TESTS) $(BENCH_PROGS) \
+	@$(MAKE) --no-print-directory $(GUEST_TESTS) $(NOUTRACE_TESTS) \
+		$(HARNESS_TESTS) $(BENCH_PROGS) \
 		$(TARGET_PROGS) $(CLI_OBJ)/uprobe-cli
 	@scripts/mkimage.sh $(FLAVOUR)
 
@@ -176,8 +183,15 @@ check-host: expected-lists host-tap
 		$(B)/logs-$(FLAVOUR)/host.tap /dev/null
 
 # Every test program must run: the verdict fails one missing from the
-# image or the host run against these lists.
+# image or the host run against these lists.  The kernel without utrace
+# runs the smoke test and what checks that utrace is really gone.
+ifeq ($(FLAVOUR),noutrace)
+EXPECTED_GUEST = t/smoke $(patsubst $(B)/tests/%,%,$(NOUTRACE_TESTS))
+GUEST_SUITE = $(addprefix /usr/libexec/utrace-tests/,$(EXPECTED_GUEST))
+else
 EXPECTED_GUEST = $(patsubst $(B)/tests/%,%,$(GUEST_TESTS))
+GUEST_SUITE =
+endif
 EXPECTED_HOST = $(patsubst %,host/%,$(notdir $(HOST_TESTS) $(wildcard tests/host/*.sh)))
 
 expected-lists:
@@ -190,7 +204,7 @@ check: expected-lists host-tap image
 	@scripts/check.sh -f $(FLAVOUR) -t $(CHECK_TIMEOUT) \
 		-H $(B)/logs-$(FLAVOUR)/host.tap \
 		-E $(B)/logs-$(FLAVOUR)/check.expected \
-		/usr/libexec/utrace-tests/run-tests
+		/usr/libexec/utrace-tests/run-tests $(GUEST_SUITE)
 
 check-debug:
 	@$(MAKE) --no-print-directory check FLAVOUR=debug

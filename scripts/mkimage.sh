@@ -25,7 +25,7 @@ mkdir -p "$root"/{usr/bin,usr/sbin,usr/lib,usr/lib64,proc,sys,dev,tmp,run,root,e
 for d in bin sbin lib lib64; do
 	ln -s usr/$d "$root/$d"
 done
-mkdir -p "$root/$libexec/t" "$root/$libexec/harness" "$root/lib/modules/$release/extra"
+mkdir -p "$root/$libexec"/{t,noutrace,harness} "$root/lib/modules/$release/extra"
 
 cp /bin/busybox "$root/usr/bin/busybox"
 for a in $(/bin/busybox --list); do
@@ -68,8 +68,7 @@ install -m 0755 "$top/scripts/guest/init" "$root/init"
 install -m 0755 "$top/scripts/guest/run-tests" "$root/$libexec/run-tests"
 install -m 0755 "$top/scripts/guest/demo" "$root/$libexec/demo"
 install -m 0755 "$top/scripts/guest/bench" "$root/$libexec/bench-run"
-for t in "$build"/tests/t/* "$build"/tests/harness/* "$build"/tests/bench/* \
-	 "$build"/tests/targets/*; do
+for t in "$build"/tests/{t,noutrace,harness,bench,targets}/*; do
 	[ -f "$t" ] || continue
 	install_prog "$t" "$libexec/$(basename "$(dirname "$t")")/$(basename "$t")"
 done
@@ -89,6 +88,8 @@ make -s -C "$build/linux" O="$obj" INSTALL_MOD_PATH="$root" \
 echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"
 echo "nobody:x:65534:65534:nobody:/:/bin/false" >> "$root/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
+# which kernel the image is for: tests that differ by flavour read it
+echo "$flavour" > "$root/etc/utrace-flavour"
 
 (cd "$root" && find . -print0 | LC_ALL=C sort -z |
 	cpio --null -o -H newc -R 0:0 --quiet) > "$image.tmp"
