@@ -50,6 +50,7 @@ tap $st "the JSON parses and every figure in it is a number"
 		echo two_threads_ns.$e.one_thread
 		echo two_threads_ns.$e.two_threads
 	done
+	echo two_threads_calls.unprobed; echo two_threads_calls.probed
 	for f in ours_ns ours_vs_one mainline_ns mainline_vs_one; do
 		echo many_probes.$f
 	done

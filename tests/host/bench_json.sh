@@ -41,6 +41,7 @@ good='{"calls": 20000, "runs": 5, "kernel": "6.12.1", "cpus": 2,
  "two_threads_scaling": {"unprobed": 1.9, "ours": 1.74, "mainline": 1.95},
  "two_threads_ns": {"unprobed": {"one_thread": 22, "two_threads": 11.6},
   "ours": {"one_thread": 2106, "two_threads": 1210}, "mainline": {"one_thread": 28646, "two_threads": 14690}},
+ "two_threads_calls": {"unprobed": 2000000, "probed": 20000},
  "many_probes": {"ours_ns": 1917, "ours_vs_one": 0.92, "mainline_ns": 24903, "mainline_vs_one": 0.87},
  "register_in_64_threads": {"probes": 1000, "ours_ms": 2052.3, "mainline_ms": 29.1, "vs_mainline": 70.52},
  "untraced_syscall_loop": {"utrace_ns": 382.2, "noutrace_ns": 412.0, "ratio": 0.928,
@@ -100,6 +101,7 @@ ok "jsoncheck refuses a number where a string is named" fails "$jc" $S "$t/kerne
 ok "bench-md fills the regions from the document" \
 	bash -c "\"$md\" \"$t/good.json\" \"$t/page.md\" &&
 		grep -qxF '| throughput of two threads against one (2.00x is perfect) | 1.90x | 1.74x | 1.95x |' \"$t/page.md\" &&
+		grep -qxF '| calls per thread | 2,000,000 | 20,000 | 20,000 |' \"$t/page.md\" &&
 		grep -qF '| \`push %rbp\` | emulates | 35.2 | 2,249 | 3,921 | 883,196 | **0.57** | 0.0025 |' \"$t/page.md\" &&
 		! grep -qx old \"$t/page.md\""
 ok "bench-md leaves the prose as it was" \
