@@ -32,7 +32,8 @@ TARGET_PROGS := $(patsubst tests/targets/%.c,$(B)/tests/targets/%,$(wildcard tes
 VERDICT_SRCS := scripts/verdict/verdict.c scripts/verdict/verdict.h
 
 .PHONY: all deps kernel modules tools image run shell check check-host \
-	host-tap expected-lists check-debug check-harness bench clean distclean
+	host-tap expected-lists check-debug check-harness bench benchmarks-md \
+	clean distclean
 
 all: image
 
@@ -167,8 +168,9 @@ shell: image
 
 # Host unit tests (Check programs and shell scripts) print TAP into
 # host.tap.  "make check" folds it together with the guest's results into
-# one verdict; "make check-host" judges it alone.
-host-tap: kernel tools
+# one verdict; "make check-host" judges it alone.  bench_json.sh runs the
+# guest's jsoncheck, a static program, here.
+host-tap: kernel tools $(B)/tests/bench/jsoncheck
 	@mkdir -p $(B)/logs-$(FLAVOUR)
 	@: > $(B)/logs-$(FLAVOUR)/host.tap
 	@for t in $(HOST_TESTS) $(wildcard tests/host/*.sh); do \
@@ -210,10 +212,16 @@ check-debug:
 	@$(MAKE) --no-print-directory check FLAVOUR=debug
 
 # Per-hit costs against mainline uprobes and ptrace, in one guest run, and
-# the untraced system call loop with and without CONFIG_UTRACE.
+# the untraced system call loop with and without CONFIG_UTRACE; then the
+# tables of BENCHMARKS.md from the run's build/bench.json.
 bench: image tools
 	@$(MAKE) --no-print-directory image FLAVOUR=noutrace
 	@scripts/bench.sh
+	@scripts/bench-md $(B)/bench.json BENCHMARKS.md
+
+# The tables of BENCHMARKS.md again from the last run's build/bench.json.
+benchmarks-md:
+	@scripts/bench-md $(B)/bench.json BENCHMARKS.md
 
 # Proves the harness fails a run for each way a run can go wrong.
 check-harness: image tools

@@ -1,31 +1,67 @@
 #!/bin/sh
 # "make bench" in miniature, so that it keeps working: every measurement
-# of the benchmark runs once with few calls, and every handler of every
-# engine counts exactly the calls made (the driver fails otherwise).  No
-# timing is judged here.
-failed=0
-tap() {
+# of the benchmark runs once with few calls, every handler of every
+# engine counts exactly the calls made (the driver fails otherwise), and
+# the JSON it prints parses as JSON, holds every figure make bench
+# reports and nothing else, each a number.  No timing is judged here.
+L=/usr/libexec/utrace-tests
+T=$(mktemp -d)
+n=0 failed=0
+tap() { # STATUS DESCRIPTION
+	n=$((n + 1))
 	if [ "$1" = 0 ]; then
-		echo "ok $2"
+		echo "ok $n - $2"
 	else
-		echo "not ok $2"
+		echo "not ok $n - $2"
 		failed=1
 	fi
 }
 echo "TAP version 13"
-echo "1..3"
-out=$(/usr/libexec/utrace-tests/bench-run 200 1 20 2>&1)
+echo "1..4"
+out=$($L/bench-run 200 1 20 2>&1)
 st=$?
 echo "$out" | sed 's/^/# /'
-tap $st "1 - every run made, every hit counted by each engine"
+tap $st "every run made, every hit counted by each engine"
 rows=$(echo "$out" | grep -cE '^(push|nop|lea|mov|sub|endbr|nop5|riprel|return) +[0-9]')
 [ "$rows" = 9 ]
-tap $? "2 - a table row for each of the 9 probes ($rows)"
-json=$(echo "$out" | sed -n '/^# bench-json$/,/^# bench-json$/p' | sed -n 2p)
-ok=0
-for k in classes return syscall_ns two_threads_scaling many_probes \
-	 register_in_64_threads vs_mainline vs_ptrace; do
-	echo "$json" | grep -q "\"$k\"" || { echo "# no $k"; ok=1; }
-done
-tap $ok "3 - the JSON holds every figure"
+tap $? "a table row for each of the 9 probes ($rows)"
+
+# the JSON, between its two markers; jsoncheck prints "PATH VALUE" for
+# each value and fails on a syntax error or a value that is not a number
+# (the kernel's release is the one string)
+echo "$out" | sed -n '/^# bench-json$/,/^# bench-json$/p' | sed '1d;$d' > $T/json
+$L/bench/jsoncheck -s kernel $T/json > $T/values 2> $T/err
+st=$?
+sed 's/^/# /' $T/err
+tap $st "the JSON parses and every figure in it is a number"
+
+# the figures make bench reports, by path
+{
+	echo calls; echo runs; echo kernel; echo cpus
+	for c in push nop lea mov sub endbr nop5 riprel; do
+		for f in base_ns ours_ns mainline_ns ptrace_ns vs_mainline vs_ptrace; do
+			echo classes.$c.$f
+		done
+	done
+	for f in base_ns ours_ns mainline_ns vs_mainline; do echo return.$f; done
+	echo syscall_ns
+	for e in unprobed ours mainline; do
+		echo two_threads_scaling.$e
+		echo two_threads_ns.$e.one_thread
+		echo two_threads_ns.$e.two_threads
+	done
+	echo two_threads_calls.unprobed; echo two_threads_calls.probed
+	for f in ours_ns ours_vs_one mainline_ns mainline_vs_one; do
+		echo many_probes.$f
+	done
+	for f in probes ours_ms mainline_ms vs_mainline; do
+		echo register_in_64_threads.$f
+	done
+} | sort > $T/want
+cut -d' ' -f1 $T/values | sort > $T/have
+diff $T/want $T/have > $T/diff
+st=$?
+sed 's/^/# /' $T/diff
+tap $st "the JSON holds every figure, and only those ($(wc -l < $T/have) values)"
+rm -rf $T
 exit $failed
