@@ -602,31 +602,74 @@ static void *hit_forever(void *arg)
 	return NULL;
 }
 
+/*
+ * Two threads each make exactly KILL_CALLS calls and block: the hits
+ * equal the calls.  Let go, they hit the probe as fast as they can, and
+ * SIGKILL comes once they have hit it as often again.  For an emulated
+ * instruction, one run through its slot and one single-stepped.
+ */
+#define KILL_CALLS 200
+
+struct kill_run {
+	const struct probe_case *c;
+	int done;		/* written when the counted calls are made */
+	int more;		/* read before hitting forever */
+};
+
+static void *count_then_hit(void *arg)
+{
+	struct kill_run *k = arg;
+	char x;
+
+	for (long i = 0; i < KILL_CALLS; i++)
+		if (k->c->fn(i) != k->c->expect(i))
+			_exit(1);
+	if (write(k->done, "d", 1) != 1 || read(k->more, &x, 1) != 1)
+		_exit(2);
+	return hit_forever((void *)k->c);
+}
+
 TEST(sigkill_while_hitting)
 {
-	for (int k = 0; k < 2; k++) {
-		const struct probe_case *c = k ? slot_case : nop_case;
-		int fd = open(EVENTS, O_WRONLY | O_TRUNC), st;
+	static const int which[] = { C_NOP, C_LEA, C_PUSHF };
+
+	for (int k = 0; k < 3; k++) {
+		const struct probe_case *c = &cases[which[k]];
+		int fd = open(EVENTS, O_WRONLY | O_TRUNC), st, done[2], more[2];
+		char x[2];
 		pid_t pid;
 
 		ASSERT_LE(0, fd);
 		close(fd);
+		ASSERT_EQ(0, pipe(done));
+		ASSERT_EQ(0, pipe(more));
 		pid = fork();
 		if (pid == 0) {
+			struct kill_run r = { c, done[1], more[0] };
 			pthread_t t;
 
-			pthread_create(&t, NULL, hit_forever, (void *)c);
-			hit_forever((void *)c);
+			if (read(more[0], x, 1) != 1)
+				_exit(100);
+			pthread_create(&t, NULL, count_then_hit, &r);
+			count_then_hit(&r);
 		}
+		close(done[1]);
+		close(more[0]);
 		ASSERT_EQ(0, events("p:k %d:%p", pid, c->label));
-		for (int i = 0; i < 2000 && hits("k") < 200; i++)
+		ASSERT_EQ(1, write(more[1], "g", 1));
+		ASSERT_EQ(1, read(done[0], x, 1));
+		ASSERT_EQ(1, read(done[0], x, 1));
+		EXPECT_EQ(2 * KILL_CALLS, hits("k")) TH_LOG("%s", c->name);
+		ASSERT_EQ(2, write(more[1], "gg", 2));
+		for (int i = 0; i < 4000 && hits("k") < 4 * KILL_CALLS; i++)
 			usleep(5000);
-		EXPECT_LE(200, hits("k"));
-		kill(pid, SIGKILL);
+		ASSERT_EQ(0, kill(pid, SIGKILL));
 		st = reap(pid);
 		ASSERT_TRUE(WIFSIGNALED(st)) TH_LOG("status %#x", st);
 		EXPECT_EQ(SIGKILL, WTERMSIG(st));
 		EXPECT_EQ(0, events("-:k"));
+		close(done[0]);
+		close(more[1]);
 	}
 }
 
