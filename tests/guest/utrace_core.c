@@ -520,7 +520,7 @@ TEST_F(utrace, sigkill_wakes_stopped_thread)
 TEST_F(utrace, control_stop_running_thread)
 {
 	struct child c = spawn_traced(body_spin, NULL, EV(QUIESCE));
-	char line[128];
+	char line[128], st[300] = "";
 	int i, ret = -1, status;
 
 	ASSERT_LT(0, c.pid);
@@ -545,12 +545,11 @@ TEST_F(utrace, control_stop_running_thread)
 	EXPECT_EQ(-ESRCH, ctl("events 0 1"));
 	/* the thread drops the engine at its next safe point */
 	for (int i = 0; i < 2000; i++) {
-		char st[300];
-
 		if (!strcmp("Utrace:\t0\n", proc_state(c.pid, st, sizeof(st))))
 			break;
 		msleep(5);
 	}
+	EXPECT_STREQ("Utrace:\t0\n", st);
 	EXPECT_EQ(-ESRCH, ctl("barrier 0"));
 	EXPECT_EQ(0, kill(c.pid, SIGKILL));
 	status = reap(c.pid);
@@ -1244,7 +1243,9 @@ TEST_F(utrace, sigstop_sigcont_while_held)
 	ASSERT_EQ(0, kill(c.pid, SIGCONT));
 	msleep(100);
 	EXPECT_EQ(0, ctl("examine 0"));		/* still held */
-	EXPECT_EQ(0, waitpid(c.pid, &status, WNOHANG | __WALL));
+	/* neither stopped nor continued for wait(): held, as before */
+	EXPECT_EQ(0, waitpid(c.pid, &status,
+			     WNOHANG | WUNTRACED | WCONTINUED | __WALL));
 	EXPECT_EQ(0, ctl("control 0 %d", RESUME));
 	EXPECT_EQ(0, reap(c.pid));
 	EXPECT_EQ(0, ctl("put 0"));
