@@ -1168,28 +1168,44 @@ static void *thread_block(void *arg)
 	return NULL;
 }
 
+/* Execs once the test, which sees the thread held, says so on fd @arg. */
 static void body_mt_exec(void *arg)
 {
 	pthread_t t;
+	char x;
 
 	pthread_create(&t, NULL, thread_block, NULL);
-	usleep(300000);
+	if (read((int)(long)arg, &x, 1) != 1)
+		_exit(98);
 	execl("/bin/busybox", "true", NULL);
 	_exit(99);
 }
 
 TEST_F(utrace, exec_kills_thread_held_by_stop)
 {
-	struct child c = spawn(body_mt_exec, NULL);
+	int p[2], st, tid = 0, ret = -1;
+	struct child c;
 	char line[64];
-	int st, tid = 0;
 
+	ASSERT_EQ(0, pipe(p));
+	c = spawn(body_mt_exec, (void *)(long)p[0]);
+	close(p[0]);
 	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
 	/* the child's engine inherits engine 0's replies: stop at entry */
 	ASSERT_EQ(0, ctl("reply 0 %d %d", SYSCALL_ENTRY, STOP));
 	ASSERT_EQ(0, ctl("attach_child 0 %lu", EV(SYSCALL_ENTRY) | EV(DEATH)));
 	ASSERT_EQ(0, ctl("events 0 %lu", EV(CLONE)));
 	go(&c);
+	/* the thread is held at its first system call: then exec */
+	ASSERT_TRUE(log_wait("\n1 syscall_entry ")) TH_LOG("%s", logbuf);
+	for (int i = 0; i < 4000 && ret; i++) {
+		ret = ctl("examine 1");
+		if (ret)
+			msleep(5);
+	}
+	EXPECT_EQ(0, ret);
+	ASSERT_EQ(1, write(p[1], "x", 1));
+	close(p[1]);
 	st = reap(c.pid);
 	ASSERT_TRUE(WIFEXITED(st));
 	EXPECT_EQ(0, WEXITSTATUS(st));
