@@ -285,12 +285,41 @@ static void *thread_fn(void *arg)
 	return NULL;
 }
 
+/* The pipe that lets the worker's waiting child ('p') go ('P'). */
+static int waiting_child_go = -1;
+
 static void worker_fork(int what)
 {
-	pid_t pid = fork();
+	sigset_t all;
+	int p[2];
+	pid_t pid;
+	char c;
 
+	if (what == 'P') {
+		if (write(waiting_child_go, "g", 1) != 1)
+			_exit(1);
+		close(waiting_child_go);
+		waitpid(wsh->child, NULL, 0);
+		return;
+	}
+	if (what == 'p' && pipe(p))
+		_exit(1);
+	pid = fork();
 	if (!pid) {
 		switch (what) {
+		case 'k':
+			/* killed by its own SIGTERM, whatever we inherited */
+			signal(SIGTERM, SIG_DFL);
+			sigfillset(&all);
+			sigprocmask(SIG_UNBLOCK, &all, NULL);
+			kill(getpid(), SIGTERM);
+			_exit(1);
+		case 'p':
+			close(p[1]);
+			if (read(p[0], &c, 1) != 1)
+				_exit(1);
+			close(6000);
+			_exit(0);
 		case 'f':
 			execl(PT_EXEC, "pt_exec", (char *)NULL);
 			_exit(127);
@@ -306,6 +335,11 @@ static void worker_fork(int what)
 		}
 	}
 	wsh->child = pid;
+	if (what == 'p') {
+		close(p[0]);
+		waiting_child_go = p[1];
+		return;
+	}
 	waitpid(pid, NULL, 0);
 }
 
@@ -336,6 +370,9 @@ static void worker_main(int cmd, int ack)
 		case 'f':
 		case 'u':
 		case 'n':
+		case 'k':
+		case 'p':
+		case 'P':
 			worker_fork(c);
 			break;
 		case 'q':
@@ -863,6 +900,144 @@ TEST_F(pt, bad_values)
 	EXPECT_EQ(self->w.pid, atoi(after));
 	read_ctl("process_trace_README", after, sizeof(after));
 	EXPECT_NE(0, after[0]);
+}
+
+/*
+ * A child killed by a signal: its exit record gives the signal, and the
+ * worker's SIGCHLD says CLD_KILLED.  Every record, exactly.
+ */
+TEST_F(pt, exit_by_signal_record)
+{
+	struct worker *w = &self->w;
+	struct trace *t = &self->t;
+	char want[8][128];
+	int child, n = 0;
+
+	ASSERT_EQ(0, write_ctl("process_trace_syscalls", "0"));
+	ASSERT_EQ(0, write_ctl("current_tracer", "process"));
+	ASSERT_EQ(0, command(w, 'k'));
+	child = w->sh->child;
+	ASSERT_EQ(7, finish_worker(w));
+	load_trace(t);
+	dump_trace(t);
+	ASSERT_EQ(5, t->n);
+	EXPECT_EQ(0, strncmp(t->r[0].body, "fork child=", 11));
+	EXPECT_EQ(child, atoi(t->r[0].body + 11));
+	RECORD("signal signo=%d errno=0 code=0", SIGTERM);
+	RECORD("exit code=0x%x signal=%d", SIGTERM, SIGTERM);
+	expect_records(_metadata, t, child, want, n);
+	EXPECT_EQ(child, t->r[1].pid);
+	EXPECT_EQ(child, t->r[2].pid);
+	EXPECT_STREQ("signal signo=17 errno=0 code=2", t->r[3].body);
+	EXPECT_STREQ("exit code=0x700 status=7", t->r[4].body);
+}
+
+/*
+ * A child the followed process had before the tracer started is not
+ * followed: it leaves no record and carries no engine; the worker's
+ * SIGCHLD when it exits is recorded.
+ */
+TEST_F(pt, children_from_before_not_followed)
+{
+	struct worker *w = &self->w;
+	struct trace *t = &self->t;
+	int child;
+
+	ASSERT_EQ(0, write_ctl("process_trace_syscalls", "0"));
+	ASSERT_EQ(0, command(w, 'p'));
+	child = w->sh->child;
+	ASSERT_EQ(0, write_ctl("current_tracer", "process"));
+	EXPECT_NE(0, task_mask(w->pid));
+	EXPECT_EQ(0, task_mask(child));
+	ASSERT_EQ(0, command(w, 'P'));
+	ASSERT_EQ(7, finish_worker(w));
+	load_trace(t);
+	dump_trace(t);
+	ASSERT_EQ(2, t->n);
+	EXPECT_STREQ("signal signo=17 errno=0 code=1", t->r[0].body);
+	EXPECT_STREQ("exit code=0x700 status=7", t->r[1].body);
+	EXPECT_EQ(0, count(t, child, ""));
+}
+
+/* Wait (up to 20 s) until @pid's event mask is 0. */
+static long wait_mask_zero(pid_t pid)
+{
+	long mask = task_mask(pid);
+
+	for (int i = 0; i < 4000 && mask; i++) {
+		usleep(5000);
+		mask = task_mask(pid);
+	}
+	return mask;
+}
+
+/*
+ * Stopping the tracer wakes a followed thread blocked in read(): it
+ * drops its engine with no command sent, and its read() goes on
+ * (restarted, not failed: the worker would exit).  Nothing is recorded
+ * after the stop.
+ */
+TEST_F(pt, stop_wakes_blocked_thread)
+{
+	struct worker *w = &self->w;
+	struct trace *t = &self->t;
+
+	ASSERT_EQ(0, write_ctl("current_tracer", "process"));
+	ASSERT_EQ(0, command(w, '1'));
+	ASSERT_NE(0, task_mask(w->pid));
+	ASSERT_EQ(0, write_ctl("current_tracer", "nop"));
+	EXPECT_EQ(0, wait_mask_zero(w->pid));
+	clear_trace();
+	ASSERT_EQ(0, command(w, '2'));
+	ASSERT_EQ(7, finish_worker(w));
+	load_trace(t);
+	EXPECT_EQ(0, t->n);
+}
+
+static char proc_state(pid_t pid)
+{
+	char path[64], *s, *p, st = '?';
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	s = read_all(path);
+	if (s && (p = strrchr(s, ')')) && p[1] == ' ')
+		st = p[2];
+	free(s);
+	return st;
+}
+
+/*
+ * A followed thread in a job-control stop stays stopped when the tracer
+ * stops, and keeps its mask until it is continued (see the tracer's
+ * documentation); continued, it drops its engine and goes on.
+ */
+TEST_F(pt, stop_leaves_job_stopped_thread_stopped)
+{
+	struct worker *w = &self->w;
+	struct trace *t = &self->t;
+	long mask;
+	int st;
+
+	ASSERT_EQ(0, write_ctl("current_tracer", "process"));
+	ASSERT_EQ(0, command(w, '1'));
+	mask = task_mask(w->pid);
+	ASSERT_NE(0, mask);
+	ASSERT_EQ(0, kill(w->pid, SIGSTOP));
+	ASSERT_EQ(w->pid, waitpid(w->pid, &st, WUNTRACED));
+	ASSERT_TRUE(WIFSTOPPED(st));
+	ASSERT_EQ(0, write_ctl("current_tracer", "nop"));
+	EXPECT_EQ('T', proc_state(w->pid));
+	EXPECT_EQ(0, waitpid(w->pid, &st, WNOHANG | WCONTINUED));
+	EXPECT_EQ(mask, task_mask(w->pid));
+	clear_trace();
+	ASSERT_EQ(0, kill(w->pid, SIGCONT));
+	ASSERT_EQ(w->pid, waitpid(w->pid, &st, WCONTINUED));
+	EXPECT_TRUE(WIFCONTINUED(st));
+	EXPECT_EQ(0, wait_mask_zero(w->pid));
+	ASSERT_EQ(0, command(w, '2'));
+	ASSERT_EQ(7, finish_worker(w));
+	load_trace(t);
+	EXPECT_EQ(0, t->n);
 }
 
 /* ---- on and off, many times ----------------------------------------- */
