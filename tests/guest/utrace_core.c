@@ -1775,6 +1775,74 @@ TEST_F(utrace, reap_while_death_report_runs)
 	EXPECT_EQ(0, ctl("put 0"));
 }
 
+/* Is engine @id's thread held by a stop?  Waits up to 20 s for it. */
+static bool held(int id)
+{
+	for (int i = 0; i < 4000; i++) {
+		if (!ctl("examine %d", id))
+			return true;
+		msleep(5);
+	}
+	return false;
+}
+
+/*
+ * Two engines stop one thread: each RESUME releases only the stop of
+ * the engine that sends it, and the thread runs once neither stops it.
+ * At the next entry, engine 0's STOP and engine 1's weaker REPORT: the
+ * stop wins until engine 0 lets go.
+ */
+TEST_F(utrace, two_engines_stop_each_releases_its_own)
+{
+	struct child c = spawn(body_getpid_loop, (void *)2);
+	char line[128], want[1024];
+
+	for (int i = 0; i < 2; i++) {
+		ASSERT_EQ(0, ctl("attach %d %d", c.pid, i));
+		ASSERT_EQ(0, ctl("events %d %lu", i,
+				 EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT)));
+		ASSERT_EQ(0, ctl("reply_once %d %d %d", i, SYSCALL_ENTRY, STOP));
+	}
+	go(&c);
+	snprintf(line, sizeof(line), "1 syscall_entry %d action=0x0 nr=39 arg0=0 ",
+		 c.pid);
+	ASSERT_TRUE(log_wait(line)) TH_LOG("%s", logbuf);
+	ASSERT_TRUE(held(0));
+	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SYSCALL_ENTRY, STOP));
+	ASSERT_EQ(0, ctl("reply_once 1 %d %d", SYSCALL_ENTRY, REPORT));
+	EXPECT_EQ(0, ctl("control 0 %d", RESUME));
+	msleep(100);
+	EXPECT_EQ(0, ctl("examine 0"));		/* engine 1 still stops it */
+	snprintf(line, sizeof(line), "syscall_exit %d action=5 nr=39", c.pid);
+	EXPECT_EQ(NULL, strstr(read_log(), line));
+	EXPECT_EQ(0, ctl("control 1 %d", RESUME));
+	snprintf(line, sizeof(line), "1 syscall_entry %d action=0x0 nr=39 arg0=1 ",
+		 c.pid);
+	ASSERT_TRUE(log_wait(line)) TH_LOG("%s", logbuf);
+	ASSERT_TRUE(held(0));
+	msleep(100);
+	EXPECT_EQ(0, ctl("examine 0"));		/* REPORT does not undo STOP */
+	EXPECT_EQ(0, ctl("control 0 %d", RESUME));
+	ASSERT_EQ(0, reap(c.pid));
+	snprintf(want, sizeof(want),
+		 "0 syscall_exit %1$d action=5 nr=0 ret=1\n"
+		 "1 syscall_exit %1$d action=5 nr=0 ret=1\n"
+		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=0 arg1=0\n"
+		 "1 syscall_entry %1$d action=0x0 nr=39 arg0=0 arg1=0\n"
+		 "0 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
+		 "1 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
+		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=1 arg1=0\n"
+		 "1 syscall_entry %1$d action=0x0 nr=39 arg0=1 arg1=0\n"
+		 "0 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
+		 "1 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
+		 "0 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n"
+		 "1 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n",
+		 c.pid);
+	EXPECT_STREQ(want, read_log());
+	EXPECT_EQ(0, ctl("put 0"));
+	EXPECT_EQ(0, ctl("put 1"));
+}
+
 /*
  * utrace_barrier() waits out a callback in flight, so the module can go
  * while its engine's callback sleeps: rmmod detaches, waits, unloads.
