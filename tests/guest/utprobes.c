@@ -488,6 +488,55 @@ TEST_F(input, bad_input_gets_its_errno_and_changes_nothing)
 	}
 }
 
+/* The int3 state of @addr in @pid: 1 if it holds one, 0 if not, -1. */
+static int has_int3(pid_t pid, void *addr)
+{
+	unsigned char byte;
+	char path[64];
+	int fd, ret = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, O_RDONLY);
+	if (fd >= 0 && pread(fd, &byte, 1, (off_t)(unsigned long)addr) == 1)
+		ret = byte == 0xcc;
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/*
+ * The lines of one write are applied in order up to the first that
+ * fails, whose errno the write returns: a probe added and removed
+ * again, one added, then one refused and one never looked at.
+ */
+TEST_F(input, multi_line_write_applied_up_to_first_failure)
+{
+	char after[4096], want[4096 + 128];
+	int pid = self->pid;
+
+	EXPECT_EQ(-EEXIST, events("p:a %d:%p\np:b %d:%p\n-:a\n"
+				  "p:ok %d:%p\np:c %d:%p\n",
+				  pid, l_step, pid, l_call, pid, l_jmp,
+				  pid, l_jcc));
+	snprintf(want, sizeof(want), "%sp:b %d:%p\n", self->before, pid,
+		 l_call);
+	EXPECT_STREQ(want, read_file(EVENTS, after, sizeof(after)));
+	EXPECT_EQ(0, has_int3(pid, l_step));
+	EXPECT_EQ(1, has_int3(pid, l_call));
+	EXPECT_EQ(0, has_int3(pid, l_jmp));
+	EXPECT_EQ(0, has_int3(pid, l_jcc));
+	EXPECT_EQ(0, hits("b"));
+	EXPECT_EQ(-1, hits("a"));
+	EXPECT_EQ(-1, hits("c"));
+	/* a blank line and a comment are no commands */
+	EXPECT_EQ(0, events("-:b\n\n# comment\np:c %d:%p", pid, l_jcc));
+	snprintf(want, sizeof(want), "%sp:c %d:%p\n", self->before, pid,
+		 l_jcc);
+	EXPECT_STREQ(want, read_file(EVENTS, after, sizeof(after)));
+	EXPECT_EQ(0, has_int3(pid, l_call));
+	EXPECT_EQ(1, has_int3(pid, l_jcc));
+}
+
 /* Without CAP_SYS_ADMIN: -EPERM, even for root. */
 TEST_F(input, no_cap_sys_admin_eperm)
 {
