@@ -194,6 +194,15 @@ asm(".text\n"
 long f_fault(long *p);
 extern char l_fault[];
 
+/* x + 1020; x + 20 when a handler moves the thread past the add */
+long f_skip(long x);
+extern char l_skip[], l_skip_to[];
+asm(".text\n"
+    ".globl f_skip\n f_skip:\n"
+    "	lea 20(%rdi), %rax\n"
+    ".globl l_skip\n l_skip: add $1000, %rax\n"
+    ".globl l_skip_to\n l_skip_to: ret\n");
+
 struct probe_case {
 	const char *name;
 	long (*fn)(long);
@@ -873,6 +882,66 @@ TEST(sample_module_unloads_with_live_probe)
 	ASSERT_TRUE(WIFEXITED(st)) TH_LOG("status %#x, signal %d", st,
 					  WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 	EXPECT_EQ(0, WEXITSTATUS(st));
+}
+
+/*
+ * Several probes on one address (tests/modules/utp_multi): their
+ * handlers run in registration order at each hit and each probe counts
+ * every hit.  With handler 1 moving the ip past the probed add, the add
+ * is skipped, and handler 2 still runs.
+ */
+static long e_skip(long x) { return x + 1020; }
+static long e_skipped(long x) { return x + 20; }
+
+static int load_multi(pid_t pid, int n, int jump_by)
+{
+	char path[256], params[200];
+	struct utsname u;
+	int fd, ret;
+
+	uname(&u);
+	snprintf(path, sizeof(path),
+		 "/lib/modules/%s/extra/utp_multi.ko", u.release);
+	snprintf(params, sizeof(params),
+		 "pid=%d addr=%lu n=%d jump_by=%d jump_to=%lu", pid,
+		 (unsigned long)l_skip, n, jump_by, (unsigned long)l_skip_to);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+#define MULTI_CALLS 10
+
+TEST(several_probes_on_one_address)
+{
+	for (int jump = 0; jump < 2; jump++) {
+		const struct probe_case c = {
+			"skip", f_skip, l_skip, jump ? e_skipped : e_skip, 1
+		};
+		char buf[128], want[128] = "";
+		struct child ch = spawn(&c, MULTI_CALLS, 1);
+		int st;
+
+		ASSERT_EQ(0, load_multi(ch.pid, 3, jump ? 1 : -1));
+		go(&ch);
+		st = reap(ch.pid);
+		ASSERT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);
+		EXPECT_EQ(0, WEXITSTATUS(st)) TH_LOG("jump %d", jump);
+		for (int i = 0; i < MULTI_CALLS; i++)
+			strcat(want, "012");
+		strcat(want, "\n");
+		EXPECT_STREQ(want, read_file("/sys/module/utp_multi/parameters/order",
+					     buf, sizeof(buf)));
+		snprintf(want, sizeof(want), "%d,%d,%d\n", MULTI_CALLS,
+			 MULTI_CALLS, MULTI_CALLS);
+		EXPECT_STREQ(want, read_file("/sys/module/utp_multi/parameters/hits",
+					     buf, sizeof(buf)));
+		EXPECT_EQ(0, syscall(SYS_delete_module, "utp_multi",
+				     O_NONBLOCK));
+	}
 }
 
 /*
