@@ -1287,6 +1287,10 @@ TEST(trace_event_per_hit)
 	for (p = buf; (p = strstr(p, want)); p += strlen(want))
 		n++;
 	EXPECT_EQ(50, n);
+	/* and no other hit event */
+	for (n = 0, p = buf; (p = strstr(p, "utprobe_hit: ")); p++)
+		n++;
+	EXPECT_EQ(50, n);
 	EXPECT_EQ(50, hits("tev"));
 	clear_probes();
 }
