@@ -61,6 +61,51 @@ PROBED void rp_exiter(int code)
 	_exit(code);
 }
 
+/*
+ * rp_tail(x) jumps to rp_leaf(x + 1), which returns 2x + 3 for both:
+ * a tail call, the two calls with one return address in one slot.
+ */
+long rp_tail(long x);
+asm(".text\n"
+    ".globl rp_tail\n"
+    ".type rp_tail, @function\n"
+    "rp_tail:\n"
+    "	lea 1(%rdi), %rdi\n"
+    "	jmp rp_leaf\n"
+    ".size rp_tail, . - rp_tail\n");
+
+/*
+ * rp_vfork() calls vfork() and returns its result, in the parent and in
+ * the child, which share the stack: vfork_once() calls it and in the
+ * child exits at once by a bare system call, with no stack write that
+ * would change the parent's frames.  Written in asm so that nothing
+ * else touches the stack.  Returns the child's pid in the parent.
+ */
+long rp_vfork(void);
+long vfork_once(void);
+asm(".text\n"
+    ".globl rp_vfork\n"
+    ".type rp_vfork, @function\n"
+    "rp_vfork:\n"
+    "	sub $8, %rsp\n"
+    "	call vfork\n"
+    "	add $8, %rsp\n"
+    "	ret\n"
+    ".size rp_vfork, . - rp_vfork\n"
+    ".globl vfork_once\n"
+    ".type vfork_once, @function\n"
+    "vfork_once:\n"
+    "	sub $8, %rsp\n"
+    "	call rp_vfork\n"
+    "	add $8, %rsp\n"
+    "	test %rax, %rax\n"
+    "	jnz 1f\n"
+    "	mov $60, %eax\n"		/* exit(0) */
+    "	xor %edi, %edi\n"
+    "	syscall\n"
+    "1:	ret\n"
+    ".size vfork_once, . - vfork_once\n");
+
 /* Workloads: each returns the number of wrong results. */
 static int w_calls(void)
 {
@@ -143,6 +188,31 @@ static int w_fork(void)
 		if (pid == 0)
 			_exit(rp_leaf(1) == 3 ? 0 : 1);
 		if (pid < 0 || waitpid(pid, &st, 0) != pid ||
+		    !WIFEXITED(st) || WEXITSTATUS(st))
+			bad++;
+	}
+	return bad;
+}
+
+static int w_tail(void)
+{
+	int bad = 0;
+
+	for (long i = 0; i < N; i++)
+		bad += rp_tail(i) != 2 * i + 3;
+	return bad;
+}
+
+#define VFORKS 20
+
+static int w_vfork(void)
+{
+	int bad = 0, st;
+
+	for (int i = 0; i < VFORKS; i++) {
+		long pid = vfork_once();
+
+		if (pid <= 0 || waitpid(pid, &st, 0) != pid ||
 		    !WIFEXITED(st) || WEXITSTATUS(st))
 			bad++;
 	}
@@ -288,6 +358,23 @@ FIXTURE_VARIANT_ADD(ret, longjmp) {
 FIXTURE_VARIANT_ADD(ret, fork) {
 	.work = w_fork,
 	.e = { { "fork", rp_fork, N / 10, N / 10, 0, 0 },
+	       { "leaf", rp_leaf, 1, 1, 0, 0 } },
+};
+
+/* a tail call: rp_tail()'s and rp_leaf()'s calls return at once */
+FIXTURE_VARIANT_ADD(ret, tail_call) {
+	.work = w_tail,
+	.e = { { "tail", rp_tail, N, N, 0, 0 },
+	       { "leaf", rp_leaf, N + 1, N + 1, 0, 0 } },
+};
+
+/*
+ * A vfork child gets a copy of its parent's notes: it returns from
+ * rp_vfork() as well as the parent, and both returns are followed.
+ */
+FIXTURE_VARIANT_ADD(ret, vfork) {
+	.work = w_vfork,
+	.e = { { "vfork", rp_vfork, VFORKS, 2 * VFORKS, 0, 0 },
 	       { "leaf", rp_leaf, 1, 1, 0, 0 } },
 };
 
