@@ -487,4 +487,53 @@ TEST_F(one, listed)
 	EXPECT_EQ(0, r.pending);
 }
 
+/*
+ * Each return of a followed call is a utprobes:utprobe_ret trace event:
+ * the function, the return address, the return value.  The child's
+ * N calls of w_calls() return to one address with 2i + 1; the sweep
+ * from main() returns to another with 1.
+ */
+TEST_F(one, trace_event_per_return)
+{
+	static char buf[1 << 20];
+	unsigned long ret_ip[N + 2], rax[N + 2];
+	char want[160], *p;
+	int go, done, st, n = 0;
+	char x;
+	pid_t pid = spawn(w_calls, &go, &done);
+
+	ASSERT_EQ(0, write_file(TRACEFS "/trace", O_TRUNC, ""));
+	ASSERT_EQ(0, write_file(TRACEFS "/events/utprobes/utprobe_ret/enable",
+				0, "1"));
+	ASSERT_EQ(0, events("r:leaf %d:%p", pid, rp_leaf));
+	ASSERT_EQ(1, write(go, "g", 1));
+	ASSERT_EQ(1, read(done, &x, 1));
+	EXPECT_EQ(0, write_file(TRACEFS "/events/utprobes/utprobe_ret/enable",
+				0, "0"));
+	snprintf(want, sizeof(want),
+		 "utprobe_ret: pid=%d tid=%d probe=leaf func=%#lx ret_ip=",
+		 pid, pid, (unsigned long)rp_leaf);
+	read_file(TRACEFS "/trace", buf, sizeof(buf));
+	for (p = buf; (p = strstr(p, want)) && n < N + 2; n++) {
+		unsigned long long ns = 0;
+
+		p += strlen(want);
+		EXPECT_EQ(3, sscanf(p, "%lx rax=%lx ns=%llu", &ret_ip[n],
+				    &rax[n], &ns));
+		EXPECT_LT(0ULL, ns);
+	}
+	ASSERT_EQ(N + 1, n);
+	for (int i = 0; i < N; i++) {
+		EXPECT_EQ((unsigned long)(2 * i + 1), rax[i]);
+		EXPECT_EQ(ret_ip[0], ret_ip[i]);
+	}
+	EXPECT_EQ(1UL, rax[N]);
+	EXPECT_NE(ret_ip[0], ret_ip[N]);
+	ASSERT_EQ(1, write(go, "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_EQ(0, st);
+	close(go);
+	close(done);
+}
+
 TEST_HARNESS_MAIN
