@@ -536,4 +536,82 @@ TEST_F(one, trace_event_per_return)
 	close(done);
 }
 
+/*
+ * Compare the text of @pid, its mapping of our own program, with the
+ * file: the number of bytes that differ, or -1.
+ */
+static long text_differs(pid_t pid)
+{
+	unsigned long start, end, pgoff;
+	char path[64], line[512], perms[8];
+	long diff = -1;
+	FILE *maps;
+	int mem, exe;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	maps = fopen(path, "r");
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	mem = open(path, O_RDONLY);
+	exe = open("/proc/self/exe", O_RDONLY);
+	while (maps && mem >= 0 && exe >= 0 && fgets(line, sizeof(line), maps)) {
+		static unsigned char a[1 << 16], b[1 << 16];
+
+		if (sscanf(line, "%lx-%lx %7s %lx", &start, &end, perms,
+			   &pgoff) != 4 || strcmp(perms, "r-xp") ||
+		    !strstr(line, "utprobes_ret"))
+			continue;
+		diff = 0;
+		for (unsigned long o = 0; o < end - start; o += sizeof(a)) {
+			size_t len = end - start - o < sizeof(a) ?
+				     end - start - o : sizeof(a);
+
+			if (pread(mem, a, len, start + o) != (ssize_t)len ||
+			    pread(exe, b, len, pgoff + o) != (ssize_t)len)
+				return -1;
+			for (size_t i = 0; i < len; i++)
+				diff += a[i] != b[i];
+		}
+	}
+	if (maps)
+		fclose(maps);
+	close(mem);
+	close(exe);
+	return diff;
+}
+
+/*
+ * Removing a return probe takes its int3 out of its entry and out of
+ * every return site no call under way returns to: once all are gone,
+ * the live child's text is the file's again, byte for byte.
+ */
+TEST_F(one, removal_restores_return_sites)
+{
+	int go, done, st;
+	char x;
+	pid_t pid = spawn(w_nested, &go, &done);
+
+	ASSERT_EQ(0, events("r:outer %d:%p", pid, rp_outer));
+	ASSERT_EQ(0, events("r:inner %d:%p", pid, rp_inner));
+	ASSERT_EQ(0, events("r:leaf %d:%p", pid, rp_leaf));
+	ASSERT_EQ(1, write(go, "g", 1));
+	ASSERT_EQ(1, read(done, &x, 1));
+	/*
+	 * An int3 on each entry, and on the five return sites: rp_outer's
+	 * two calls of rp_inner, rp_inner's of rp_leaf, the workload's of
+	 * rp_outer and the child's sweep call of rp_leaf.
+	 */
+	EXPECT_EQ(3 + 5, text_differs(pid));
+	/* no call is under way: every return site goes with one probe */
+	ASSERT_EQ(0, events("-:inner"));
+	EXPECT_EQ(2, text_differs(pid));
+	ASSERT_EQ(0, events("-:outer"));
+	ASSERT_EQ(0, events("-:leaf"));
+	EXPECT_EQ(0, text_differs(pid));
+	ASSERT_EQ(1, write(go, "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_EQ(0, st);
+	close(go);
+	close(done);
+}
+
 TEST_HARNESS_MAIN
