@@ -1338,6 +1338,20 @@ static void *nop_forever(void *arg)
 	return hit_forever((void *)nop_case);
 }
 
+/* Wait (up to 20 s) until thread @tid sleeps in kernel function @fn. */
+static bool sleeps_in(pid_t tid, const char *fn)
+{
+	char path[64], buf[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/wchan", tid);
+	for (int i = 0; i < 4000; i++) {
+		if (!strcmp(read_file(path, buf, sizeof(buf)), fn))
+			return true;
+		usleep(5000);
+	}
+	return false;
+}
+
 TEST(sigkill_during_stop_and_handler)
 {
 	int go_fd[2], st, ret;
@@ -1365,7 +1379,8 @@ TEST(sigkill_during_stop_and_handler)
 		ret = events("p:s %d:%p", pid, slot_case->label);
 		_exit(ret == 0 || ret == -ESRCH || ret == -EFAULT ? 0 : 1);
 	}
-	usleep(100000);
+	/* the registration has stopped the main thread: kill now */
+	EXPECT_TRUE(sleeps_in(pid, "utrace_stop"));
 	ASSERT_EQ(0, kill(pid, SIGKILL));
 	st = reap(pid);
 	ASSERT_TRUE(WIFSIGNALED(st)) TH_LOG("status %#x", st);
