@@ -82,7 +82,7 @@ static const struct utrace_engine_ops utrace_detached_ops;
 static int __init utrace_init(void)
 {
 	utrace_cachep = KMEM_CACHE(utrace, SLAB_PANIC);
-	utrace_engine_cachep = KMEM_CACHE(utrace_engine, SLAB_PANIC);
+	utrace_engine_cachep = KMEM_CACHE(utrace_engine, SLAB_PANIC | SLAB_NO_MERGE);
 	return 0;
 }
 core_initcall(utrace_init);

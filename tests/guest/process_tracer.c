@@ -267,6 +267,8 @@ struct worker {
 	pid_t pid;
 	int cmd;
 	int ack;
+	int wcmd;		/* the same pipes' other ends, in the worker */
+	int wack;
 	struct shared *sh;
 };
 
@@ -283,12 +285,41 @@ static void *thread_fn(void *arg)
 	return NULL;
 }
 
+/* The pipe that lets the worker's waiting child ('p') go ('P'). */
+static int waiting_child_go = -1;
+
 static void worker_fork(int what)
 {
-	pid_t pid = fork();
+	sigset_t all;
+	int p[2];
+	pid_t pid;
+	char c;
 
+	if (what == 'P') {
+		if (write(waiting_child_go, "g", 1) != 1)
+			_exit(1);
+		close(waiting_child_go);
+		waitpid(wsh->child, NULL, 0);
+		return;
+	}
+	if (what == 'p' && pipe(p))
+		_exit(1);
+	pid = fork();
 	if (!pid) {
 		switch (what) {
+		case 'k':
+			/* killed by its own SIGTERM, whatever we inherited */
+			signal(SIGTERM, SIG_DFL);
+			sigfillset(&all);
+			sigprocmask(SIG_UNBLOCK, &all, NULL);
+			kill(getpid(), SIGTERM);
+			_exit(1);
+		case 'p':
+			close(p[1]);
+			if (read(p[0], &c, 1) != 1)
+				_exit(1);
+			close(6000);
+			_exit(0);
 		case 'f':
 			execl(PT_EXEC, "pt_exec", (char *)NULL);
 			_exit(127);
@@ -304,6 +335,11 @@ static void worker_fork(int what)
 		}
 	}
 	wsh->child = pid;
+	if (what == 'p') {
+		close(p[0]);
+		waiting_child_go = p[1];
+		return;
+	}
 	waitpid(pid, NULL, 0);
 }
 
@@ -334,6 +370,9 @@ static void worker_main(int cmd, int ack)
 		case 'f':
 		case 'u':
 		case 'n':
+		case 'k':
+		case 'p':
+		case 'P':
 			worker_fork(c);
 			break;
 		case 'q':
@@ -369,6 +408,8 @@ static int spawn_worker(struct worker *w)
 	close(ack[1]);
 	w->cmd = cmd[1];
 	w->ack = ack[0];
+	w->wcmd = cmd[0];
+	w->wack = ack[1];
 	return 0;
 }
 
@@ -441,8 +482,9 @@ FIXTURE_SETUP(pt)
 	memset(&self->w, 0, sizeof(self->w));
 	self->outsider = 0;
 	self->t.r = NULL;
-	if (access(TRACEFS "process_follow_pid", F_OK))
-		SKIP(return, "no process tracer");
+	/* the tracer is built into every kernel these tests run on */
+	ASSERT_EQ(0, access(TRACEFS "process_follow_pid", F_OK))
+		TH_LOG("no process tracer: %s", strerror(errno));
 	defaults();
 	ASSERT_EQ(0, spawn_worker(&self->w));
 	ASSERT_EQ(0, write_ctlf("process_follow_pid", "%ld", self->w.pid));
@@ -525,19 +567,77 @@ TEST_F(pt, exact_lifecycle_and_signal_records)
 	EXPECT_STREQ("process_tracer", t->r[0].comm);
 }
 
-/* System calls: numbers, arguments, return values and errors. */
+/*
+ * The records of @pid must be @n, each starting with its line of @want
+ * (the argument registers a system call does not use hold whatever was
+ * there, so an entry's line gives only the arguments that are known).
+ */
+static void expect_records(struct __test_metadata *_metadata,
+			   struct trace *t, int pid, char want[][128], int n)
+{
+	int i, k = 0;
+
+	for (i = 0; i < t->n; i++) {
+		if (t->r[i].pid != pid)
+			continue;
+		if (k < n)
+			EXPECT_EQ(0, strncmp(t->r[i].body, want[k],
+					     strlen(want[k])))
+				TH_LOG("record %d of %d: \"%s\", wanted \"%s\"",
+				       k, pid, t->r[i].body, want[k]);
+		k++;
+	}
+	EXPECT_EQ(n, k) TH_LOG("records of %d", pid);
+}
+
+#define RECORD(fmt, ...) snprintf(want[n++], sizeof(want[0]), fmt, ##__VA_ARGS__)
+
+/*
+ * System calls: numbers, arguments, return values and errors.  The
+ * worker's every record while it carries out 'g' and 's', exactly.
+ */
 TEST_F(pt, syscall_records)
 {
 	struct worker *w = &self->w;
 	struct trace *t = &self->t;
-	int i, tid, child, outsider, wpid = w->pid;
-	char buf[256];
+	int i, tid, child, outsider, wpid = w->pid, n = 0;
+	char want[32][128];
 
 	self->outsider = spawn_outsider();
 	outsider = self->outsider;
 	ASSERT_EQ(0, write_ctl("current_tracer", "process"));
 	ASSERT_EQ(0, command(w, 'g'));
 	ASSERT_EQ(0, command(w, 's'));
+	load_trace(t);
+	/* the read() of 'g', begun before the tracer started */
+	RECORD("syscall_exit nr=%d ret=1 error=0", SYS_read);
+	RECORD("syscall_enter nr=%d args=", SYS_getppid);
+	RECORD("syscall_exit nr=%d ret=%d error=0", SYS_getppid, getpid());
+	RECORD("syscall_enter nr=%d args=0x%x,0x%lx,0x5,", SYS_write,
+	       w->sh->devnull, w->sh->buf);
+	RECORD("syscall_exit nr=%d ret=5 error=0", SYS_write);
+	RECORD("syscall_enter nr=%d args=0x3e8,", SYS_close);
+	RECORD("syscall_exit nr=%d ret=-9 error=-9", SYS_close);
+	RECORD("syscall_enter nr=%d args=0x%x,", SYS_write, w->wack);
+	RECORD("syscall_exit nr=%d ret=1 error=0", SYS_write);
+	RECORD("syscall_enter nr=%d args=0x%x,", SYS_read, w->wcmd);
+	/* 's': glibc's kill(getpid(), SIGUSR1), the signal, the handler's return */
+	RECORD("syscall_exit nr=%d ret=1 error=0", SYS_read);
+	RECORD("syscall_enter nr=%d args=", SYS_getpid);
+	RECORD("syscall_exit nr=%d ret=%d error=0", SYS_getpid, wpid);
+	RECORD("syscall_enter nr=%d args=0x%x,0xa,", SYS_kill, wpid);
+	RECORD("syscall_exit nr=%d ret=0 error=0", SYS_kill);
+	RECORD("signal signo=10 errno=0 code=0");
+	RECORD("syscall_enter nr=%d args=", SYS_rt_sigreturn);
+	/* rt_sigreturn() restores kill()'s return and no system call */
+	RECORD("syscall_exit nr=-1 ret=0 error=0");
+	RECORD("syscall_enter nr=%d args=0x%x,", SYS_write, w->wack);
+	RECORD("syscall_exit nr=%d ret=1 error=0", SYS_write);
+	RECORD("syscall_enter nr=%d args=0x%x,", SYS_read, w->wcmd);
+	expect_records(_metadata, t, wpid, want, n);
+	EXPECT_EQ(n, t->n);
+	free_trace(t);
+
 	ASSERT_EQ(0, command(w, 't'));
 	tid = w->sh->tid;
 	ASSERT_EQ(0, command(w, 'f'));
@@ -545,30 +645,29 @@ TEST_F(pt, syscall_records)
 	reap(self->outsider);
 	load_trace(t);
 
-	/* getppid(): no arguments, the test's pid back */
-	EXPECT_EQ(1, countf(t, wpid, "syscall_enter nr=%ld args=", SYS_getppid));
-	snprintf(buf, sizeof(buf), "syscall_exit nr=%d ret=%d error=0",
-		 SYS_getppid, getpid());
-	EXPECT_EQ(1, count(t, wpid, buf));
-	/* write(devnull, hello, 5) */
-	snprintf(buf, sizeof(buf), "syscall_enter nr=%d args=0x%x,0x%lx,0x5,",
-		 SYS_write, w->sh->devnull, w->sh->buf);
-	EXPECT_EQ(1, count(t, wpid, buf)) TH_LOG("%s", buf);
-	EXPECT_EQ(1, countf(t, wpid, "syscall_exit nr=%ld ret=5 error=0",
-			    SYS_write));
-	/* close(1000) fails with EBADF */
-	EXPECT_EQ(1, count(t, wpid, "syscall_enter nr=3 args=0x3e8,"));
-	EXPECT_EQ(1, count(t, wpid, "syscall_exit nr=3 ret=-9 error=-9"));
-	/* kill(self, SIGUSR1), then the signal */
-	snprintf(buf, sizeof(buf), "syscall_enter nr=%d args=0x%x,0xa,",
-		 SYS_kill, wpid);
-	EXPECT_EQ(1, count(t, wpid, buf));
-	EXPECT_EQ(1, count(t, wpid, "signal signo=10 errno=0 code=0"));
-	/* the thread's gettid() */
-	EXPECT_EQ(1, countf(t, tid, "syscall_enter nr=%ld ", SYS_gettid));
-	snprintf(buf, sizeof(buf), "syscall_exit nr=%d ret=%d error=0",
-		 SYS_gettid, tid);
-	EXPECT_EQ(1, count(t, tid, buf));
+	/*
+	 * The thread, every record: back from clone3() in the child, the
+	 * setup of this static glibc's start_thread() (rseq, robust list,
+	 * signal mask), its gettid(), the teardown (madvise() of the stack,
+	 * not built into these kernels) and its exit.
+	 */
+	n = 0;
+	RECORD("syscall_exit nr=%d ret=0 error=0", SYS_clone3);
+	RECORD("syscall_enter nr=%d args=", SYS_rseq);
+	RECORD("syscall_exit nr=%d ret=0 error=0", SYS_rseq);
+	RECORD("syscall_enter nr=%d args=", SYS_set_robust_list);
+	RECORD("syscall_exit nr=%d ret=0 error=0", SYS_set_robust_list);
+	RECORD("syscall_enter nr=%d args=0x2,", SYS_rt_sigprocmask);
+	RECORD("syscall_exit nr=%d ret=0 error=0", SYS_rt_sigprocmask);
+	RECORD("syscall_enter nr=%d args=", SYS_gettid);
+	RECORD("syscall_exit nr=%d ret=%d error=0", SYS_gettid, tid);
+	RECORD("syscall_enter nr=%d args=0x0,", SYS_rt_sigprocmask);
+	RECORD("syscall_exit nr=%d ret=0 error=0", SYS_rt_sigprocmask);
+	RECORD("syscall_enter nr=%d args=", SYS_madvise);
+	RECORD("syscall_exit nr=%d ret=-38 error=-38", SYS_madvise);
+	RECORD("syscall_enter nr=%d args=0x0,", SYS_exit);
+	RECORD("exit code=0x0 status=0");
+	expect_records(_metadata, t, tid, want, n);
 	/* the exec'd child's close(5000) */
 	EXPECT_EQ(1, count(t, child, "syscall_enter nr=3 args=0x1388,"));
 	EXPECT_EQ(1, count(t, child, "syscall_exit nr=3 ret=-9 error=-9"));
@@ -582,7 +681,6 @@ TEST_F(pt, syscall_records)
 		EXPECT_TRUE(pid == wpid || pid == tid || pid == child)
 			TH_LOG("record of %d: %s", pid, t->r[i].body);
 	}
-	EXPECT_LT(20, t->n);
 }
 
 /* trace_pipe gives the same records, consumed as read. */
@@ -804,6 +902,144 @@ TEST_F(pt, bad_values)
 	EXPECT_NE(0, after[0]);
 }
 
+/*
+ * A child killed by a signal: its exit record gives the signal, and the
+ * worker's SIGCHLD says CLD_KILLED.  Every record, exactly.
+ */
+TEST_F(pt, exit_by_signal_record)
+{
+	struct worker *w = &self->w;
+	struct trace *t = &self->t;
+	char want[8][128];
+	int child, n = 0;
+
+	ASSERT_EQ(0, write_ctl("process_trace_syscalls", "0"));
+	ASSERT_EQ(0, write_ctl("current_tracer", "process"));
+	ASSERT_EQ(0, command(w, 'k'));
+	child = w->sh->child;
+	ASSERT_EQ(7, finish_worker(w));
+	load_trace(t);
+	dump_trace(t);
+	ASSERT_EQ(5, t->n);
+	EXPECT_EQ(0, strncmp(t->r[0].body, "fork child=", 11));
+	EXPECT_EQ(child, atoi(t->r[0].body + 11));
+	RECORD("signal signo=%d errno=0 code=0", SIGTERM);
+	RECORD("exit code=0x%x signal=%d", SIGTERM, SIGTERM);
+	expect_records(_metadata, t, child, want, n);
+	EXPECT_EQ(child, t->r[1].pid);
+	EXPECT_EQ(child, t->r[2].pid);
+	EXPECT_STREQ("signal signo=17 errno=0 code=2", t->r[3].body);
+	EXPECT_STREQ("exit code=0x700 status=7", t->r[4].body);
+}
+
+/*
+ * A child the followed process had before the tracer started is not
+ * followed: it leaves no record and carries no engine; the worker's
+ * SIGCHLD when it exits is recorded.
+ */
+TEST_F(pt, children_from_before_not_followed)
+{
+	struct worker *w = &self->w;
+	struct trace *t = &self->t;
+	int child;
+
+	ASSERT_EQ(0, write_ctl("process_trace_syscalls", "0"));
+	ASSERT_EQ(0, command(w, 'p'));
+	child = w->sh->child;
+	ASSERT_EQ(0, write_ctl("current_tracer", "process"));
+	EXPECT_NE(0, task_mask(w->pid));
+	EXPECT_EQ(0, task_mask(child));
+	ASSERT_EQ(0, command(w, 'P'));
+	ASSERT_EQ(7, finish_worker(w));
+	load_trace(t);
+	dump_trace(t);
+	ASSERT_EQ(2, t->n);
+	EXPECT_STREQ("signal signo=17 errno=0 code=1", t->r[0].body);
+	EXPECT_STREQ("exit code=0x700 status=7", t->r[1].body);
+	EXPECT_EQ(0, count(t, child, ""));
+}
+
+/* Wait (up to 20 s) until @pid's event mask is 0. */
+static long wait_mask_zero(pid_t pid)
+{
+	long mask = task_mask(pid);
+
+	for (int i = 0; i < 4000 && mask; i++) {
+		usleep(5000);
+		mask = task_mask(pid);
+	}
+	return mask;
+}
+
+/*
+ * Stopping the tracer wakes a followed thread blocked in read(): it
+ * drops its engine with no command sent, and its read() goes on
+ * (restarted, not failed: the worker would exit).  Nothing is recorded
+ * after the stop.
+ */
+TEST_F(pt, stop_wakes_blocked_thread)
+{
+	struct worker *w = &self->w;
+	struct trace *t = &self->t;
+
+	ASSERT_EQ(0, write_ctl("current_tracer", "process"));
+	ASSERT_EQ(0, command(w, '1'));
+	ASSERT_NE(0, task_mask(w->pid));
+	ASSERT_EQ(0, write_ctl("current_tracer", "nop"));
+	EXPECT_EQ(0, wait_mask_zero(w->pid));
+	clear_trace();
+	ASSERT_EQ(0, command(w, '2'));
+	ASSERT_EQ(7, finish_worker(w));
+	load_trace(t);
+	EXPECT_EQ(0, t->n);
+}
+
+static char proc_state(pid_t pid)
+{
+	char path[64], *s, *p, st = '?';
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	s = read_all(path);
+	if (s && (p = strrchr(s, ')')) && p[1] == ' ')
+		st = p[2];
+	free(s);
+	return st;
+}
+
+/*
+ * A followed thread in a job-control stop stays stopped when the tracer
+ * stops, and keeps its mask until it is continued (see the tracer's
+ * documentation); continued, it drops its engine and goes on.
+ */
+TEST_F(pt, stop_leaves_job_stopped_thread_stopped)
+{
+	struct worker *w = &self->w;
+	struct trace *t = &self->t;
+	long mask;
+	int st;
+
+	ASSERT_EQ(0, write_ctl("current_tracer", "process"));
+	ASSERT_EQ(0, command(w, '1'));
+	mask = task_mask(w->pid);
+	ASSERT_NE(0, mask);
+	ASSERT_EQ(0, kill(w->pid, SIGSTOP));
+	ASSERT_EQ(w->pid, waitpid(w->pid, &st, WUNTRACED));
+	ASSERT_TRUE(WIFSTOPPED(st));
+	ASSERT_EQ(0, write_ctl("current_tracer", "nop"));
+	EXPECT_EQ('T', proc_state(w->pid));
+	EXPECT_EQ(0, waitpid(w->pid, &st, WNOHANG | WCONTINUED));
+	EXPECT_EQ(mask, task_mask(w->pid));
+	clear_trace();
+	ASSERT_EQ(0, kill(w->pid, SIGCONT));
+	ASSERT_EQ(w->pid, waitpid(w->pid, &st, WCONTINUED));
+	EXPECT_TRUE(WIFCONTINUED(st));
+	EXPECT_EQ(0, wait_mask_zero(w->pid));
+	ASSERT_EQ(0, command(w, '2'));
+	ASSERT_EQ(7, finish_worker(w));
+	load_trace(t);
+	EXPECT_EQ(0, t->n);
+}
+
 /* ---- on and off, many times ----------------------------------------- */
 
 static void *busy_thread(void *arg)
@@ -929,14 +1165,23 @@ TEST_F_TIMEOUT(pt, on_off_100_times, 900)
 	}
 	EXPECT_EQ(0, n) TH_LOG("%d threads, first %s", n, first);
 	EXPECT_EQ(100, seen);
-	after = slab_objects("utrace_engine");
-	if (before >= 0) {
-		TH_LOG("utrace engines allocated: %ld before, %ld after",
-		       before, after);
-		EXPECT_GE(before + 10, after);
-	} else {
+	/*
+	 * The engine cache is not merged with others: its objects are the
+	 * engines.  A kernel without slab statistics (SLUB_TINY) has no
+	 * /sys/kernel/slab at all; one with them must show the cache.
+	 */
+	if (access("/sys/kernel/slab", F_OK)) {
 		TH_LOG("no slab statistics on this kernel");
+		return;
 	}
+	ASSERT_LE(0, before);
+	after = slab_objects("utrace_engine");
+	for (i = 0; i < 100 && after != before; i++) {
+		usleep(100000);
+		after = slab_objects("utrace_engine");
+	}
+	EXPECT_EQ(before, after) TH_LOG("utrace engines allocated: %ld before, %ld after",
+					before, after);
 }
 
 TEST_HARNESS_MAIN

@@ -31,14 +31,37 @@ static int write_file(const char *path, const char *s, int flags)
 	return n == (ssize_t)strlen(s) ? 0 : -1;
 }
 
+/*
+ * What only our build has: the fixed builder stamped by
+ * scripts/kernel.sh, utrace's line in /proc/PID/status (0: no engine on
+ * this thread) and utprobes' tracefs file.
+ */
 TEST(kernel_is_ours)
 {
+	char buf[4096], *line;
 	struct utsname u;
+	ssize_t n;
+	int fd;
 
 	ASSERT_EQ(0, uname(&u));
 	EXPECT_EQ(0, strncmp(u.release, "6.12.", 5)) TH_LOG("release %s", u.release);
-	/* the build stamps a fixed user and host, see scripts/kernel.sh */
-	EXPECT_NE(NULL, strstr(u.version, "2026")) TH_LOG("version %s", u.version);
+	fd = open("/proc/version", O_RDONLY);
+	ASSERT_LE(0, fd);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	ASSERT_LT(0, n);
+	buf[n] = '\0';
+	EXPECT_NE(NULL, strstr(buf, " (utrace@qemu) ")) TH_LOG("%s", buf);
+	fd = open("/proc/self/status", O_RDONLY);
+	ASSERT_LE(0, fd);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	ASSERT_LT(0, n);
+	buf[n] = '\0';
+	line = strstr(buf, "\nUtrace:");
+	ASSERT_NE(NULL, line) TH_LOG("%s", buf);
+	EXPECT_EQ(0, strncmp(line, "\nUtrace:\t0\n", 11));
+	EXPECT_EQ(0, access(TRACEFS "/utprobe_events", W_OK));
 }
 
 TEST(tracefs_mounted)

@@ -44,9 +44,19 @@ long f_jmp(long x);
 long f_jcc(long x);
 long f_pop(long x);
 long f_refused(long x);
+long f_call_reg(long x);
+long f_call_mem(long x);
+long f_jmp_reg(long x);
+long f_jmp_mem(long x);
+long f_pushf(long x);
+long f_loop(long x);
+long f_jrcxz(long x);
+long f_jmp32(long x);
+long f_jcc32(long x);
 extern char l_nop[], l_push[], l_step[], l_load[], l_store[], l_call[];
 extern char l_ret[], l_jmp[], l_jcc[], l_pop[], l_syscall[], l_ud2[];
-extern char l_int3[];
+extern char l_int3[], l_call_reg[], l_call_mem[], l_jmp_reg[], l_jmp_mem[];
+extern char l_pushf[], l_loop[], l_jrcxz[], l_jmp32[], l_jcc32[];
 
 asm(".text\n"
     /* nop: emulated; returns x + 1 */
@@ -95,6 +105,82 @@ asm(".text\n"
     "	lea 8(%rdi), %rax\n push %rax\n"
     ".globl l_pop\n l_pop: pop %rdx\n"
     "	mov %rdx, %rax\n ret\n"
+    /*
+     * The single-stepped classes.  call *%rax: the callee checks that
+     * its return address is the probed call's next instruction, and
+     * returns 2x + 1 (-1 for a wrong return address).
+     */
+    ".globl f_call_reg\n f_call_reg:\n"
+    "	lea utp_callee(%rip), %rax\n"
+    "	lea 1f(%rip), %rcx\n"
+    ".globl l_call_reg\n l_call_reg: call *%rax\n"
+    "1:	ret\n"
+    /* call *mem(%rip): the same through a pointer; returns 2x + 1 */
+    ".globl f_call_mem\n f_call_mem:\n"
+    "	lea 1f(%rip), %rcx\n"
+    ".globl l_call_mem\n l_call_mem: call *utp_callee_ptr(%rip)\n"
+    "1:	ret\n"
+    "utp_callee:\n"
+    "	cmp (%rsp), %rcx\n"
+    "	jne 1f\n"
+    "	lea 1(%rdi,%rdi), %rax\n ret\n"
+    "1:	mov $-1, %rax\n ret\n"
+    /* jmp *%rdx: returns x + 9 (the skipped add would make it x + 1009) */
+    ".globl f_jmp_reg\n f_jmp_reg:\n"
+    "	lea 9(%rdi), %rax\n"
+    "	lea 1f(%rip), %rdx\n"
+    ".globl l_jmp_reg\n l_jmp_reg: jmp *%rdx\n"
+    "	add $1000, %rax\n"
+    "1:	ret\n"
+    /* jmp *mem(%rip): returns x + 10 */
+    ".globl f_jmp_mem\n f_jmp_mem:\n"
+    "	lea 10(%rdi), %rax\n"
+    ".globl l_jmp_mem\n l_jmp_mem: jmp *utp_jmp_ptr(%rip)\n"
+    "	add $1000, %rax\n"
+    ".globl utp_jmp_target\n utp_jmp_target: ret\n"
+    /*
+     * pushf, with the carry flag set to bit 0 of x: returns the pushed
+     * CF and TF bits (x & 1; TF, 0x100, never), then pops the flags
+     * back, which a TF left in the pushed word would turn into a trap.
+     */
+    ".globl f_pushf\n f_pushf:\n"
+    "	bt $0, %rdi\n"
+    ".globl l_pushf\n l_pushf: pushf\n"
+    "	mov (%rsp), %rax\n"
+    "	popf\n"
+    "	and $0x101, %eax\n ret\n"
+    /* loop, taken once and then not: two hits a call; returns x + 2 */
+    ".globl f_loop\n f_loop:\n"
+    "	mov $2, %ecx\n"
+    "	mov %rdi, %rax\n"
+    "1:	add $1, %rax\n"
+    ".globl l_loop\n l_loop: loop 1b\n"
+    "	ret\n"
+    /* jrcxz, taken for even x: returns x + 11, or x + 12 for odd x */
+    ".globl f_jrcxz\n f_jrcxz:\n"
+    "	mov %rdi, %rcx\n"
+    "	and $1, %ecx\n"
+    "	lea 11(%rdi), %rax\n"
+    ".globl l_jrcxz\n l_jrcxz: jrcxz 1f\n"
+    "	add $1, %rax\n"
+    "1:	ret\n"
+    /* jmp rel32 (e9), emulated: returns x + 13 */
+    ".globl f_jmp32\n f_jmp32:\n"
+    "	lea 13(%rdi), %rax\n"
+    ".globl l_jmp32\n l_jmp32: .byte 0xe9\n .long 1f - . - 4\n"
+    "	add $1000, %rax\n"
+    "1:	ret\n"
+    /* jz rel32 (0f 84), taken for even x: returns x + 14, or x + 15 */
+    ".globl f_jcc32\n f_jcc32:\n"
+    "	lea 14(%rdi), %rax\n"
+    "	test $1, %rdi\n"
+    ".globl l_jcc32\n l_jcc32: .byte 0x0f, 0x84\n .long 1f - . - 4\n"
+    "	add $1, %rax\n"
+    "1:	ret\n"
+    ".data\n"
+    "utp_callee_ptr: .quad utp_callee\n"
+    "utp_jmp_ptr: .quad utp_jmp_target\n"
+    ".text\n"
     /* instructions that cannot be probed; never called */
     ".globl f_refused\n f_refused:\n"
     ".globl l_syscall\n l_syscall: syscall\n"
@@ -108,11 +194,21 @@ asm(".text\n"
 long f_fault(long *p);
 extern char l_fault[];
 
+/* x + 1020; x + 20 when a handler moves the thread past the add */
+long f_skip(long x);
+extern char l_skip[], l_skip_to[];
+asm(".text\n"
+    ".globl f_skip\n f_skip:\n"
+    "	lea 20(%rdi), %rax\n"
+    ".globl l_skip\n l_skip: add $1000, %rax\n"
+    ".globl l_skip_to\n l_skip_to: ret\n");
+
 struct probe_case {
 	const char *name;
 	long (*fn)(long);
 	char *label;
 	long (*expect)(long);
+	int per_call;		/* hits a call */
 };
 
 static long e_nop(long x) { return x + 1; }
@@ -125,19 +221,45 @@ static long e_ret(long x) { return x + 4; }
 static long e_jmp(long x) { return x + 5; }
 static long e_jcc(long x) { return x + ((x & 1) ? 6 : 7); }
 static long e_pop(long x) { return x + 8; }
+static long e_call_ind(long x) { return 2 * x + 1; }
+static long e_jmp_reg(long x) { return x + 9; }
+static long e_jmp_mem(long x) { return x + 10; }
+static long e_pushf(long x) { return x & 1; }
+static long e_loop(long x) { return x + 2; }
+static long e_jrcxz(long x) { return x + ((x & 1) ? 12 : 11); }
+static long e_jmp32(long x) { return x + 13; }
+static long e_jcc32(long x) { return x + ((x & 1) ? 15 : 14); }
+
+enum { C_NOP, C_PUSH, C_LEA, C_LOAD, C_STORE, C_CALL, C_RET, C_JMP, C_JCC,
+	C_POP, C_CALL_REG, C_CALL_MEM, C_JMP_REG, C_JMP_MEM, C_PUSHF, C_LOOP,
+	C_JRCXZ, C_JMP32, C_JCC32 };
 
 static const struct probe_case cases[] = {
-	{ "nop", f_nop, l_nop, e_nop },
-	{ "push", f_push, l_push, e_push },
-	{ "lea", f_step, l_step, e_step },
-	{ "riprel_load", f_riprel_load, l_load, e_load },
-	{ "riprel_store", f_riprel_store, l_store, e_store },
-	{ "call", f_call, l_call, e_call },
-	{ "ret", f_ret, l_ret, e_ret },
-	{ "jmp", f_jmp, l_jmp, e_jmp },
-	{ "jcc", f_jcc, l_jcc, e_jcc },
-	{ "pop", f_pop, l_pop, e_pop },
+	{ "nop", f_nop, l_nop, e_nop, 1 },
+	{ "push", f_push, l_push, e_push, 1 },
+	{ "lea", f_step, l_step, e_step, 1 },
+	{ "riprel_load", f_riprel_load, l_load, e_load, 1 },
+	{ "riprel_store", f_riprel_store, l_store, e_store, 1 },
+	{ "call", f_call, l_call, e_call, 1 },
+	{ "ret", f_ret, l_ret, e_ret, 1 },
+	{ "jmp", f_jmp, l_jmp, e_jmp, 1 },
+	{ "jcc", f_jcc, l_jcc, e_jcc, 1 },
+	{ "pop", f_pop, l_pop, e_pop, 1 },
+	{ "call_reg", f_call_reg, l_call_reg, e_call_ind, 1 },
+	{ "call_mem", f_call_mem, l_call_mem, e_call_ind, 1 },
+	{ "jmp_reg", f_jmp_reg, l_jmp_reg, e_jmp_reg, 1 },
+	{ "jmp_mem", f_jmp_mem, l_jmp_mem, e_jmp_mem, 1 },
+	{ "pushf", f_pushf, l_pushf, e_pushf, 1 },
+	{ "loop", f_loop, l_loop, e_loop, 2 },
+	{ "jrcxz", f_jrcxz, l_jrcxz, e_jrcxz, 1 },
+	{ "jmp32", f_jmp32, l_jmp32, e_jmp32, 1 },
+	{ "jcc32", f_jcc32, l_jcc32, e_jcc32, 1 },
 };
+
+static long per_call(const struct probe_case *c)
+{
+	return c->per_call;
+}
 
 /*
  * A child that waits for a byte on a pipe, then runs @c's function
@@ -236,21 +358,32 @@ FIXTURE_VARIANT(utprobes) {
 
 #define CASE(n, w, t) \
 	FIXTURE_VARIANT_ADD(utprobes, n) { .which = w, .threads = t }
-CASE(nop, 0, 1);
-CASE(push, 1, 1);
-CASE(lea, 2, 1);
-CASE(riprel_load, 3, 1);
-CASE(riprel_store, 4, 1);
-CASE(call, 5, 1);
-CASE(ret, 6, 1);
-CASE(jmp, 7, 1);
-CASE(jcc, 8, 1);
-CASE(pop, 9, 1);
-CASE(nop_2threads, 0, 2);
-CASE(lea_2threads, 2, 2);
-CASE(riprel_load_2threads, 3, 2);
-CASE(call_2threads, 5, 2);
-CASE(jcc_2threads, 8, 2);
+CASE(nop, C_NOP, 1);
+CASE(push, C_PUSH, 1);
+CASE(lea, C_LEA, 1);
+CASE(riprel_load, C_LOAD, 1);
+CASE(riprel_store, C_STORE, 1);
+CASE(call, C_CALL, 1);
+CASE(ret, C_RET, 1);
+CASE(jmp, C_JMP, 1);
+CASE(jcc, C_JCC, 1);
+CASE(pop, C_POP, 1);
+CASE(call_reg, C_CALL_REG, 1);
+CASE(call_mem, C_CALL_MEM, 1);
+CASE(jmp_reg, C_JMP_REG, 1);
+CASE(jmp_mem, C_JMP_MEM, 1);
+CASE(pushf, C_PUSHF, 1);
+CASE(loop, C_LOOP, 1);
+CASE(jrcxz, C_JRCXZ, 1);
+CASE(jmp32, C_JMP32, 1);
+CASE(jcc32, C_JCC32, 1);
+CASE(nop_2threads, C_NOP, 2);
+CASE(lea_2threads, C_LEA, 2);
+CASE(riprel_load_2threads, C_LOAD, 2);
+CASE(call_2threads, C_CALL, 2);
+CASE(jcc_2threads, C_JCC, 2);
+CASE(call_reg_2threads, C_CALL_REG, 2);
+CASE(pushf_2threads, C_PUSHF, 2);
 
 /*
  * Hits equal calls, results are right, and once the probe is removed
@@ -279,14 +412,19 @@ TEST_F(utprobes, hits_equal_calls)
 	close(fd);
 	ASSERT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);
 	EXPECT_EQ(0, WEXITSTATUS(st));
-	EXPECT_EQ(CALLS * variant->threads, hits(c->name));
+	EXPECT_EQ(CALLS * variant->threads * per_call(c), hits(c->name));
 	EXPECT_EQ(0, events("-:%s", c->name));
 	EXPECT_EQ(-1, hits(c->name));
 }
 
-/* The same child code, for the tests that are not per-class. */
-static const struct probe_case *const step_case = &cases[2];
-static const struct probe_case *const nop_case = &cases[0];
+/*
+ * The same child code, for the tests that are not per-class: an
+ * emulated instruction, one that runs through its slot and one that is
+ * single-stepped.
+ */
+static const struct probe_case *const nop_case = &cases[C_NOP];
+static const struct probe_case *const slot_case = &cases[C_LEA];
+static const struct probe_case *const stepped_case = &cases[C_PUSHF];
 
 static void fill_capdata(struct __user_cap_data_struct *d, int bit)
 {
@@ -359,6 +497,55 @@ TEST_F(input, bad_input_gets_its_errno_and_changes_nothing)
 	}
 }
 
+/* The int3 state of @addr in @pid: 1 if it holds one, 0 if not, -1. */
+static int has_int3(pid_t pid, void *addr)
+{
+	unsigned char byte;
+	char path[64];
+	int fd, ret = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, O_RDONLY);
+	if (fd >= 0 && pread(fd, &byte, 1, (off_t)(unsigned long)addr) == 1)
+		ret = byte == 0xcc;
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/*
+ * The lines of one write are applied in order up to the first that
+ * fails, whose errno the write returns: a probe added and removed
+ * again, one added, then one refused and one never looked at.
+ */
+TEST_F(input, multi_line_write_applied_up_to_first_failure)
+{
+	char after[4096], want[4096 + 128];
+	int pid = self->pid;
+
+	EXPECT_EQ(-EEXIST, events("p:a %d:%p\np:b %d:%p\n-:a\n"
+				  "p:ok %d:%p\np:c %d:%p\n",
+				  pid, l_step, pid, l_call, pid, l_jmp,
+				  pid, l_jcc));
+	snprintf(want, sizeof(want), "%sp:b %d:%p\n", self->before, pid,
+		 l_call);
+	EXPECT_STREQ(want, read_file(EVENTS, after, sizeof(after)));
+	EXPECT_EQ(0, has_int3(pid, l_step));
+	EXPECT_EQ(1, has_int3(pid, l_call));
+	EXPECT_EQ(0, has_int3(pid, l_jmp));
+	EXPECT_EQ(0, has_int3(pid, l_jcc));
+	EXPECT_EQ(0, hits("b"));
+	EXPECT_EQ(-1, hits("a"));
+	EXPECT_EQ(-1, hits("c"));
+	/* a blank line and a comment are no commands */
+	EXPECT_EQ(0, events("-:b\n\n# comment\np:c %d:%p", pid, l_jcc));
+	snprintf(want, sizeof(want), "%sp:c %d:%p\n", self->before, pid,
+		 l_jcc);
+	EXPECT_STREQ(want, read_file(EVENTS, after, sizeof(after)));
+	EXPECT_EQ(0, has_int3(pid, l_call));
+	EXPECT_EQ(1, has_int3(pid, l_jcc));
+}
+
 /* Without CAP_SYS_ADMIN: -EPERM, even for root. */
 TEST_F(input, no_cap_sys_admin_eperm)
 {
@@ -381,23 +568,33 @@ TEST_F(input, no_cap_sys_admin_eperm)
 	EXPECT_STREQ(self->before, read_file(EVENTS, after, sizeof(after)));
 }
 
-/* A pid-scoped probe does not follow fork; the child has no int3. */
-static void child_forks(const struct probe_case *c, int go_fd)
+/*
+ * A pid-scoped probe does not follow fork: the child has no int3 and its
+ * calls are not counted.  With two threads, the second one hits the
+ * probe while the first forks.
+ */
+static void child_forks(const struct probe_case *c, int threads, int go_fd)
 {
-	char x;
+	struct run other = { c, CALLS, 0 };
 	int bad = 0, st;
+	pthread_t t;
 	pid_t g;
+	char x;
 
 	if (read(go_fd, &x, 1) != 1)
 		_exit(100);
+	if (threads > 1 && pthread_create(&t, NULL, run_calls, &other))
+		_exit(101);
 	g = fork();
 	for (long i = 0; i < CALLS; i++)
 		bad += c->fn(i) != c->expect(i);
 	if (g == 0)
 		_exit(bad || *(unsigned char *)c->label == 0xcc ? 1 : 0);
+	if (threads > 1)
+		pthread_join(t, NULL);
 	if (waitpid(g, &st, 0) != g || !WIFEXITED(st) || WEXITSTATUS(st))
 		bad++;
-	_exit(bad ? 1 : 0);
+	_exit(bad || other.bad ? 1 : 0);
 }
 
 TEST_F(utprobes, fork_child_not_probed)
@@ -406,13 +603,11 @@ TEST_F(utprobes, fork_child_not_probed)
 	int p[2], st;
 	pid_t pid;
 
-	if (variant->threads > 1)
-		return;
 	ASSERT_EQ(0, pipe(p));
 	pid = fork();
 	if (pid == 0) {
 		close(p[1]);
-		child_forks(c, p[0]);
+		child_forks(c, variant->threads, p[0]);
 	}
 	close(p[0]);
 	ASSERT_EQ(0, events("p:%s %d:%p", c->name, pid, c->label));
@@ -421,7 +616,7 @@ TEST_F(utprobes, fork_child_not_probed)
 	st = reap(pid);
 	ASSERT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);
 	EXPECT_EQ(0, WEXITSTATUS(st));
-	EXPECT_EQ(CALLS, hits(c->name));
+	EXPECT_EQ(CALLS * variant->threads * per_call(c), hits(c->name));
 }
 
 /* exec drops the old image's probes; the new image runs untouched. */
@@ -439,12 +634,12 @@ TEST(exec_drops_probes)
 		close(p[1]);
 		if (read(p[0], &x, 1) != 1)
 			_exit(100);
-		step_case->fn(1);
+		slot_case->fn(1);
 		execl("/bin/busybox", "true", NULL);
 		_exit(99);
 	}
 	close(p[0]);
-	ASSERT_EQ(0, events("p:e %d:%p", pid, step_case->label));
+	ASSERT_EQ(0, events("p:e %d:%p", pid, slot_case->label));
 	ASSERT_EQ(1, write(p[1], "g", 1));
 	close(p[1]);
 	st = reap(pid);
@@ -465,45 +660,90 @@ static void *hit_forever(void *arg)
 	return NULL;
 }
 
+/*
+ * Two threads each make exactly KILL_CALLS calls and block: the hits
+ * equal the calls.  Let go, they hit the probe as fast as they can, and
+ * SIGKILL comes once they have hit it as often again.  For an emulated
+ * instruction, one run through its slot and one single-stepped.
+ */
+#define KILL_CALLS 200
+
+struct kill_run {
+	const struct probe_case *c;
+	int done;		/* written when the counted calls are made */
+	int more;		/* read before hitting forever */
+};
+
+static void *count_then_hit(void *arg)
+{
+	struct kill_run *k = arg;
+	char x;
+
+	for (long i = 0; i < KILL_CALLS; i++)
+		if (k->c->fn(i) != k->c->expect(i))
+			_exit(1);
+	if (write(k->done, "d", 1) != 1 || read(k->more, &x, 1) != 1)
+		_exit(2);
+	return hit_forever((void *)k->c);
+}
+
 TEST(sigkill_while_hitting)
 {
-	for (int k = 0; k < 2; k++) {
-		const struct probe_case *c = k ? step_case : nop_case;
-		int fd = open(EVENTS, O_WRONLY | O_TRUNC), st;
+	static const int which[] = { C_NOP, C_LEA, C_PUSHF };
+
+	for (int k = 0; k < 3; k++) {
+		const struct probe_case *c = &cases[which[k]];
+		int fd = open(EVENTS, O_WRONLY | O_TRUNC), st, done[2], more[2];
+		char x[2];
 		pid_t pid;
 
 		ASSERT_LE(0, fd);
 		close(fd);
+		ASSERT_EQ(0, pipe(done));
+		ASSERT_EQ(0, pipe(more));
 		pid = fork();
 		if (pid == 0) {
+			struct kill_run r = { c, done[1], more[0] };
 			pthread_t t;
 
-			pthread_create(&t, NULL, hit_forever, (void *)c);
-			hit_forever((void *)c);
+			if (read(more[0], x, 1) != 1)
+				_exit(100);
+			pthread_create(&t, NULL, count_then_hit, &r);
+			count_then_hit(&r);
 		}
+		close(done[1]);
+		close(more[0]);
 		ASSERT_EQ(0, events("p:k %d:%p", pid, c->label));
-		for (int i = 0; i < 2000 && hits("k") < 200; i++)
+		ASSERT_EQ(1, write(more[1], "g", 1));
+		ASSERT_EQ(1, read(done[0], x, 1));
+		ASSERT_EQ(1, read(done[0], x, 1));
+		EXPECT_EQ(2 * KILL_CALLS, hits("k")) TH_LOG("%s", c->name);
+		ASSERT_EQ(2, write(more[1], "gg", 2));
+		for (int i = 0; i < 4000 && hits("k") < 4 * KILL_CALLS; i++)
 			usleep(5000);
-		EXPECT_LE(200, hits("k"));
-		kill(pid, SIGKILL);
+		ASSERT_EQ(0, kill(pid, SIGKILL));
 		st = reap(pid);
 		ASSERT_TRUE(WIFSIGNALED(st)) TH_LOG("status %#x", st);
 		EXPECT_EQ(SIGKILL, WTERMSIG(st));
 		EXPECT_EQ(0, events("-:k"));
+		close(done[0]);
+		close(more[1]);
 	}
 }
 
 /*
  * Queued signals sent by another thread arrive at any point, mid-step
  * too; each is delivered once, after the step, and its handler hits the
- * same probe.
+ * same probe.  The probe is on pushf, which is single-stepped: a signal
+ * frame built with the step's trap flag, or a pushed word that kept it,
+ * would trap the child.
  */
 static volatile int handled;
 static volatile int handler_bad;
 
 static void on_rt(int sig)
 {
-	if (step_case->fn(handled) != step_case->expect(handled))
+	if (stepped_case->fn(handled) != stepped_case->expect(handled))
 		handler_bad++;
 	handled++;
 }
@@ -552,7 +792,7 @@ TEST(signals_mid_step_delivered_after)
 			_exit(100);
 		pthread_create(&t, NULL, send_signals, &s);
 		for (i = 0; i < 4 * CALLS || handled < SIGNALS; i++)
-			bad += step_case->fn(i) != step_case->expect(i);
+			bad += stepped_case->fn(i) != stepped_case->expect(i);
 		pthread_join(t, NULL);
 		i += handled;	/* the handlers' calls */
 		if (write(q[1], &i, sizeof(i)) != sizeof(i))
@@ -562,7 +802,7 @@ TEST(signals_mid_step_delivered_after)
 	}
 	close(p[0]);
 	close(q[1]);
-	ASSERT_EQ(0, events("p:s %d:%p", pid, step_case->label));
+	ASSERT_EQ(0, events("p:s %d:%p", pid, stepped_case->label));
 	ASSERT_EQ(1, write(p[1], "g", 1));
 	close(p[1]);
 	EXPECT_EQ((ssize_t)sizeof(calls), read(q[0], &calls, sizeof(calls)));
@@ -611,10 +851,10 @@ static long long sample_param(const char *name)
 
 TEST(sample_module_counts_exactly)
 {
-	struct child ch = spawn(step_case, CALLS, 2);
+	struct child ch = spawn(slot_case, CALLS, 2);
 	int st;
 
-	ASSERT_EQ(0, load_sample(ch.pid, step_case->label));
+	ASSERT_EQ(0, load_sample(ch.pid, slot_case->label));
 	go(&ch);
 	st = reap(ch.pid);
 	ASSERT_TRUE(WIFEXITED(st));
@@ -631,8 +871,8 @@ TEST(sample_module_unloads_with_live_probe)
 	struct child ch;
 	int st;
 
-	ch = spawn(step_case, 20 * CALLS, 2);
-	ASSERT_EQ(0, load_sample(ch.pid, step_case->label));
+	ch = spawn(slot_case, 20 * CALLS, 2);
+	ASSERT_EQ(0, load_sample(ch.pid, slot_case->label));
 	go(&ch);
 	for (int i = 0; i < 2000 && sample_param("hits") < 100; i++)
 		usleep(5000);
@@ -642,6 +882,66 @@ TEST(sample_module_unloads_with_live_probe)
 	ASSERT_TRUE(WIFEXITED(st)) TH_LOG("status %#x, signal %d", st,
 					  WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 	EXPECT_EQ(0, WEXITSTATUS(st));
+}
+
+/*
+ * Several probes on one address (tests/modules/utp_multi): their
+ * handlers run in registration order at each hit and each probe counts
+ * every hit.  With handler 1 moving the ip past the probed add, the add
+ * is skipped, and handler 2 still runs.
+ */
+static long e_skip(long x) { return x + 1020; }
+static long e_skipped(long x) { return x + 20; }
+
+static int load_multi(pid_t pid, int n, int jump_by)
+{
+	char path[256], params[200];
+	struct utsname u;
+	int fd, ret;
+
+	uname(&u);
+	snprintf(path, sizeof(path),
+		 "/lib/modules/%s/extra/utp_multi.ko", u.release);
+	snprintf(params, sizeof(params),
+		 "pid=%d addr=%lu n=%d jump_by=%d jump_to=%lu", pid,
+		 (unsigned long)l_skip, n, jump_by, (unsigned long)l_skip_to);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+#define MULTI_CALLS 10
+
+TEST(several_probes_on_one_address)
+{
+	for (int jump = 0; jump < 2; jump++) {
+		const struct probe_case c = {
+			"skip", f_skip, l_skip, jump ? e_skipped : e_skip, 1
+		};
+		char buf[128], want[128] = "";
+		struct child ch = spawn(&c, MULTI_CALLS, 1);
+		int st;
+
+		ASSERT_EQ(0, load_multi(ch.pid, 3, jump ? 1 : -1));
+		go(&ch);
+		st = reap(ch.pid);
+		ASSERT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);
+		EXPECT_EQ(0, WEXITSTATUS(st)) TH_LOG("jump %d", jump);
+		for (int i = 0; i < MULTI_CALLS; i++)
+			strcat(want, "012");
+		strcat(want, "\n");
+		EXPECT_STREQ(want, read_file("/sys/module/utp_multi/parameters/order",
+					     buf, sizeof(buf)));
+		snprintf(want, sizeof(want), "%d,%d,%d\n", MULTI_CALLS,
+			 MULTI_CALLS, MULTI_CALLS);
+		EXPECT_STREQ(want, read_file("/sys/module/utp_multi/parameters/hits",
+					     buf, sizeof(buf)));
+		EXPECT_EQ(0, syscall(SYS_delete_module, "utp_multi",
+				     O_NONBLOCK));
+	}
 }
 
 /*
@@ -830,12 +1130,12 @@ TEST(file_probe_bad_input)
  */
 TEST(unregister_from_handler)
 {
-	struct child ch = spawn(step_case, CALLS, 1);
+	struct child ch = spawn(slot_case, CALLS, 1);
 	char params[64];
 	int st;
 
 	snprintf(params, sizeof(params), "oneshot=100");
-	ASSERT_EQ(0, load_sample_params(ch.pid, step_case->label, params));
+	ASSERT_EQ(0, load_sample_params(ch.pid, slot_case->label, params));
 	go(&ch);
 	st = reap(ch.pid);
 	ASSERT_TRUE(WIFEXITED(st));
@@ -865,11 +1165,11 @@ TEST(register_from_handler)
 		if (read(go2[0], &x, 1) != 1)
 			_exit(101);
 		for (long i = 0; i < CALLS; i++)
-			bad += step_case->fn(i) != step_case->expect(i);
+			bad += slot_case->fn(i) != slot_case->expect(i);
 		_exit(bad ? 1 : 0);
 	}
 	snprintf(params, sizeof(params), "chain=%lu",
-		 (unsigned long)step_case->label);
+		 (unsigned long)slot_case->label);
 	ASSERT_EQ(0, load_sample_params(pid, nop_case->label, params));
 	ASSERT_EQ(1, write(go1[1], "g", 1));
 	/* the second probe is in once its int3 is */
@@ -878,7 +1178,7 @@ TEST(register_from_handler)
 	ASSERT_LE(0, fd);
 	for (int i = 0; i < 4000 && byte != 0xcc; i++) {
 		usleep(5000);
-		ASSERT_EQ(1, pread(fd, &byte, 1, (off_t)(unsigned long)step_case->label));
+		ASSERT_EQ(1, pread(fd, &byte, 1, (off_t)(unsigned long)slot_case->label));
 	}
 	close(fd);
 	EXPECT_EQ(0xcc, byte);
@@ -987,6 +1287,10 @@ TEST(trace_event_per_hit)
 	for (p = buf; (p = strstr(p, want)); p += strlen(want))
 		n++;
 	EXPECT_EQ(50, n);
+	/* and no other hit event */
+	for (n = 0, p = buf; (p = strstr(p, "utprobe_hit: ")); p++)
+		n++;
+	EXPECT_EQ(50, n);
 	EXPECT_EQ(50, hits("tev"));
 	clear_probes();
 }
@@ -1034,6 +1338,20 @@ static void *nop_forever(void *arg)
 	return hit_forever((void *)nop_case);
 }
 
+/* Wait (up to 20 s) until thread @tid sleeps in kernel function @fn. */
+static bool sleeps_in(pid_t tid, const char *fn)
+{
+	char path[64], buf[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/wchan", tid);
+	for (int i = 0; i < 4000; i++) {
+		if (!strcmp(read_file(path, buf, sizeof(buf)), fn))
+			return true;
+		usleep(5000);
+	}
+	return false;
+}
+
 TEST(sigkill_during_stop_and_handler)
 {
 	int go_fd[2], st, ret;
@@ -1049,7 +1367,7 @@ TEST(sigkill_during_stop_and_handler)
 		if (read(go_fd[0], &x, 1) != 1)
 			_exit(100);
 		pthread_create(&t, NULL, nop_forever, NULL);
-		hit_forever((void *)step_case);
+		hit_forever((void *)slot_case);
 	}
 	ASSERT_EQ(0, load_sample_params(pid, nop_case->label, "sleep_ms=300"));
 	ASSERT_EQ(1, write(go_fd[1], "g", 1));
@@ -1058,10 +1376,11 @@ TEST(sigkill_during_stop_and_handler)
 	ASSERT_LE(1, sample_param("hits"));
 	writer = fork();
 	if (writer == 0) {
-		ret = events("p:s %d:%p", pid, step_case->label);
+		ret = events("p:s %d:%p", pid, slot_case->label);
 		_exit(ret == 0 || ret == -ESRCH || ret == -EFAULT ? 0 : 1);
 	}
-	usleep(100000);
+	/* the registration has stopped the main thread: kill now */
+	EXPECT_TRUE(sleeps_in(pid, "utrace_stop"));
 	ASSERT_EQ(0, kill(pid, SIGKILL));
 	st = reap(pid);
 	ASSERT_TRUE(WIFSIGNALED(st)) TH_LOG("status %#x", st);
@@ -1111,15 +1430,15 @@ TEST(vfork_child_hits_probe)
 		if (read(go_fd[0], &x, 1) != 1)
 			_exit(100);
 		for (int i = 0; i < 10; i++)
-			bad += step_case->fn(i) != step_case->expect(i);
+			bad += slot_case->fn(i) != slot_case->expect(i);
 		v = vfork();
 		if (v == 0)
-			_exit(step_case->fn(4) == step_case->expect(4) ? 0 : 1);
+			_exit(slot_case->fn(4) == slot_case->expect(4) ? 0 : 1);
 		if (waitpid(v, &st, 0) != v || !WIFEXITED(st) || WEXITSTATUS(st))
 			bad++;
 		_exit(bad ? 1 : 0);
 	}
-	ASSERT_EQ(0, events("p:v %d:%p", pid, step_case->label));
+	ASSERT_EQ(0, events("p:v %d:%p", pid, slot_case->label));
 	ASSERT_EQ(1, write(go_fd[1], "g", 1));
 	st = reap(pid);
 	ASSERT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);

@@ -61,6 +61,51 @@ PROBED void rp_exiter(int code)
 	_exit(code);
 }
 
+/*
+ * rp_tail(x) jumps to rp_leaf(x + 1), which returns 2x + 3 for both:
+ * a tail call, the two calls with one return address in one slot.
+ */
+long rp_tail(long x);
+asm(".text\n"
+    ".globl rp_tail\n"
+    ".type rp_tail, @function\n"
+    "rp_tail:\n"
+    "	lea 1(%rdi), %rdi\n"
+    "	jmp rp_leaf\n"
+    ".size rp_tail, . - rp_tail\n");
+
+/*
+ * rp_vfork() calls vfork() and returns its result, in the parent and in
+ * the child, which share the stack: vfork_once() calls it and in the
+ * child exits at once by a bare system call, with no stack write that
+ * would change the parent's frames.  Written in asm so that nothing
+ * else touches the stack.  Returns the child's pid in the parent.
+ */
+long rp_vfork(void);
+long vfork_once(void);
+asm(".text\n"
+    ".globl rp_vfork\n"
+    ".type rp_vfork, @function\n"
+    "rp_vfork:\n"
+    "	sub $8, %rsp\n"
+    "	call vfork\n"
+    "	add $8, %rsp\n"
+    "	ret\n"
+    ".size rp_vfork, . - rp_vfork\n"
+    ".globl vfork_once\n"
+    ".type vfork_once, @function\n"
+    "vfork_once:\n"
+    "	sub $8, %rsp\n"
+    "	call rp_vfork\n"
+    "	add $8, %rsp\n"
+    "	test %rax, %rax\n"
+    "	jnz 1f\n"
+    "	mov $60, %eax\n"		/* exit(0) */
+    "	xor %edi, %edi\n"
+    "	syscall\n"
+    "1:	ret\n"
+    ".size vfork_once, . - vfork_once\n");
+
 /* Workloads: each returns the number of wrong results. */
 static int w_calls(void)
 {
@@ -143,6 +188,31 @@ static int w_fork(void)
 		if (pid == 0)
 			_exit(rp_leaf(1) == 3 ? 0 : 1);
 		if (pid < 0 || waitpid(pid, &st, 0) != pid ||
+		    !WIFEXITED(st) || WEXITSTATUS(st))
+			bad++;
+	}
+	return bad;
+}
+
+static int w_tail(void)
+{
+	int bad = 0;
+
+	for (long i = 0; i < N; i++)
+		bad += rp_tail(i) != 2 * i + 3;
+	return bad;
+}
+
+#define VFORKS 20
+
+static int w_vfork(void)
+{
+	int bad = 0, st;
+
+	for (int i = 0; i < VFORKS; i++) {
+		long pid = vfork_once();
+
+		if (pid <= 0 || waitpid(pid, &st, 0) != pid ||
 		    !WIFEXITED(st) || WEXITSTATUS(st))
 			bad++;
 	}
@@ -291,6 +361,23 @@ FIXTURE_VARIANT_ADD(ret, fork) {
 	       { "leaf", rp_leaf, 1, 1, 0, 0 } },
 };
 
+/* a tail call: rp_tail()'s and rp_leaf()'s calls return at once */
+FIXTURE_VARIANT_ADD(ret, tail_call) {
+	.work = w_tail,
+	.e = { { "tail", rp_tail, N, N, 0, 0 },
+	       { "leaf", rp_leaf, N + 1, N + 1, 0, 0 } },
+};
+
+/*
+ * A vfork child gets a copy of its parent's notes: it returns from
+ * rp_vfork() as well as the parent, and both returns are followed.
+ */
+FIXTURE_VARIANT_ADD(ret, vfork) {
+	.work = w_vfork,
+	.e = { { "vfork", rp_vfork, VFORKS, 2 * VFORKS, 0, 0 },
+	       { "leaf", rp_leaf, 1, 1, 0, 0 } },
+};
+
 /* the process exits inside rp_exiter(): nothing stays pending */
 FIXTURE_VARIANT_ADD(ret, exit_inside) {
 	.work = w_exit,
@@ -398,6 +485,133 @@ TEST_F(one, listed)
 	ASSERT_EQ(0, ret_line("leaf", &r));
 	EXPECT_EQ(1, r.returns);
 	EXPECT_EQ(0, r.pending);
+}
+
+/*
+ * Each return of a followed call is a utprobes:utprobe_ret trace event:
+ * the function, the return address, the return value.  The child's
+ * N calls of w_calls() return to one address with 2i + 1; the sweep
+ * from main() returns to another with 1.
+ */
+TEST_F(one, trace_event_per_return)
+{
+	static char buf[1 << 20];
+	unsigned long ret_ip[N + 2], rax[N + 2];
+	char want[160], *p;
+	int go, done, st, n = 0;
+	char x;
+	pid_t pid = spawn(w_calls, &go, &done);
+
+	ASSERT_EQ(0, write_file(TRACEFS "/trace", O_TRUNC, ""));
+	ASSERT_EQ(0, write_file(TRACEFS "/events/utprobes/utprobe_ret/enable",
+				0, "1"));
+	ASSERT_EQ(0, events("r:leaf %d:%p", pid, rp_leaf));
+	ASSERT_EQ(1, write(go, "g", 1));
+	ASSERT_EQ(1, read(done, &x, 1));
+	EXPECT_EQ(0, write_file(TRACEFS "/events/utprobes/utprobe_ret/enable",
+				0, "0"));
+	snprintf(want, sizeof(want),
+		 "utprobe_ret: pid=%d tid=%d probe=leaf func=%#lx ret_ip=",
+		 pid, pid, (unsigned long)rp_leaf);
+	read_file(TRACEFS "/trace", buf, sizeof(buf));
+	for (p = buf; (p = strstr(p, want)) && n < N + 2; n++) {
+		unsigned long long ns = 0;
+
+		p += strlen(want);
+		EXPECT_EQ(3, sscanf(p, "%lx rax=%lx ns=%llu", &ret_ip[n],
+				    &rax[n], &ns));
+		EXPECT_LT(0ULL, ns);
+	}
+	ASSERT_EQ(N + 1, n);
+	for (int i = 0; i < N; i++) {
+		EXPECT_EQ((unsigned long)(2 * i + 1), rax[i]);
+		EXPECT_EQ(ret_ip[0], ret_ip[i]);
+	}
+	EXPECT_EQ(1UL, rax[N]);
+	EXPECT_NE(ret_ip[0], ret_ip[N]);
+	ASSERT_EQ(1, write(go, "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_EQ(0, st);
+	close(go);
+	close(done);
+}
+
+/*
+ * Compare the text of @pid, its mapping of our own program, with the
+ * file: the number of bytes that differ, or -1.
+ */
+static long text_differs(pid_t pid)
+{
+	unsigned long start, end, pgoff;
+	char path[64], line[512], perms[8];
+	long diff = -1;
+	FILE *maps;
+	int mem, exe;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	maps = fopen(path, "r");
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	mem = open(path, O_RDONLY);
+	exe = open("/proc/self/exe", O_RDONLY);
+	while (maps && mem >= 0 && exe >= 0 && fgets(line, sizeof(line), maps)) {
+		static unsigned char a[1 << 16], b[1 << 16];
+
+		if (sscanf(line, "%lx-%lx %7s %lx", &start, &end, perms,
+			   &pgoff) != 4 || strcmp(perms, "r-xp") ||
+		    !strstr(line, "utprobes_ret"))
+			continue;
+		diff = 0;
+		for (unsigned long o = 0; o < end - start; o += sizeof(a)) {
+			size_t len = end - start - o < sizeof(a) ?
+				     end - start - o : sizeof(a);
+
+			if (pread(mem, a, len, start + o) != (ssize_t)len ||
+			    pread(exe, b, len, pgoff + o) != (ssize_t)len)
+				return -1;
+			for (size_t i = 0; i < len; i++)
+				diff += a[i] != b[i];
+		}
+	}
+	if (maps)
+		fclose(maps);
+	close(mem);
+	close(exe);
+	return diff;
+}
+
+/*
+ * Removing a return probe takes its int3 out of its entry and out of
+ * every return site no call under way returns to: once all are gone,
+ * the live child's text is the file's again, byte for byte.
+ */
+TEST_F(one, removal_restores_return_sites)
+{
+	int go, done, st;
+	char x;
+	pid_t pid = spawn(w_nested, &go, &done);
+
+	ASSERT_EQ(0, events("r:outer %d:%p", pid, rp_outer));
+	ASSERT_EQ(0, events("r:inner %d:%p", pid, rp_inner));
+	ASSERT_EQ(0, events("r:leaf %d:%p", pid, rp_leaf));
+	ASSERT_EQ(1, write(go, "g", 1));
+	ASSERT_EQ(1, read(done, &x, 1));
+	/*
+	 * An int3 on each entry, and on the five return sites: rp_outer's
+	 * two calls of rp_inner, rp_inner's of rp_leaf, the workload's of
+	 * rp_outer and the child's sweep call of rp_leaf.
+	 */
+	EXPECT_EQ(3 + 5, text_differs(pid));
+	/* no call is under way: every return site goes with one probe */
+	ASSERT_EQ(0, events("-:inner"));
+	EXPECT_EQ(2, text_differs(pid));
+	ASSERT_EQ(0, events("-:outer"));
+	ASSERT_EQ(0, events("-:leaf"));
+	EXPECT_EQ(0, text_differs(pid));
+	ASSERT_EQ(1, write(go, "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_EQ(0, st);
+	close(go);
+	close(done);
 }
 
 TEST_HARNESS_MAIN

@@ -381,10 +381,15 @@ TEST_F(utrace, syscall_abort)
 	st = reap(c.pid);
 	ASSERT_TRUE(WIFEXITED(st));
 	EXPECT_EQ(42, WEXITSTATUS(st));
+	ASSERT_EQ(-ESRCH, settle(0));
 	snprintf(want, sizeof(want),
+		 "0 syscall_exit %1$d action=5 nr=0 ret=1\n"
 		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=11 arg1=22\n"
-		 "0 syscall_exit %1$d action=5 nr=39 ret=-38\n", c.pid);
-	EXPECT_NE(NULL, strstr(read_log(), want)) TH_LOG("log:\n%s", logbuf);
+		 "0 syscall_exit %1$d action=5 nr=39 ret=-38\n"
+		 "0 syscall_entry %1$d action=0x5 nr=231 arg0=42 arg1=0\n",
+		 c.pid);
+	EXPECT_STREQ(want, read_log());
+	EXPECT_EQ(0, ctl("put 0"));
 }
 
 /* Engines are called in attach order; each sees the previous answer. */
@@ -404,10 +409,11 @@ TEST_F(utrace, attach_order)
 		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=0 arg1=0\n"
 		 "1 syscall_entry %1$d action=0x5 nr=39 arg0=0 arg1=0\n"
 		 "2 syscall_entry %1$d action=0x1 nr=39 arg0=0 arg1=0\n"
-		 "0 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n",
+		 "0 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n"
+		 "1 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n"
+		 "2 syscall_entry %1$d action=0x1 nr=231 arg0=0 arg1=0\n",
 		 c.pid);
-	EXPECT_EQ(0, strncmp(want, read_log(), strlen(want)))
-		TH_LOG("log:\n%s", logbuf);
+	EXPECT_STREQ(want, read_log());
 	for (int i = 0; i < 3; i++)
 		EXPECT_EQ(0, ctl("put %d", i));
 }
@@ -465,7 +471,7 @@ TEST_F(utrace, stop_at_syscall_entry_then_resume)
 {
 	struct child c = spawn_traced(body_getpid_loop, (void *)3,
 				      EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT));
-	char line[128], st[300];
+	char line[128], st[300], want[1024];
 	int status;
 
 	ASSERT_LT(0, c.pid);
@@ -485,7 +491,18 @@ TEST_F(utrace, stop_at_syscall_entry_then_resume)
 	EXPECT_EQ(EBUSY, errno);
 	EXPECT_EQ(0, ctl("control 0 %d", RESUME));
 	EXPECT_EQ(0, reap(c.pid));
-	EXPECT_NE(NULL, strstr(read_log(), line));
+	EXPECT_EQ(-ESRCH, settle(0));
+	snprintf(want, sizeof(want),
+		 "0 syscall_exit %1$d action=5 nr=0 ret=1\n"
+		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=0 arg1=0\n"
+		 "0 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
+		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=1 arg1=0\n"
+		 "0 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
+		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=2 arg1=0\n"
+		 "0 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
+		 "0 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n",
+		 c.pid);
+	EXPECT_STREQ(want, read_log());
 	EXPECT_EQ(0, ctl("put 0"));
 }
 
@@ -520,7 +537,7 @@ TEST_F(utrace, sigkill_wakes_stopped_thread)
 TEST_F(utrace, control_stop_running_thread)
 {
 	struct child c = spawn_traced(body_spin, NULL, EV(QUIESCE));
-	char line[128];
+	char line[128], st[300] = "";
 	int i, ret = -1, status;
 
 	ASSERT_LT(0, c.pid);
@@ -545,12 +562,11 @@ TEST_F(utrace, control_stop_running_thread)
 	EXPECT_EQ(-ESRCH, ctl("events 0 1"));
 	/* the thread drops the engine at its next safe point */
 	for (int i = 0; i < 2000; i++) {
-		char st[300];
-
 		if (!strcmp("Utrace:\t0\n", proc_state(c.pid, st, sizeof(st))))
 			break;
 		msleep(5);
 	}
+	EXPECT_STREQ("Utrace:\t0\n", st);
 	EXPECT_EQ(-ESRCH, ctl("barrier 0"));
 	EXPECT_EQ(0, kill(c.pid, SIGKILL));
 	status = reap(c.pid);
@@ -640,13 +656,17 @@ TEST_F(utrace, clone_vfork_and_thread)
 	struct child c = spawn_traced(body_vfork, NULL, EV(CLONE));
 	struct child t;
 	char want[128];
+	int g = 0;
 
 	ASSERT_LT(0, c.pid);
 	go(&c);
 	ASSERT_EQ(0, reap(c.pid));
-	snprintf(want, sizeof(want), "0 clone %d action=5 child=", c.pid);
-	EXPECT_EQ(0, strncmp(want, read_log(), strlen(want)));
-	EXPECT_NE(NULL, strstr(logbuf, "vm=1 vfork=1 thread=0\n"));
+	ASSERT_EQ(1, sscanf(read_log(), "0 clone %*d action=5 child=%d", &g))
+		TH_LOG("log:\n%s", logbuf);
+	snprintf(want, sizeof(want),
+		 "0 clone %d action=5 child=%d vm=1 vfork=1 thread=0\n",
+		 c.pid, g);
+	EXPECT_STREQ(want, logbuf);
 	EXPECT_EQ(0, ctl("put 0"));
 	EXPECT_EQ(0, ctl("clear"));
 
@@ -655,8 +675,12 @@ TEST_F(utrace, clone_vfork_and_thread)
 	ASSERT_EQ(0, ctl("events 0 %lu", EV(CLONE)));
 	go(&t);
 	ASSERT_EQ(0, reap(t.pid));
-	EXPECT_NE(NULL, strstr(read_log(), "vm=1 vfork=0 thread=1\n"))
+	ASSERT_EQ(1, sscanf(read_log(), "0 clone %*d action=5 child=%d", &g))
 		TH_LOG("log:\n%s", logbuf);
+	snprintf(want, sizeof(want),
+		 "0 clone %d action=5 child=%d vm=1 vfork=0 thread=1\n",
+		 t.pid, g);
+	EXPECT_STREQ(want, logbuf);
 	EXPECT_EQ(0, ctl("put 0"));
 }
 
@@ -1169,28 +1193,44 @@ static void *thread_block(void *arg)
 	return NULL;
 }
 
+/* Execs once the test, which sees the thread held, says so on fd @arg. */
 static void body_mt_exec(void *arg)
 {
 	pthread_t t;
+	char x;
 
 	pthread_create(&t, NULL, thread_block, NULL);
-	usleep(300000);
+	if (read((int)(long)arg, &x, 1) != 1)
+		_exit(98);
 	execl("/bin/busybox", "true", NULL);
 	_exit(99);
 }
 
 TEST_F(utrace, exec_kills_thread_held_by_stop)
 {
-	struct child c = spawn(body_mt_exec, NULL);
+	int p[2], st, tid = 0, ret = -1;
+	struct child c;
 	char line[64];
-	int st, tid = 0;
 
+	ASSERT_EQ(0, pipe(p));
+	c = spawn(body_mt_exec, (void *)(long)p[0]);
+	close(p[0]);
 	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
 	/* the child's engine inherits engine 0's replies: stop at entry */
 	ASSERT_EQ(0, ctl("reply 0 %d %d", SYSCALL_ENTRY, STOP));
 	ASSERT_EQ(0, ctl("attach_child 0 %lu", EV(SYSCALL_ENTRY) | EV(DEATH)));
 	ASSERT_EQ(0, ctl("events 0 %lu", EV(CLONE)));
 	go(&c);
+	/* the thread is held at its first system call: then exec */
+	ASSERT_TRUE(log_wait("\n1 syscall_entry ")) TH_LOG("%s", logbuf);
+	for (int i = 0; i < 4000 && ret; i++) {
+		ret = ctl("examine 1");
+		if (ret)
+			msleep(5);
+	}
+	EXPECT_EQ(0, ret);
+	ASSERT_EQ(1, write(p[1], "x", 1));
+	close(p[1]);
 	st = reap(c.pid);
 	ASSERT_TRUE(WIFEXITED(st));
 	EXPECT_EQ(0, WEXITSTATUS(st));
@@ -1244,7 +1284,9 @@ TEST_F(utrace, sigstop_sigcont_while_held)
 	ASSERT_EQ(0, kill(c.pid, SIGCONT));
 	msleep(100);
 	EXPECT_EQ(0, ctl("examine 0"));		/* still held */
-	EXPECT_EQ(0, waitpid(c.pid, &status, WNOHANG | __WALL));
+	/* neither stopped nor continued for wait(): held, as before */
+	EXPECT_EQ(0, waitpid(c.pid, &status,
+			     WNOHANG | WUNTRACED | WCONTINUED | __WALL));
 	EXPECT_EQ(0, ctl("control 0 %d", RESUME));
 	EXPECT_EQ(0, reap(c.pid));
 	EXPECT_EQ(0, ctl("put 0"));
@@ -1523,6 +1565,282 @@ TEST_F(utrace, examine_sees_thread_that_woke)
 	EXPECT_EQ(0, reap(killer));
 	EXPECT_TRUE(WIFSIGNALED(reap(c.pid)));
 	EXPECT_EQ(0, ctl("put 0"));
+}
+
+/*
+ * exit_group() and a fatal signal kill a thread held by UTRACE_STOP, as
+ * exec does: the held thread's exit report gives the group's exit code,
+ * and the engine holding it cannot keep it alive.
+ */
+struct mt_end {
+	int fd;
+};
+
+/* A thread held at its first system call; the main thread waits on fd. */
+static void body_mt_end(void *arg)
+{
+	struct mt_end *m = arg;
+	pthread_t t;
+	char x;
+
+	default_signal(SIGTERM);
+	pthread_create(&t, NULL, thread_block, NULL);
+	if (read(m->fd, &x, 1) != 1)
+		_exit(98);
+	syscall(SYS_exit_group, 5, 0);
+}
+
+static void held_thread_killed(struct __test_metadata *_metadata,
+			       bool by_signal)
+{
+	int p[2], st, tid = 0, ret = -1;
+	struct mt_end m;
+	struct child c;
+	char want[256], *line;
+
+	ASSERT_EQ(0, pipe(p));
+	m.fd = p[0];
+	c = spawn(body_mt_end, &m);
+	close(p[0]);
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	ASSERT_EQ(0, ctl("reply 0 %d %d", SYSCALL_ENTRY, STOP));
+	ASSERT_EQ(0, ctl("attach_child 0 %lu", EV(SYSCALL_ENTRY) | EV(EXIT)));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(CLONE)));
+	go(&c);
+	ASSERT_TRUE(log_wait("\n1 syscall_entry ")) TH_LOG("%s", logbuf);
+	for (int i = 0; i < 4000 && ret; i++) {
+		ret = ctl("examine 1");
+		if (ret)
+			msleep(5);
+	}
+	EXPECT_EQ(0, ret);
+	if (by_signal) {
+		ASSERT_EQ(0, kill(c.pid, SIGTERM));
+	} else {
+		ASSERT_EQ(1, write(p[1], "x", 1));
+	}
+	st = reap(c.pid);
+	close(p[1]);
+	if (by_signal) {
+		ASSERT_TRUE(WIFSIGNALED(st)) TH_LOG("status %#x", st);
+		EXPECT_EQ(SIGTERM, WTERMSIG(st));
+	} else {
+		ASSERT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);
+		EXPECT_EQ(5, WEXITSTATUS(st));
+	}
+	ASSERT_EQ(-ESRCH, settle(1));
+	read_log();
+	ASSERT_EQ(1, sscanf(strstr(logbuf, "child=") ?: "", "child=%d", &tid));
+	/* the clone, the held entry (glibc's first call, whichever), the exit */
+	EXPECT_EQ(3, count(logbuf, "\n")) TH_LOG("%s", logbuf);
+	snprintf(want, sizeof(want),
+		 "0 clone %d action=5 child=%d vm=1 vfork=0 thread=1\n"
+		 "1 syscall_entry %d action=0x5 nr=", c.pid, tid, tid);
+	EXPECT_EQ(0, strncmp(want, logbuf, strlen(want))) TH_LOG("%s", logbuf);
+	line = strrchr(logbuf, '\n');
+	while (line > logbuf && line[-1] != '\n')
+		line--;
+	snprintf(want, sizeof(want), "1 exit %d action=5 code=%#x\n", tid,
+		 by_signal ? SIGTERM : 5 << 8);
+	EXPECT_STREQ(want, line);
+	EXPECT_EQ(0, ctl("put 0"));
+	EXPECT_EQ(0, ctl("put 1"));
+}
+
+TEST_F(utrace, exit_group_kills_thread_held_by_stop)
+{
+	held_thread_killed(_metadata, false);
+}
+
+TEST_F(utrace, fatal_signal_kills_thread_held_by_stop)
+{
+	held_thread_killed(_metadata, true);
+}
+
+/*
+ * SIGKILL is never reported as a signal, even to an engine that asks
+ * for every signal event: only the exit and the death are.
+ */
+TEST_F(utrace, sigkill_not_reported_as_signal)
+{
+	struct child c = spawn_traced(body_sleep, NULL,
+				      EV(SIGNAL) | EV(SIGNAL_IGN) |
+				      EV(SIGNAL_STOP) | EV(SIGNAL_TERM) |
+				      EV(SIGNAL_CORE) | EV(EXIT) | EV(DEATH));
+	char want[256];
+	int st;
+
+	ASSERT_LT(0, c.pid);
+	go(&c);
+	ASSERT_TRUE(wait_in_syscall(c.pid, SYS_clock_nanosleep));
+	ASSERT_EQ(0, kill(c.pid, SIGKILL));
+	st = reap(c.pid);
+	ASSERT_TRUE(WIFSIGNALED(st));
+	EXPECT_EQ(SIGKILL, WTERMSIG(st));
+	ASSERT_EQ(-ESRCH, settle(0));
+	snprintf(want, sizeof(want),
+		 "0 exit %1$d action=5 code=0x9\n"
+		 "0 death %1$d group_dead=1 signal=17\n", c.pid);
+	EXPECT_STREQ(want, read_log());
+	EXPECT_EQ(0, ctl("put 0"));
+}
+
+/* getpid(11, 22), which exits 42 if it returned @arg (the test's pid). */
+static void body_getpid_is(void *arg)
+{
+	long r = syscall(SYS_getpid, 11, 22);
+
+	syscall(SYS_exit_group, r == (long)arg ? 42 : 1, 0);
+}
+
+/*
+ * Registers changed at system call entry take effect: getpid() turned
+ * into getppid(), whose exit reports the new number; exit_group(3)
+ * given 9 as its argument.
+ */
+TEST_F(utrace, registers_changed_at_syscall_entry)
+{
+	struct child c = spawn_traced(body_getpid_is, (void *)(long)getpid(),
+				      EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT));
+	char want[512];
+	int st;
+
+	ASSERT_LT(0, c.pid);
+	ASSERT_EQ(0, ctl("entry_regs 0 %d %d 11", SYS_getpid, SYS_getppid));
+	go(&c);
+	st = reap(c.pid);
+	ASSERT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);
+	EXPECT_EQ(42, WEXITSTATUS(st));
+	ASSERT_EQ(-ESRCH, settle(0));
+	snprintf(want, sizeof(want),
+		 "0 syscall_exit %1$d action=5 nr=0 ret=1\n"
+		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=11 arg1=22\n"
+		 "0 syscall_exit %1$d action=5 nr=110 ret=%2$d\n"
+		 "0 syscall_entry %1$d action=0x5 nr=231 arg0=42 arg1=0\n",
+		 c.pid, getpid());
+	EXPECT_STREQ(want, read_log());
+	EXPECT_EQ(0, ctl("put 0"));
+	EXPECT_EQ(0, ctl("clear"));
+
+	c = spawn_traced(body_getpid_exit3, NULL, EV(SYSCALL_ENTRY));
+	ASSERT_LT(0, c.pid);
+	ASSERT_EQ(0, ctl("entry_regs 0 %d %d 9", SYS_exit_group,
+			 SYS_exit_group));
+	go(&c);
+	st = reap(c.pid);
+	ASSERT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);
+	EXPECT_EQ(9, WEXITSTATUS(st));
+	ASSERT_EQ(-ESRCH, settle(0));
+	snprintf(want, sizeof(want),
+		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=11 arg1=22\n"
+		 "0 syscall_entry %1$d action=0x5 nr=231 arg0=3 arg1=0\n",
+		 c.pid);
+	EXPECT_STREQ(want, read_log());
+	EXPECT_EQ(0, ctl("put 0"));
+}
+
+/*
+ * The parent reaps the child while its death report is held: the reap
+ * report waits until the death report has returned, then comes once.
+ */
+TEST_F(utrace, reap_while_death_report_runs)
+{
+	struct child c = spawn_traced(body_getpid_loop, (void *)0,
+				      EV(DEATH) | EV(REAP));
+	char line[128], want[256];
+	pid_t r = 0;
+	int st = -1;
+
+	ASSERT_LT(0, c.pid);
+	ASSERT_EQ(0, ctl("hold 0 %d", DEATH));
+	go(&c);
+	snprintf(line, sizeof(line), "0 death %d group_dead=1 signal=17\n", c.pid);
+	ASSERT_TRUE(log_wait(line));
+	/* a zombie already: wait() takes it while the report is held */
+	for (int i = 0; i < 2000 && !r; i++) {
+		r = waitpid(c.pid, &st, WNOHANG | __WALL);
+		if (!r)
+			msleep(5);
+	}
+	EXPECT_EQ(c.pid, r);
+	EXPECT_EQ(0, st);
+	msleep(100);
+	EXPECT_STREQ(line, read_log());		/* no reap report yet */
+	EXPECT_EQ(0, ctl("release 0 %d", DEATH));
+	if (r != c.pid)
+		reap(c.pid);
+	ASSERT_EQ(-ESRCH, settle(0));
+	snprintf(want, sizeof(want), "%s0 reap %d last\n", line, c.pid);
+	EXPECT_STREQ(want, read_log());
+	EXPECT_EQ(0, ctl("put 0"));
+}
+
+/* Is engine @id's thread held by a stop?  Waits up to 20 s for it. */
+static bool held(int id)
+{
+	for (int i = 0; i < 4000; i++) {
+		if (!ctl("examine %d", id))
+			return true;
+		msleep(5);
+	}
+	return false;
+}
+
+/*
+ * Two engines stop one thread: each RESUME releases only the stop of
+ * the engine that sends it, and the thread runs once neither stops it.
+ * At the next entry, engine 0's STOP and engine 1's weaker REPORT: the
+ * stop wins until engine 0 lets go.
+ */
+TEST_F(utrace, two_engines_stop_each_releases_its_own)
+{
+	struct child c = spawn(body_getpid_loop, (void *)2);
+	char line[128], want[1024];
+
+	for (int i = 0; i < 2; i++) {
+		ASSERT_EQ(0, ctl("attach %d %d", c.pid, i));
+		ASSERT_EQ(0, ctl("events %d %lu", i,
+				 EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT)));
+		ASSERT_EQ(0, ctl("reply_once %d %d %d", i, SYSCALL_ENTRY, STOP));
+	}
+	go(&c);
+	snprintf(line, sizeof(line), "1 syscall_entry %d action=0x0 nr=39 arg0=0 ",
+		 c.pid);
+	ASSERT_TRUE(log_wait(line)) TH_LOG("%s", logbuf);
+	ASSERT_TRUE(held(0));
+	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SYSCALL_ENTRY, STOP));
+	ASSERT_EQ(0, ctl("reply_once 1 %d %d", SYSCALL_ENTRY, REPORT));
+	EXPECT_EQ(0, ctl("control 0 %d", RESUME));
+	msleep(100);
+	EXPECT_EQ(0, ctl("examine 0"));		/* engine 1 still stops it */
+	snprintf(line, sizeof(line), "syscall_exit %d action=5 nr=39", c.pid);
+	EXPECT_EQ(NULL, strstr(read_log(), line));
+	EXPECT_EQ(0, ctl("control 1 %d", RESUME));
+	snprintf(line, sizeof(line), "1 syscall_entry %d action=0x0 nr=39 arg0=1 ",
+		 c.pid);
+	ASSERT_TRUE(log_wait(line)) TH_LOG("%s", logbuf);
+	ASSERT_TRUE(held(0));
+	msleep(100);
+	EXPECT_EQ(0, ctl("examine 0"));		/* REPORT does not undo STOP */
+	EXPECT_EQ(0, ctl("control 0 %d", RESUME));
+	ASSERT_EQ(0, reap(c.pid));
+	snprintf(want, sizeof(want),
+		 "0 syscall_exit %1$d action=5 nr=0 ret=1\n"
+		 "1 syscall_exit %1$d action=5 nr=0 ret=1\n"
+		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=0 arg1=0\n"
+		 "1 syscall_entry %1$d action=0x0 nr=39 arg0=0 arg1=0\n"
+		 "0 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
+		 "1 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
+		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=1 arg1=0\n"
+		 "1 syscall_entry %1$d action=0x0 nr=39 arg0=1 arg1=0\n"
+		 "0 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
+		 "1 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
+		 "0 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n"
+		 "1 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n",
+		 c.pid);
+	EXPECT_STREQ(want, read_log());
+	EXPECT_EQ(0, ctl("put 0"));
+	EXPECT_EQ(0, ctl("put 1"));
 }
 
 /*

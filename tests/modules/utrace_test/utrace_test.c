@@ -30,6 +30,9 @@
  *                               UTRACE_SIGNAL_REPORT sends SIGNO
  *   handler ID ADDR             ID's next report_signal of a signal with
  *                               a handler delivers it to ADDR instead
+ *   entry_regs ID NR NEWNR ARG0 ID's next report_syscall_entry of system
+ *                               call NR changes it into NEWNR with ARG0
+ *                               as its first argument (logged as it came)
  *
  * A reply to a signal event with KEEP (0x1000) set keeps the signal
  * action the report came with; that is the default.
@@ -69,6 +72,9 @@ struct test_engine {
 	bool blockstep;
 	int inject;
 	unsigned long handler;
+	bool change_entry;
+	long entry_nr, entry_newnr;
+	unsigned long entry_arg0;
 	unsigned long hold;		/* events whose next callback waits */
 	struct completion release[_UTRACE_NEVENTS];
 };
@@ -184,9 +190,18 @@ static u32 t_syscall_entry(u32 action, struct utrace_engine *engine,
 {
 	unsigned long args[6];
 
+	struct test_engine *te = engine->data;
+
 	syscall_get_arguments(task, regs, args);
 	log_event(engine, task, "syscall_entry", "action=%#x nr=%d arg0=%lu arg1=%lu",
 		  action, syscall_get_nr(task, regs), args[0], args[1]);
+	if (READ_ONCE(te->change_entry) &&
+	    syscall_get_nr(task, regs) == te->entry_nr) {
+		WRITE_ONCE(te->change_entry, false);
+		/* x86-64: the number and the first argument's register */
+		regs->orig_ax = te->entry_newnr;
+		regs->di = te->entry_arg0;
+	}
 	return answer(engine, _UTRACE_EVENT_SYSCALL_ENTRY);
 }
 
@@ -310,11 +325,11 @@ static int do_command(char *buf)
 {
 	char cmd[16], extra[16] = "";
 	struct test_engine *te;
-	unsigned long a = 0, b = 0, c = 0;
+	unsigned long a = 0, b = 0, c = 0, d = 0;
 	struct utrace_examiner exam;
 	int n, ret, flags;
 
-	n = sscanf(buf, "%15s %lu %lu %lu", cmd, &a, &b, &c);
+	n = sscanf(buf, "%15s %lu %lu %lu %lu", cmd, &a, &b, &c, &d);
 	if (n < 1)
 		return -EINVAL;
 	if (!strcmp(cmd, "clear")) {
@@ -420,6 +435,13 @@ static int do_command(char *buf)
 		if (!valid_signal(b) || !b)
 			return -EINVAL;
 		WRITE_ONCE(te->inject, b);
+		return 0;
+	}
+	if (!strcmp(cmd, "entry_regs") && n >= 5) {
+		te->entry_nr = b;
+		te->entry_newnr = c;
+		te->entry_arg0 = d;
+		WRITE_ONCE(te->change_entry, true);
 		return 0;
 	}
 	if (!strcmp(cmd, "handler") && n >= 3) {
