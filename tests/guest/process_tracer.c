@@ -1130,7 +1130,7 @@ static long slab_objects(const char *cache)
 	return n;
 }
 
-TEST_F_TIMEOUT(pt, on_off_100_times, 900)
+TEST_F_TIMEOUT(pt, on_off_100_times, 540)
 {
 	char first[700] = "";
 	pid_t busy[2];

@@ -400,7 +400,7 @@ static void check_counts(struct __test_metadata *_metadata,
 }
 
 /* slow on a debug kernel under emulation: thousands of traps */
-TEST_F_TIMEOUT(ret, returns_equal_calls, 600)
+TEST_F_TIMEOUT(ret, returns_equal_calls, 540)
 {
 	int go, done, st, i;
 	char x;
