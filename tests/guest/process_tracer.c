@@ -567,6 +567,23 @@ TEST_F(pt, exact_lifecycle_and_signal_records)
 	EXPECT_STREQ("process_tracer", t->r[0].comm);
 }
 
+/* Wait (up to 20 s) until @pid blocks in read(), per /proc/PID/syscall. */
+static bool blocked_in_read(pid_t pid)
+{
+	char path[64], *s;
+	bool in_read = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+	for (int i = 0; i < 4000 && !in_read; i++) {
+		s = read_all(path);
+		in_read = s && !strncmp(s, "0 ", 2);
+		free(s);
+		if (!in_read)
+			usleep(5000);
+	}
+	return in_read;
+}
+
 /*
  * The records of @pid must be @n, each starting with its line of @want
  * (the argument registers a system call does not use hold whatever was
@@ -608,6 +625,8 @@ TEST_F(pt, syscall_records)
 	ASSERT_EQ(0, write_ctl("current_tracer", "process"));
 	ASSERT_EQ(0, command(w, 'g'));
 	ASSERT_EQ(0, command(w, 's'));
+	/* its last records come after the ack: wait for the next read() */
+	ASSERT_TRUE(blocked_in_read(wpid));
 	load_trace(t);
 	/* the read() of 'g', begun before the tracer started */
 	RECORD("syscall_exit nr=%d ret=1 error=0", SYS_read);
