@@ -40,7 +40,7 @@ console=$logs/$name.console out=$logs/$name.out
 
 mem=1024
 [ "$flavour" = debug ] && mem=2048
-append="console=ttyS0 acpi=ht loglevel=7 panic=-1 oops=panic softlockup_panic=1 nokaslr"
+append="console=ttyS0 acpi=ht loglevel=7 panic=-1 oops=panic softlockup_panic=1 nokaslr no_timer_check"
 qemu=(qemu-system-x86_64 -machine pc -cpu max -smp 2 -m $mem
 	-accel tcg,thread=multi -no-reboot -nodefaults -display none
 	-kernel "$kernel" -initrd "$initrd")
