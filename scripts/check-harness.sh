@@ -86,7 +86,7 @@ expect kmemleak-line 300 "kmemleak: 1 new suspected memory leaks" \
 	"$(kmsg 'kmemleak: 1 new suspected memory leaks (see /sys/kernel/debug/kmemleak)')"
 # the real thing on the debug kernel: KASAN and kmemleak are on, and the
 # end-of-run leak scan reports what a module lost
-expect -f debug kasan 600 "BUG: KASAN: slab-use-after-free in harness_use_after_free" \
+expect -f debug kasan 600 "BUG: KASAN: slab-use-after-free in harness_fault_init" \
 	"insmod $mod mode=uaf"
 expect -f debug kmemleak 600 "unreferenced object" "insmod $mod mode=leak"
 echo "$pass passed, $fail failed"
