@@ -331,6 +331,22 @@ static int reap(pid_t pid)
 	return st;
 }
 
+/*
+ * Tests that take long on the debug kernel (KASAN, kmemleak) under
+ * emulation: more than the harness's default 30 s.
+ */
+FIXTURE(slow) {
+	char dummy;
+};
+
+FIXTURE_SETUP(slow)
+{
+}
+
+FIXTURE_TEARDOWN(slow)
+{
+}
+
 FIXTURE(utprobes) {
 	char dummy;
 };
@@ -768,7 +784,7 @@ static void *send_signals(void *arg)
 
 #define SIGNALS 100
 
-TEST(signals_mid_step_delivered_after)
+TEST_F_TIMEOUT(slow, signals_mid_step_delivered_after, 120)
 {
 	int p[2], q[2], st, fd = open(EVENTS, O_WRONLY | O_TRUNC);
 	long calls = 0;
@@ -1352,7 +1368,7 @@ static bool sleeps_in(pid_t tid, const char *fn)
 	return false;
 }
 
-TEST(sigkill_during_stop_and_handler)
+TEST_F_TIMEOUT(slow, sigkill_during_stop_and_handler, 120)
 {
 	int go_fd[2], st, ret;
 	pid_t pid, writer;

@@ -5,7 +5,7 @@
  * clone(CLONE_VM), threads, exit, SIGSTOP/SIGCONT from outside, SIGKILL,
  * mmap/munmap of a probed file) while this process registers and removes
  * pid, file and return probes on them in a loop.  Bounded by iterations
- * (UTP_TORTURE_ITERS, default 60), not time; UTP_TORTURE_CHURN and
+ * (UTP_TORTURE_ITERS, default 30), not time; UTP_TORTURE_CHURN and
  * UTP_TORTURE_KINDS choose what churns and which steps the workers take.
  *
  * What must hold: every worker's calls return the right values and every
@@ -175,10 +175,23 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-TEST(torture)
+/* the debug kernel under emulation needs minutes, not the default 30 s */
+FIXTURE(torture) {
+	char dummy;
+};
+
+FIXTURE_SETUP(torture)
+{
+}
+
+FIXTURE_TEARDOWN(torture)
+{
+}
+
+TEST_F_TIMEOUT(torture, churn, 400)
 {
 	int iters = getenv("UTP_TORTURE_ITERS") ?
-		    atoi(getenv("UTP_TORTURE_ITERS")) : 60;
+		    atoi(getenv("UTP_TORTURE_ITERS")) : 30;
 	/*
 	 * What churns: 1 pid probes, 2 file, 4 return, 8 SIGSTOP, 16
 	 * SIGKILL.  File and return probes are left out by default: with
