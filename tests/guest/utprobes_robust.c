@@ -24,27 +24,6 @@
 #include "kselftest_harness.h"
 #include "utprobes_util.h"
 
-/* Copy @src to @dst (on the guest's tmpfs). */
-static int copy(const char *src, const char *dst)
-{
-	char buf[65536];
-	int in, out, ret = 0;
-	ssize_t n;
-
-	in = open(src, O_RDONLY);
-	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0755);
-	if (in < 0 || out < 0)
-		ret = -1;
-	while (!ret && (n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, n) != n)
-			ret = -1;
-	if (in >= 0)
-		close(in);
-	if (out >= 0)
-		close(out);
-	return ret;
-}
-
 /* A page-aligned offset of @fd's executable segment, whole in the file. */
 static off_t text_page(int fd)
 {
@@ -228,14 +207,6 @@ TEST(vfork_child_covered)
 	EXPECT_EQ(0, wait_status(pid, 0));
 	EXPECT_EQ(2 * CALLS, hits("vfk"));
 	EXPECT_EQ(0, events("-:vfk\n"));
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* A write to utprobe_events must come back within this, even emulated. */
@@ -468,26 +439,6 @@ TEST(shared_file_over_old_text)
 	close(data);
 	unlink(code_path);
 	unlink(data_path);
-}
-
-/* File offset of our text address @addr, from /proc/self/maps, and the path. */
-static long self_offset(void *addr, char *path, size_t size)
-{
-	unsigned long start, end, off, a = (unsigned long)addr;
-	char line[512], file[256];
-	long ret = -1;
-	FILE *f = fopen("/proc/self/maps", "r");
-
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %255s", &start, &end,
-			   &off, file) == 4 && a >= start && a < end) {
-			snprintf(path, size, "%s", file);
-			ret = a - start + off;
-		}
-	}
-	if (f)
-		fclose(f);
-	return ret;
 }
 
 /*

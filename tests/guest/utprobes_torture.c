@@ -151,30 +151,6 @@ static void chaos_worker(int iters, unsigned int seed)
 	_exit(0);
 }
 
-static long self_offset(void *addr)
-{
-	unsigned long start, end, off, a = (unsigned long)addr;
-	char line[512], file[256];
-	long ret = -1;
-	FILE *f = fopen("/proc/self/maps", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %255s", &start,
-			   &end, &off, file) == 4 && a >= start && a < end)
-			ret = a - start + off;
-	if (f)
-		fclose(f);
-	return ret;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* the debug kernel under emulation needs minutes, not the default 30 s */
 FIXTURE(torture) {
 	char dummy;
@@ -210,7 +186,7 @@ TEST_F_TIMEOUT(torture, churn, 400)
 
 	ASSERT_LT(0, readlink("/proc/self/exe", self_path,
 			      sizeof(self_path) - 1));
-	fn_off = self_offset((void *)t_fn);
+	fn_off = self_offset((void *)t_fn, NULL, 0);
 	ASSERT_LT(0, fn_off);
 	ASSERT_EQ(0, write_file(EVENTS, O_TRUNC, ""));
 

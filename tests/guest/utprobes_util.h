@@ -10,7 +10,9 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TRACEFS "/sys/kernel/tracing"
@@ -92,6 +94,60 @@ static inline int ret_line(const char *name, struct ret_line *r)
 			   &r->min_ns, &r->max_ns, &r->sum_ns, r->hist) >= 7)
 			return 0;
 	return -1;
+}
+
+/* Copy the file @src to @dst, mode 0755: 0 or -1. */
+static inline int copy(const char *src, const char *dst)
+{
+	char buf[65536];
+	int in, out, ret = 0;
+	ssize_t n;
+
+	in = open(src, O_RDONLY);
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (in < 0 || out < 0)
+		ret = -1;
+	while (!ret && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			ret = -1;
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return ret;
+}
+
+/*
+ * The file offset of our own text address @addr, from /proc/self/maps,
+ * or -1; the file's path goes to @path (@size bytes) if it is not NULL.
+ */
+static inline long self_offset(void *addr, char *path, size_t size)
+{
+	unsigned long start, end, off, a = (unsigned long)addr;
+	char line[512], file[256];
+	FILE *f = fopen("/proc/self/maps", "r");
+	long ret = -1;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %255s", &start, &end,
+			   &off, file) == 4 && a >= start && a < end) {
+			if (path)
+				snprintf(path, size, "%s", file);
+			ret = a - start + off;
+		}
+	}
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+/* CLOCK_MONOTONIC in seconds. */
+static inline double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 #endif /* UTPROBES_UTIL_H */
