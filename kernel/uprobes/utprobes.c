@@ -171,6 +171,7 @@ struct utp_thread {
 	struct utrace_engine *engine;	/* referenced */
 	struct utp_proc *proc;
 	bool stopped;			/* quiesced for the quiescer */
+	bool unstop;			/* resume it again, after its callback */
 	bool in_work;			/* in utp_mmap_work(): as good */
 	bool idle;			/* off CPU, asleep, when asked */
 	unsigned long idle_switches;	/* its context switches then */
@@ -417,6 +418,30 @@ static bool utp_all_stopped(struct utp_proc *proc)
 	return all;
 }
 
+/*
+ * Let @ut's thread go again once its callback, if one is running, has
+ * returned: utrace applies a callback's UTRACE_STOP after the callback,
+ * so a resume sent while it ran would be lost.  proc->lock held; it is
+ * dropped and taken again.
+ */
+static void utp_resume_after_callback(struct utp_proc *proc,
+				      struct utp_thread *ut)
+	__must_hold(&proc->lock)
+{
+	struct task_struct *task = get_task_struct(ut->task);
+	struct utrace_engine *engine = ut->engine;
+
+	utrace_engine_get(engine);
+	spin_unlock(&proc->lock);
+	/* a signal to current cannot cut this short: the thread would stay */
+	while (utrace_barrier(task, engine) == -ERESTARTSYS)
+		schedule_timeout_uninterruptible(1);
+	utp_control(task, engine, UTRACE_RESUME);
+	utrace_engine_put(engine);
+	put_task_struct(task);
+	spin_lock(&proc->lock);
+}
+
 static void utp_unquiesce(struct utp_proc *proc)
 {
 	struct utp_thread *ut;
@@ -427,8 +452,23 @@ static void utp_unquiesce(struct utp_proc *proc)
 		ut->idle = false;
 		if (ut->task == current)
 			continue;
+		ut->unstop = ut->stopped;
 		ut->stopped = false;
 		utp_control(ut->task, ut->engine, UTRACE_RESUME);
+	}
+	/*
+	 * A thread that answered UTRACE_STOP may not have stopped yet: its
+	 * answer is applied after the resume above.  Each such thread is
+	 * resumed again after its callback; the list may change meanwhile,
+	 * so it is walked again from the start after each.
+	 */
+again:
+	list_for_each_entry(ut, &proc->threads, node) {
+		if (!ut->unstop)
+			continue;
+		ut->unstop = false;
+		utp_resume_after_callback(proc, ut);
+		goto again;
 	}
 	spin_unlock(&proc->lock);
 }
