@@ -241,14 +241,6 @@ TEST(job_stopped_target)
 	int go, st;
 	pid_t pid;
 
-	/*
-	 * Passed 6 runs of 7; once it hung until the harness's timeout (an
-	 * open bug: a quiesce that misses a job-stopped thread).  Skipped,
-	 * and so counted and shown, until it is found; UTP_RUN_KNOWN_HANG=1
-	 * runs it.
-	 */
-	if (!getenv("UTP_RUN_KNOWN_HANG"))
-		SKIP(return, "known intermittent hang, see the test's comment");
 	pid = calls_child(&go);
 
 	ASSERT_LT(0, pid);
