@@ -186,18 +186,24 @@ static inline void utprobe_ret_counts(const struct utprobe *up,
 }
 #endif
 
-/* For mmap_region(): a new mapping may hold instructions probed by file. */
+/*
+ * For mmap_region(): [@addr, @addr + @len), now mapped by @vma, replaces
+ * whatever text was there and may hold instructions probed by file.
+ */
 #ifdef CONFIG_UTPROBES
 DECLARE_STATIC_KEY_FALSE(utprobe_mmap_key);
-void __utprobe_mmap(struct vm_area_struct *vma);
+void __utprobe_mmap(struct vm_area_struct *vma, unsigned long addr,
+		    unsigned long len);
 
-static inline void utprobe_mmap(struct vm_area_struct *vma)
+static inline void utprobe_mmap(struct vm_area_struct *vma,
+				unsigned long addr, unsigned long len)
 {
 	if (static_branch_unlikely(&utprobe_mmap_key))
-		__utprobe_mmap(vma);
+		__utprobe_mmap(vma, addr, len);
 }
 #else
-static inline void utprobe_mmap(struct vm_area_struct *vma)
+static inline void utprobe_mmap(struct vm_area_struct *vma,
+				unsigned long addr, unsigned long len)
 {
 }
 #endif

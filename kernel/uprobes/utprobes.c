@@ -131,6 +131,7 @@ struct utp_point {
 	unsigned long slot;		/* 0 until first stepped; acquire */
 	struct list_head consumers;
 	bool ret_site;			/* a followed call returns here */
+	bool stale;			/* mapped over; see utp_mark_stale() */
 	struct rcu_head rcu;		/* freed after the trap path's readers */
 };
 
@@ -700,11 +701,21 @@ static u8 utp_page_byte(struct page *page, unsigned long vaddr)
  * page the forced write makes (the page cache and the file never see
  * it), and only over the byte expected there: checked under mmap_lock,
  * so that a mapping that replaced the probed one (a shared file mapped
- * at the same place after munmap, say) is never written.  Returns 0,
- * -EFAULT (no private executable mapping there), -EBUSY (another byte
- * there) or another -errno.
+ * at the same place after munmap, say) is never written.
+ *
+ * An int3 for @pt goes in only if @pt is not stale, and for a probe on a
+ * file (@up->inode), only into a mapping of that file at the probe's
+ * offset: both are checked under mmap_lock, which the mmap that makes a
+ * point stale holds for writing.  The caller found the mapping earlier,
+ * without that lock.
+ *
+ * Returns 0, -EFAULT (no private executable mapping there), -EBUSY
+ * (another byte there), -EAGAIN (@pt stale, or not @up's file there) or
+ * another -errno.
  */
-static int utp_poke(struct mm_struct *mm, unsigned long vaddr, u8 old, u8 new)
+static int __utp_poke(struct mm_struct *mm, unsigned long vaddr, u8 old,
+		      u8 new, const struct utp_point *pt,
+		      const struct utprobe *up)
 {
 	struct vm_area_struct *vma;
 	struct page *page;
@@ -720,6 +731,14 @@ static int utp_poke(struct mm_struct *mm, unsigned long vaddr, u8 old, u8 new)
 	vma = vma_lookup(mm, vaddr);
 	if (!vma || !(vma->vm_flags & VM_EXEC) ||
 	    (vma->vm_flags & VM_MAYSHARE))
+		goto unlock;
+	ret = -EAGAIN;
+	if (pt && READ_ONCE(pt->stale))
+		goto unlock;
+	if (up && up->inode &&
+	    (!vma->vm_file || file_inode(vma->vm_file) != up->inode ||
+	     ((loff_t)vma->vm_pgoff << PAGE_SHIFT) + (vaddr - vma->vm_start) !=
+	     up->offset))
 		goto unlock;
 	/* look before writing: a write makes a private copy of the page */
 	page = get_user_page_vma_remote(mm, vaddr, FOLL_FORCE, &vma);
@@ -748,6 +767,12 @@ unlock:
 put:
 	mmput(mm);
 	return ret;
+}
+
+/* Put back the byte an int3 of ours replaced, or take one out. */
+static int utp_poke(struct mm_struct *mm, unsigned long vaddr, u8 old, u8 new)
+{
+	return __utp_poke(mm, vaddr, old, new, NULL, NULL);
 }
 
 /*
@@ -1109,11 +1134,14 @@ static struct utp_point *utp_ret_site(struct utp_proc *proc, unsigned long ra)
 	 * In the xarray first, then the int3: a thread that traps finds the
 	 * point.  If the int3 cannot be written, the point stays, unhit.
 	 */
-	if (utp_poke(current->mm, ra, buf[0], UTP_BREAK_INSN))
+	if (__utp_poke(current->mm, ra, buf[0], UTP_BREAK_INSN, pt, NULL))
 		return NULL;
 	utp_kick(proc);
 	return pt;
 found:
+	/* old text's: the return is missed */
+	if (READ_ONCE(pt->stale))
+		return NULL;
 	if (!READ_ONCE(pt->ret_site))
 		WRITE_ONCE(pt->ret_site, true);
 	return pt;
@@ -1248,7 +1276,7 @@ static void __utp_hit_work(struct utp_thread *ut)
 	rcu_read_lock();
 	pt = xa_load(&ut->proc->points, bp);
 	rcu_read_unlock();
-	if (!pt || utp_hit_handlers(ut, pt, regs))
+	if (!pt || READ_ONCE(pt->stale) || utp_hit_handlers(ut, pt, regs))
 		return;
 	if (!utp_arch_emulate(&pt->ai, bp, regs))
 		return;
@@ -1341,7 +1369,8 @@ bool utp_trap(struct pt_regs *regs, unsigned long bp)
 	    READ_ONCE(ut->proc->quiescing) || READ_ONCE(ut->proc->dead))
 		return false;
 	pt = xa_load(&ut->proc->points, bp);
-	if (!pt || (pt->ai.kind == UTP_INSN_STEP && !pt->ai.through))
+	if (!pt || READ_ONCE(pt->stale) ||
+	    (pt->ai.kind == UTP_INSN_STEP && !pt->ai.through))
 		return false;
 	ut->hit_bp = bp;
 	res = utp_trap_hit(ut, pt, regs, bp);
@@ -1375,6 +1404,9 @@ static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 	rcu_read_lock();
 	pt = xa_load(&ut->proc->points, bp);
 	rcu_read_unlock();
+	/* an int3 in new text at a stale point's place is not ours */
+	if (pt && READ_ONCE(pt->stale))
+		return utrace_signal_action(action) | UTRACE_RESUME;
 	if (!pt) {
 		/* removed since it trapped: run the original instruction */
 		if (!get_user(byte, (u8 __user *)bp) && byte != UTP_BREAK_INSN) {
@@ -1737,7 +1769,9 @@ static u32 utp_report_clone(enum utrace_resume_action action,
 	mm = get_task_mm(child);
 	if (mm) {
 		xa_for_each(&proc->points, idx, pt)
-			if (!utp_point_on_file(pt) || utp_fork_keep(ut, pt))
+			if (READ_ONCE(pt->stale))
+				continue;
+			else if (!utp_point_on_file(pt) || utp_fork_keep(ut, pt))
 				utp_poke(mm, pt->vaddr, UTP_BREAK_INSN,
 					 pt->ai.bytes[0]);
 		/* return sites without a probe of their own went above */
@@ -1833,6 +1867,15 @@ static int utp_add(struct utprobe *up, struct task_struct *task,
 		return ret;
 	}
 	pt = xa_load(&proc->points, vaddr);
+	if (pt && READ_ONCE(pt->stale)) {
+		/* the old text's, never hit again: it can go if quiesced */
+		if (fresh) {
+			ret = -EAGAIN;
+			goto out;
+		}
+		utp_point_drop(proc, pt);
+		pt = NULL;
+	}
 	if (!pt) {
 		u8 byte;
 
@@ -1858,8 +1901,8 @@ static int utp_add(struct utprobe *up, struct task_struct *task,
 		if (!ret)
 			atomic_inc(&proc->npoints);
 		if (!ret && mode != UTP_ADD_INHERITED) {
-			ret = utp_poke(proc->mm, vaddr, ai->bytes[0],
-				       UTP_BREAK_INSN);
+			ret = __utp_poke(proc->mm, vaddr, ai->bytes[0],
+					 UTP_BREAK_INSN, pt, up);
 			if (ret) {
 				utp_point_drop(proc, pt);
 				goto out;
@@ -1929,6 +1972,13 @@ static bool utp_ret_site_used(struct utp_proc *proc, unsigned long vaddr)
 	return used;
 }
 
+/* Write back the byte @pt's int3 replaced, unless its text is gone. */
+static void utp_point_restore(struct utp_proc *proc, struct utp_point *pt)
+{
+	if (!READ_ONCE(pt->stale))
+		utp_poke(proc->mm, pt->vaddr, UTP_BREAK_INSN, pt->ai.bytes[0]);
+}
+
 /*
  * Return sites no call returns to any more go, with @proc's threads
  * quiesced; a return site that is a probe's point too stays as that.
@@ -1944,8 +1994,7 @@ static void utp_ret_sweep(struct utp_proc *proc)
 		pt->ret_site = false;
 		if (!list_empty(&pt->consumers))
 			continue;
-		utp_poke(proc->mm, pt->vaddr, UTP_BREAK_INSN,
-			 pt->ai.bytes[0]);
+		utp_point_restore(proc, pt);
 		utp_point_drop(proc, pt);
 	}
 }
@@ -1976,8 +2025,7 @@ static void utp_remove(struct utp_proc *proc, struct utprobe *up,
 		 * A thread that trapped on it meanwhile finds no point and
 		 * runs the original instruction.
 		 */
-		utp_poke(proc->mm, pt->vaddr, UTP_BREAK_INSN,
-			 pt->ai.bytes[0]);
+		utp_point_restore(proc, pt);
 		utp_point_drop(proc, pt);
 	}
 	if (up->ret_handler)
@@ -2445,26 +2493,26 @@ struct utp_mmap_work {
 
 /* Breakpoints for the probes on a file current has just mapped. */
 /*
- * A new mapping of current's has replaced whatever was at [@start,
- * @end): the points there belong to text that is gone (unmapped, or a
- * library closed and opened again at the same place), and the new text,
- * fresh from its file, has no int3.  They go, without writing: the probes
- * on files the new mapping holds place new points after this.  utp_mutex
- * held.
+ * The points utp_mark_stale() marked in [@start, @end) go, without
+ * writing: the probes on files the new mapping holds place new points
+ * after this.  Points placed in the new mapping since it was made are
+ * not stale and stay.  utp_mutex held.
  */
 static void utp_drop_stale(struct utp_proc *proc, unsigned long start,
 			   unsigned long end)
 {
-	unsigned long idx = start;
 	struct utp_point *pt;
+	unsigned long idx;
+	bool any = false;
 
-	if (!xa_find(&proc->points, &idx, end - 1, XA_PRESENT))
-		return;
-	/* a stale point left is harmless: it is never written (utp_poke) */
-	if (utp_quiesce(proc, true))
+	xa_for_each_range(&proc->points, idx, pt, start, end - 1)
+		any |= READ_ONCE(pt->stale);
+	/* a stale point left is harmless: it is never hit nor written */
+	if (!any || utp_quiesce(proc, true))
 		return;
 	xa_for_each_range(&proc->points, idx, pt, start, end - 1)
-		utp_point_drop(proc, pt);
+		if (READ_ONCE(pt->stale))
+			utp_point_drop(proc, pt);
 	utp_unquiesce(proc);
 }
 
@@ -2497,31 +2545,71 @@ out:
 	kfree(w);
 }
 
-/**
- * __utprobe_mmap - a file was mapped: it may hold probed instructions
- * @vma:	the new mapping, in current's mm, whose mmap_lock is held
- *
- * Called through utprobe_mmap() from mmap_region() while there are probes
- * on files.  The breakpoints go in from a task_work, before current
- * returns to user mode, so no thread can have run the new text yet.
+/*
+ * A new mapping of current's has replaced whatever was at [@start,
+ * @end): the points there belong to text that is gone (unmapped, or a
+ * library closed and opened again at the same place), and the new text
+ * has no int3 of ours.  They are marked now, under the mmap_lock the
+ * mapping holds for writing, so that nothing writes an int3 for them
+ * into the new text (__utp_poke()) or takes a hit there for them; they
+ * go later, quiesced (utp_drop_stale()).
  */
-void __utprobe_mmap(struct vm_area_struct *vma)
+static void utp_mark_stale(struct utp_proc *proc, unsigned long start,
+			   unsigned long end)
+{
+	struct utp_point *pt;
+	unsigned long idx;
+
+	rcu_read_lock();
+	xa_for_each_range(&proc->points, idx, pt, start, end - 1)
+		WRITE_ONCE(pt->stale, true);
+	rcu_read_unlock();
+}
+
+/**
+ * __utprobe_mmap - a mapping was made: it may replace or hold probed text
+ * @vma:	the mapping, in current's mm, whose mmap_lock is held for
+ *		writing; it may extend an older mapping
+ * @addr:	the start of what was mapped now
+ * @len:	its length
+ *
+ * Called through utprobe_mmap() from mmap_region() while any probe
+ * exists.  The points of current's process in the range are marked
+ * stale at once; the breakpoints of probes on a newly mapped file go in
+ * from a task_work, before current returns to user mode, so no thread
+ * can have run the new text yet.
+ */
+void __utprobe_mmap(struct vm_area_struct *vma, unsigned long addr,
+		    unsigned long len)
 {
 	struct utp_mmap_work *w;
+	struct utp_thread *ut;
 
-	if (!(vma->vm_flags & VM_EXEC) || (vma->vm_flags & VM_MAYSHARE) ||
-	    vma->vm_mm != current->mm || (current->flags & PF_KTHREAD))
+	if (vma->vm_mm != current->mm || (current->flags & PF_KTHREAD))
+		return;
+	/*
+	 * current's own state, if any: it stays while current runs.  Not
+	 * in the mm an exec is leaving: the new image is mapped first.
+	 */
+	ut = xa_load(&utp_tids, current->pid);
+	if (ut && ut->task == current && ut->proc->mm == vma->vm_mm)
+		utp_mark_stale(ut->proc, addr, addr + len);
+	else
+		ut = NULL;
+	if (!vma->vm_file || !(vma->vm_flags & VM_EXEC) ||
+	    (vma->vm_flags & VM_MAYSHARE))
 		return;
 	/* with no probe on a file, only a probed process has work here */
-	if (list_empty(&utp_files) && !xa_load(&utp_tids, current->pid))
+	if (list_empty(&utp_files) && !ut)
 		return;
 	w = kmalloc(sizeof(*w), GFP_KERNEL);
 	if (!w)
 		return;
+	/* @vma may be an older mapping that the new one extends */
 	w->file = get_file(vma->vm_file);
-	w->start = vma->vm_start;
-	w->end = vma->vm_end;
-	w->pgoff = vma->vm_pgoff;
+	w->start = addr;
+	w->end = addr + len;
+	w->pgoff = vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
 	init_task_work(&w->cb, utp_mmap_work);
 	if (task_work_add(current, &w->cb, TWA_RESUME)) {
 		fput(w->file);
@@ -2692,8 +2780,12 @@ static int utp_file_existing(struct utprobe *up)
 			if (r == -EBUSY && utp_file_twin(up))
 				r = utp_add(up, task, m->vaddr, up->insn,
 					    UTP_ADD_INHERITED);
-			/* a process exiting meanwhile is no error */
-			if (r && r != -ESRCH && r != -EPERM)
+			/*
+			 * A process exiting meanwhile is no error, nor is
+			 * -EAGAIN: the mapping was replaced meanwhile (one of
+			 * the file is then placed by utp_mmap_work()).
+			 */
+			if (r && r != -ESRCH && r != -EPERM && r != -EAGAIN)
 				ret = r;
 			put_task_struct(task);
 		}

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -441,6 +442,69 @@ TEST(shared_file_over_old_text)
 	close(data);
 	unlink(code_path);
 	unlink(data_path);
+}
+
+static sigjmp_buf trap_jmp;
+
+static void on_trap(int sig)
+{
+	siglongjmp(trap_jmp, 1);
+}
+
+/*
+ * Code made at run time (a JIT's, say) mapped anonymously over probed
+ * text: the old point is stale.  An int3 the new code holds at its place
+ * is the program's own, delivered as SIGTRAP and not counted, and the
+ * removal of the probe leaves the new code as it is.
+ */
+TEST(anon_code_over_old_text)
+{
+	const char *code_path = "/tmp/robust_code2";
+	int code = make_file(code_path, 0x90, 0xc3, 4096);	/* nops, ret */
+	int ready[2], go[2];
+	unsigned char *addr;
+	pid_t pid;
+
+	ASSERT_LE(0, code);
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	addr = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, code, 0);
+	ASSERT_NE(MAP_FAILED, addr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		void (*fn)(void) = (void (*)(void))addr;
+		unsigned char *p;
+
+		get_byte(go[0]);
+		fn();
+		p = mmap(addr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		if (p != addr)
+			_exit(10);
+		p[0] = 0xcc;	/* int3 */
+		p[1] = 0xc3;	/* ret */
+		signal(SIGTRAP, on_trap);
+		if (!sigsetjmp(trap_jmp, 1)) {
+			fn();
+			_exit(11);	/* the int3 was taken for the probe */
+		}
+		put_byte(ready[1]);
+		get_byte(go[0]);
+		_exit(p[0] == 0xcc && p[1] == 0xc3 ? 0 : 12);
+	}
+	/* a child that dies early gives EOF, not a wait */
+	close(ready[1]);
+	close(go[0]);
+	ASSERT_EQ(0, events("p:jit %d:%p\n", pid, addr));
+	put_byte(go[1]);
+	get_byte(ready[0]);
+	EXPECT_EQ(1, hits("jit"));
+	EXPECT_EQ(0, events("-:jit\n"));
+	put_byte(go[1]);
+	EXPECT_EQ(0, wait_status(pid, 0));
+	close(code);
+	unlink(code_path);
 }
 
 /*
