@@ -59,6 +59,7 @@
  * proc->lock while the thread is quiesced (a probe going) or once it has
  * left the process (exit, exec).
  */
+#include <linux/delay.h>
 #include <linux/elf.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -1547,14 +1548,24 @@ static u32 utp_report_signal(u32 action, struct utrace_engine *engine,
 struct utp_kept {
 	unsigned long vaddr;
 	struct utp_arch_insn ai;
-	struct utprobe *ups[];		/* NULL-terminated; checked later */
+	struct inode *inode;		/* the probes' file and offset there, */
+	loff_t offset;			/* only compared */
 };
 
 struct utp_fork_work {
 	struct callback_head cb;
 	struct xarray kept;		/* vaddr -> struct utp_kept */
 	struct utp_ret *rets;		/* calls of probes on files, newest first */
+	struct list_head node;		/* in utp_forks, once queued */
+	struct mm_struct *mm;		/* the child's; only compared */
 };
+
+/*
+ * The fork works queued and not run yet: their children's int3s at the
+ * kept addresses are theirs to take over (utp_int3_inherited()).
+ */
+static LIST_HEAD(utp_forks);
+static DEFINE_SPINLOCK(utp_forks_lock);
 
 static bool utp_point_on_file(struct utp_point *pt)
 {
@@ -1567,17 +1578,9 @@ static bool utp_point_on_file(struct utp_point *pt)
 }
 
 /* Is @up still registered?  Called with utp_mutex held. */
-static bool utp_file_probe_live(struct utprobe *up)
-{
-	struct utprobe *p;
-
-	list_for_each_entry(p, &utp_files, file_node)
-		if (p == up)
-			return true;
-	return false;
-}
-
 static void utp_fork_work(struct callback_head *cb);
+static bool utp_in_scope(struct utprobe *up, struct task_struct *task);
+static struct task_struct *utp_mm_task(struct mm_struct *mm);
 
 /*
  * Note @pt, a point of probes on files, for the child being forked.
@@ -1589,7 +1592,6 @@ static int utp_fork_keep(struct utp_thread *ut, struct utp_point *pt)
 	struct utp_fork_work *w = ut->fork_pending;
 	struct utp_consumer *c;
 	struct utp_kept *k;
-	int n = 0;
 
 	if (!w) {
 		w = kzalloc(sizeof(*w), GFP_KERNEL);
@@ -1597,19 +1599,21 @@ static int utp_fork_keep(struct utp_thread *ut, struct utp_point *pt)
 			return -ENOMEM;
 		xa_init(&w->kept);
 		init_task_work(&w->cb, utp_fork_work);
+		INIT_LIST_HEAD(&w->node);
 		ut->fork_pending = w;
 	}
-	list_for_each_entry(c, &pt->consumers, point_node)
-		n++;
-	k = kzalloc(struct_size(k, ups, n + 1), GFP_KERNEL);
+	k = kzalloc(sizeof(*k), GFP_KERNEL);
 	if (!k)
 		return -ENOMEM;
 	k->vaddr = pt->vaddr;
 	k->ai = pt->ai;
-	n = 0;
+	/* the probes on files here are all at one offset of one file */
 	list_for_each_entry(c, &pt->consumers, point_node)
-		if (c->up->inode)
-			k->ups[n++] = c->up;
+		if (c->up->inode) {
+			k->inode = c->up->inode;
+			k->offset = c->up->offset;
+			break;
+		}
 	if (xa_insert(&w->kept, pt->vaddr, k, GFP_KERNEL)) {
 		kfree(k);
 		return -ENOMEM;
@@ -1644,8 +1648,15 @@ static void utp_fork_queue(struct utp_thread *ut, struct task_struct *child)
 	if (!w)
 		return;
 	ut->fork_pending = NULL;
+	w->mm = READ_ONCE(child->mm);
+	spin_lock(&utp_forks_lock);
+	list_add(&w->node, &utp_forks);
+	spin_unlock(&utp_forks_lock);
 	if (!task_work_add(child, &w->cb, TWA_RESUME))
 		return;
+	spin_lock(&utp_forks_lock);
+	list_del(&w->node);
+	spin_unlock(&utp_forks_lock);
 	/* the child will not run user code: nothing to keep */
 	mm = get_task_mm(child);
 	if (mm) {
@@ -1832,6 +1843,74 @@ enum utp_add_mode {
 	UTP_ADD_INHERITED,
 };
 
+/* Is a fork work of @mm's waiting to take over an int3 at @vaddr? */
+static bool utp_fork_pending(struct mm_struct *mm, unsigned long vaddr)
+{
+	struct utp_fork_work *w;
+	bool found = false;
+
+	spin_lock(&utp_forks_lock);
+	list_for_each_entry(w, &utp_forks, node)
+		if (w->mm == mm && xa_load(&w->kept, vaddr)) {
+			found = true;
+			break;
+		}
+	spin_unlock(&utp_forks_lock);
+	return found;
+}
+
+/* Has the parent of @proc's task a point at @vaddr?  utp_mutex held. */
+static bool utp_parent_point(struct utp_proc *proc, unsigned long vaddr)
+{
+	struct task_struct *task = utp_mm_task(proc->mm);
+	struct mm_struct *pmm;
+	struct utp_proc *pproc;
+	struct utp_point *pt;
+
+	if (!task)
+		return false;
+	rcu_read_lock();
+	pmm = READ_ONCE(rcu_dereference(task->real_parent)->mm);
+	rcu_read_unlock();
+	put_task_struct(task);
+	pproc = pmm ? utp_proc_find(pmm) : NULL;
+	if (!pproc)
+		return false;
+	pt = xa_load(&pproc->points, vaddr);
+	return pt && !READ_ONCE(pt->stale);
+}
+
+/*
+ * @vaddr in @proc holds an int3 no point of @proc owns.  A child of a
+ * fork inherits its parent's; those of probes on files stay, and the
+ * child takes them over before it runs (utp_fork_work()), placing every
+ * probe on that file offset then, the one being added too.  Returns
+ * -EAGAIN if the int3 is such a one: the caller leaves the place to the
+ * child.  The parent's clone report comes just after the child is made;
+ * until then the parent's point says whose the int3 is, and the report
+ * is waited for: 0 if it took the int3 out (it was not for a file).
+ * -EBUSY if the int3 is someone else's.  utp_mutex held.
+ */
+static int utp_int3_inherited(struct utp_proc *proc, unsigned long vaddr)
+{
+	u8 byte;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (utp_fork_pending(proc->mm, vaddr))
+			return -EAGAIN;
+		if (!utp_parent_point(proc, vaddr))
+			return -EBUSY;
+		usleep_range(1000, 2000);
+		if (access_remote_vm(proc->mm, vaddr, &byte, 1,
+				     FOLL_FORCE) != 1)
+			return -EFAULT;
+		if (byte != UTP_BREAK_INSN)
+			return 0;
+	}
+	return -EBUSY;
+}
+
 /*
  * Add @up at @vaddr in @task's process, whose instruction there is @ai,
  * as @mode says.  Adding a probe that is there already does nothing.
@@ -1885,6 +1964,8 @@ static int utp_add(struct utprobe *up, struct task_struct *task,
 			ret = -EFAULT;
 		else if (byte != UTP_BREAK_INSN || mode == UTP_ADD_INHERITED)
 			ret = 0;
+		else if (up->inode && mode == UTP_ADD_QUIESCE)
+			ret = utp_int3_inherited(proc, vaddr);
 		if (!ret && atomic_read(&proc->npoints) >= UTP_POINTS_MAX)
 			ret = -ENOSPC;
 		if (ret)
@@ -2408,25 +2489,36 @@ static void utp_ret_adopt(struct utp_fork_work *w)
 	}
 }
 
-/* The child of a fork takes over the points of probes on files. */
+/*
+ * The child of a fork takes over the int3s it inherited: each is the
+ * point of the probes on that file offset that exist now, those it was
+ * made for or others registered since (utp_int3_inherited()), or goes.
+ */
 static void utp_fork_work(struct callback_head *cb)
 {
 	struct utp_fork_work *w = container_of(cb, struct utp_fork_work, cb);
+	struct utprobe *up;
 	struct utp_kept *k;
 	unsigned long idx;
-	int i, kept;
+	int kept;
 
+	mutex_lock(&utp_mutex);
+	spin_lock(&utp_forks_lock);
+	list_del(&w->node);
+	spin_unlock(&utp_forks_lock);
 	/* run at exit instead: no text left to care about */
 	if ((current->flags & PF_EXITING) || !current->mm) {
+		mutex_unlock(&utp_mutex);
 		utp_fork_work_free(w);
 		return;
 	}
-	mutex_lock(&utp_mutex);
 	xa_for_each(&w->kept, idx, k) {
 		kept = 0;
-		for (i = 0; k->ups[i]; i++)
-			if (utp_file_probe_live(k->ups[i]) &&
-			    !utp_add(k->ups[i], current, k->vaddr, &k->ai,
+		list_for_each_entry(up, &utp_files, file_node)
+			if (k->inode && up->inode == k->inode &&
+			    up->offset == k->offset &&
+			    utp_in_scope(up, current) &&
+			    !utp_add(up, current, k->vaddr, &k->ai,
 				     UTP_ADD_INHERITED))
 				kept++;
 		if (!kept)
@@ -2721,17 +2813,6 @@ struct utp_map {
 };
 
 /* Put @up in every process that maps its file now. */
-/* Is another probe on @up's file at @up's offset?  utp_mutex held. */
-static bool utp_file_twin(struct utprobe *up)
-{
-	struct utprobe *p;
-
-	list_for_each_entry(p, &utp_files, file_node)
-		if (p != up && p->inode == up->inode && p->offset == up->offset)
-			return true;
-	return false;
-}
-
 static int utp_file_existing(struct utprobe *up)
 {
 	struct address_space *mapping = up->inode->i_mapping;
@@ -2773,19 +2854,14 @@ static int utp_file_existing(struct utprobe *up)
 			r = utp_add(up, task, m->vaddr, up->insn,
 				    UTP_ADD_QUIESCE);
 			/*
-			 * An int3 with no point: a child forked a moment ago
-			 * has not taken over its inherited points yet.  If a
-			 * probe here put it there, it is ours to take.
-			 */
-			if (r == -EBUSY && utp_file_twin(up))
-				r = utp_add(up, task, m->vaddr, up->insn,
-					    UTP_ADD_INHERITED);
-			/*
 			 * A process exiting meanwhile is no error, nor is
+			 * -EFAULT, the mapping gone since it was seen, nor
 			 * -EAGAIN: the mapping was replaced meanwhile (one of
-			 * the file is then placed by utp_mmap_work()).
+			 * the file is placed by utp_mmap_work()), or a child
+			 * of a fork takes the place over (utp_fork_work()).
 			 */
-			if (r && r != -ESRCH && r != -EPERM && r != -EAGAIN)
+			if (r && r != -ESRCH && r != -EPERM && r != -EFAULT &&
+			    r != -EAGAIN)
 				ret = r;
 			put_task_struct(task);
 		}
