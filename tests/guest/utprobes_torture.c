@@ -168,18 +168,12 @@ TEST_F_TIMEOUT(torture, churn, 400)
 {
 	int iters = getenv("UTP_TORTURE_ITERS") ?
 		    atoi(getenv("UTP_TORTURE_ITERS")) : 30;
-	/*
-	 * What churns: 1 pid probes, 2 file, 4 return, 8 SIGSTOP, 16
-	 * SIGKILL.  File and return probes are left out by default: with
-	 * them, a worker that maps the probed file by hand after it had a
-	 * thread, a clone(CLONE_VM) sibling or a vfork child that exec'd
-	 * still dies of SIGTRAP (UTP_TORTURE_CHURN=2 UTP_TORTURE_KINDS=48
-	 * shows it), an open bug.
-	 */
+	/* What churns: 1 pid probes, 2 file, 4 return, 8 SIGSTOP, 16 SIGKILL */
 	int churn = getenv("UTP_TORTURE_CHURN") ?
-		    atoi(getenv("UTP_TORTURE_CHURN")) : 1 | 8 | 16;
+		    atoi(getenv("UTP_TORTURE_CHURN")) : 31;
 	pid_t chaos[CHAOS], det, victim = 0;
 	int go[2], det_go[2], writes = 0;
+	bool pp = false, fp = false, rp = false, vic = false;
 	double worst = 0, t0;
 	unsigned int seed = 1;
 	char buf[4096];
@@ -223,35 +217,52 @@ TEST_F_TIMEOUT(torture, churn, 400)
 		pid_t w = chaos[rand_r(&seed) % CHAOS];
 		int r;
 
-#define CHURN(...) do {							\
+/*
+ * Add a probe: a worker that has exited is -ESRCH (a probe on a file
+ * needs no worker).  Its removal then finds no probe, -ENOENT.
+ */
+#define CHURN(have, ...) do {						\
 		t0 = now();						\
 		r = events(__VA_ARGS__);				\
 		if (now() - t0 > worst)					\
 			worst = now() - t0;				\
-		/* a worker that has exited is ESRCH */			\
 		EXPECT_TRUE(r == 0 || r == -ESRCH) TH_LOG("write %d: %d", i, r); \
+		have = r == 0;						\
+		writes++;						\
+	} while (0)
+#define UNCHURN(have, ...) do {						\
+		t0 = now();						\
+		r = events(__VA_ARGS__);				\
+		if (now() - t0 > worst)					\
+			worst = now() - t0;				\
+		EXPECT_EQ(have ? 0 : -ENOENT, r) TH_LOG("write %d", i); \
 		writes++;						\
 	} while (0)
 		if (churn & 1)
-			CHURN("p:pp %d:%p\n", w, t_fn);
-		if (churn & 2)
-			CHURN("p:fp %s:%#lx\n", self_path, fn_off);
-		if (churn & 4)
-			CHURN("r:rp %s:%#lx\n", self_path, fn_off);
+			CHURN(pp, "p:pp %d:%p\n", w, t_fn);
+		/* probes on the file need no worker: they always go in */
+		if (churn & 2) {
+			CHURN(fp, "p:fp %s:%#lx\n", self_path, fn_off);
+			EXPECT_TRUE(fp);
+		}
+		if (churn & 4) {
+			CHURN(rp, "r:rp %s:%#lx\n", self_path, fn_off);
+			EXPECT_TRUE(rp);
+		}
 		if ((churn & 8) && i % 3 == 0)
 			kill(w, SIGSTOP);
 		if (churn & 1) {
-			CHURN("-:pp\n");
-			CHURN("p:pp %d:%p\n", w, t_fn);
+			UNCHURN(pp, "-:pp\n");
+			CHURN(pp, "p:pp %d:%p\n", w, t_fn);
 		}
 		if ((churn & 8) && i % 3 == 0)
 			kill(w, SIGCONT);
 		if (churn & 2)
-			CHURN("-:fp\n");
+			UNCHURN(fp, "-:fp\n");
 		if (churn & 4)
-			CHURN("-:rp\n");
+			UNCHURN(rp, "-:rp\n");
 		if (churn & 1)
-			CHURN("-:pp\n");
+			UNCHURN(pp, "-:pp\n");
 		/* a victim probed while it hits, then killed */
 		if ((churn & 16) && i % 10 == 0) {
 			if (victim) {
@@ -263,8 +274,8 @@ TEST_F_TIMEOUT(torture, churn, 400)
 			if (victim == 0)
 				for (;;)
 					t_calls(1000);
-			CHURN("p:vic %d:%p\n", victim, t_fn);
-			CHURN("-:vic\n");
+			CHURN(vic, "p:vic %d:%p\n", victim, t_fn);
+			UNCHURN(vic, "-:vic\n");
 		}
 	}
 	if (victim) {
