@@ -1482,9 +1482,11 @@ static u32 utp_signal_stepping(struct utp_thread *ut, struct pt_regs *regs,
 	    utrace_signal_action(action) == UTRACE_SIGNAL_HANDLER)
 		return utrace_signal_action(action) | UTRACE_SINGLESTEP;
 
-	if (signo == SIGTRAP && info->si_code == TRAP_TRACE &&
-	    regs->ip != ut->step_slot) {
-		/* the step is done */
+	/*
+	 * The step is done, wherever it left the thread: at its slot again
+	 * too, after a loop or jrcxz that branched to itself.
+	 */
+	if (signo == SIGTRAP && info->si_code == TRAP_TRACE) {
 		if (utp_arch_post_step(&pt->ai, pt->vaddr, ut->step_slot, regs))
 			force_sig(SIGSEGV);
 		utp_end_step(ut);

@@ -53,10 +53,12 @@ long f_loop(long x);
 long f_jrcxz(long x);
 long f_jmp32(long x);
 long f_jcc32(long x);
+long f_loop_self(long x);
 extern char l_nop[], l_push[], l_step[], l_load[], l_store[], l_call[];
 extern char l_ret[], l_jmp[], l_jcc[], l_pop[], l_syscall[], l_ud2[];
 extern char l_int3[], l_call_reg[], l_call_mem[], l_jmp_reg[], l_jmp_mem[];
 extern char l_pushf[], l_loop[], l_jrcxz[], l_jmp32[], l_jcc32[];
+extern char l_loop_self[];
 
 asm(".text\n"
     /* nop: emulated; returns x + 1 */
@@ -156,6 +158,15 @@ asm(".text\n"
     "1:	add $1, %rax\n"
     ".globl l_loop\n l_loop: loop 1b\n"
     "	ret\n"
+    /*
+     * loop to itself, single-stepped: taken twice, then falls through;
+     * hit three times a call, returns x + 5
+     */
+    ".globl f_loop_self\n f_loop_self:\n"
+    "	mov $3, %ecx\n"
+    "	lea 5(%rdi), %rax\n"
+    ".globl l_loop_self\n l_loop_self: loop l_loop_self\n"
+    "	ret\n"
     /* jrcxz, taken for even x: returns x + 11, or x + 12 for odd x */
     ".globl f_jrcxz\n f_jrcxz:\n"
     "	mov %rdi, %rcx\n"
@@ -229,10 +240,11 @@ static long e_loop(long x) { return x + 2; }
 static long e_jrcxz(long x) { return x + ((x & 1) ? 12 : 11); }
 static long e_jmp32(long x) { return x + 13; }
 static long e_jcc32(long x) { return x + ((x & 1) ? 15 : 14); }
+static long e_loop_self(long x) { return x + 5; }
 
 enum { C_NOP, C_PUSH, C_LEA, C_LOAD, C_STORE, C_CALL, C_RET, C_JMP, C_JCC,
 	C_POP, C_CALL_REG, C_CALL_MEM, C_JMP_REG, C_JMP_MEM, C_PUSHF, C_LOOP,
-	C_JRCXZ, C_JMP32, C_JCC32 };
+	C_JRCXZ, C_JMP32, C_JCC32, C_LOOP_SELF };
 
 static const struct probe_case cases[] = {
 	{ "nop", f_nop, l_nop, e_nop, 1 },
@@ -254,6 +266,7 @@ static const struct probe_case cases[] = {
 	{ "jrcxz", f_jrcxz, l_jrcxz, e_jrcxz, 1 },
 	{ "jmp32", f_jmp32, l_jmp32, e_jmp32, 1 },
 	{ "jcc32", f_jcc32, l_jcc32, e_jcc32, 1 },
+	{ "loop_self", f_loop_self, l_loop_self, e_loop_self, 3 },
 };
 
 static long per_call(const struct probe_case *c)
@@ -393,6 +406,7 @@ CASE(loop, C_LOOP, 1);
 CASE(jrcxz, C_JRCXZ, 1);
 CASE(jmp32, C_JMP32, 1);
 CASE(jcc32, C_JCC32, 1);
+CASE(loop_self, C_LOOP_SELF, 1);
 CASE(nop_2threads, C_NOP, 2);
 CASE(lea_2threads, C_LEA, 2);
 CASE(riprel_load_2threads, C_LOAD, 2);
