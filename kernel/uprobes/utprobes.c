@@ -190,6 +190,7 @@ struct utp_thread {
 	bool hit_queued;
 	bool hit_emulate;		/* done in the trap but for this: */
 	struct utp_arch_insn hit_ai;	/* the instruction to emulate */
+	unsigned long replay_bp;	/* hit again, handlers run already */
 };
 
 /* A call of a function probed for its return, not returned yet. */
@@ -1269,7 +1270,7 @@ static void __utp_hit_work(struct utp_thread *ut)
 		/* the trap ran the handlers; the stack was not at hand */
 		ut->hit_emulate = false;
 		if (utp_arch_emulate(&ut->hit_ai, bp, regs))
-			force_sig(SIGSEGV);
+			ut->replay_bp = bp;
 		return;
 	}
 	if (READ_ONCE(ut->proc->quiescing))
@@ -1286,8 +1287,13 @@ static void __utp_hit_work(struct utp_thread *ut)
 		regs->ip = slot;
 		return;
 	}
-	/* the emulated stack access faulted, or no out-of-line area */
-	force_sig(SIGSEGV);
+	/*
+	 * The emulated stack access faulted, or no out-of-line area: the
+	 * slow path takes it from the int3 again, without the handlers.
+	 * It runs the instruction out of line, whose own fault is then
+	 * delivered as if at @bp.
+	 */
+	ut->replay_bp = bp;
 }
 
 static void utp_hit_work(struct callback_head *cb)
@@ -1369,6 +1375,12 @@ bool utp_trap(struct pt_regs *regs, unsigned long bp)
 	if (!ut || ut->task != current || ut->stepping || ut->hit_queued ||
 	    READ_ONCE(ut->proc->quiescing) || READ_ONCE(ut->proc->dead))
 		return false;
+	/* see __utp_hit_work(); any other hit forgets it */
+	if (ut->replay_bp) {
+		if (ut->replay_bp == bp)
+			return false;
+		ut->replay_bp = 0;
+	}
 	pt = xa_load(&ut->proc->points, bp);
 	if (!pt || READ_ONCE(pt->stale) ||
 	    (pt->ai.kind == UTP_INSN_STEP && !pt->ai.through))
@@ -1398,10 +1410,12 @@ bool utp_trap(struct pt_regs *regs, unsigned long bp)
 static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 		     unsigned long bp, u32 action)
 {
+	bool replay = ut->replay_bp == bp;
 	struct utp_point *pt;
 	unsigned long slot;
 	u8 byte;
 
+	ut->replay_bp = 0;
 	rcu_read_lock();
 	pt = xa_load(&ut->proc->points, bp);
 	rcu_read_unlock();
@@ -1418,12 +1432,15 @@ static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 	}
 	if (utp_stop_if_quiescing(ut)) {
 		/* hit it again once let go, if it is still there */
+		if (replay)
+			ut->replay_bp = bp;
 		regs->ip = bp;
 		return UTRACE_SIGNAL_IGN | UTRACE_STOP;
 	}
 
 	regs->ip = bp;
-	if (utp_hit_handlers(ut, pt, regs))	/* a handler moved the thread */
+	/* a replay of a fast-path hit whose handlers ran: they do not again */
+	if (!replay && utp_hit_handlers(ut, pt, regs))
 		return UTRACE_SIGNAL_IGN | UTRACE_RESUME;
 	if (!utp_arch_emulate(&pt->ai, bp, regs))
 		return UTRACE_SIGNAL_IGN | UTRACE_RESUME;

@@ -205,6 +205,24 @@ asm(".text\n"
 long f_fault(long *p);
 extern char l_fault[];
 
+/*
+ * push and call (emulated) with the stack pointer at @sp, where nothing
+ * can be written: they fault, the stack pointer is put back by the
+ * handler's siglongjmp().
+ */
+asm(".text\n"
+    ".globl f_push_at\n f_push_at:\n"
+    "	mov %rdi, %rsp\n"
+    ".globl l_push_at\n l_push_at: push %rbp\n"
+    "	ud2\n"
+    ".globl f_call_at\n f_call_at:\n"
+    "	mov %rdi, %rsp\n"
+    ".globl l_call_at\n l_call_at: call 1f\n"
+    "1:	ud2\n");
+void f_push_at(void *sp);
+void f_call_at(void *sp);
+extern char l_push_at[], l_call_at[];
+
 /* x + 1020; x + 20 when a handler moves the thread past the add */
 long f_skip(long x);
 extern char l_skip[], l_skip_to[];
@@ -1521,6 +1539,86 @@ TEST(fault_seen_at_the_probed_address)
 					      "not the probed one" : "ok");
 	EXPECT_EQ(2, hits("fault"));
 	EXPECT_EQ(0, events("-:fault"));
+}
+
+static volatile unsigned long fault_addr;
+static volatile int fault_code;
+
+static void on_segv_addr(int sig, siginfo_t *si, void *uc)
+{
+	fault_ip = ((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+	fault_addr = (unsigned long)si->si_addr;
+	fault_code = si->si_code;
+	siglongjmp(fault_jb, 1);
+}
+
+/* Run @fn with the stack at @sp; 0 if it faulted as @code at @addr, @ip. */
+static int stack_fault(void (*fn)(void *), void *sp, char *ip, void *addr,
+		       int code)
+{
+	fault_ip = fault_addr = 0;
+	fault_code = 0;
+	if (!sigsetjmp(fault_jb, 1))
+		fn(sp);
+	if (fault_ip != (unsigned long)ip)
+		return 1;
+	return fault_addr == (unsigned long)addr && fault_code == code ? 0 : 2;
+}
+
+/*
+ * An emulated push or call whose stack cannot be written faults as it
+ * does unprobed: SIGSEGV at the probed ip, with the real si_addr and
+ * si_code, and the hit is counted once.
+ */
+TEST(emulated_stack_fault_is_the_real_one)
+{
+	struct sigaction sa = { .sa_sigaction = on_segv_addr,
+				.sa_flags = SA_SIGINFO | SA_ONSTACK };
+	static char altstack[64 * 1024];
+	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack) };
+	char *none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+	int st, p[2], ready[2];
+	char x;
+	pid_t pid;
+
+	ASSERT_NE(MAP_FAILED, none);
+	ASSERT_EQ(0, pipe(p));
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
+	if (pid == 0) {
+		char *top = none + 4096;
+
+		sigaltstack(&ss, NULL);
+		sigaction(SIGSEGV, &sa, NULL);
+		/* unprobed first: what the machine itself reports */
+		if (stack_fault(f_push_at, top, l_push_at, top - 8,
+				SEGV_ACCERR) ||
+		    stack_fault(f_call_at, top, l_call_at, top - 8,
+				SEGV_ACCERR))
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1 || read(p[0], &x, 1) != 1)
+			_exit(100);
+		if (stack_fault(f_push_at, top, l_push_at, top - 8,
+				SEGV_ACCERR))
+			_exit(2);
+		if (stack_fault(f_call_at, top, l_call_at, top - 8,
+				SEGV_ACCERR))
+			_exit(3);
+		_exit(0);
+	}
+	close(ready[1]);
+	/* EOF if the unprobed run went wrong: the status then tells */
+	read(ready[0], &x, 1);
+	ASSERT_EQ(0, events("p:pushat %d:%p", pid, l_push_at));
+	ASSERT_EQ(0, events("p:callat %d:%p", pid, l_call_at));
+	ASSERT_EQ(1, write(p[1], "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(1, hits("pushat"));
+	EXPECT_EQ(1, hits("callat"));
+	clear_probes();
 }
 
 TEST_HARNESS_MAIN
