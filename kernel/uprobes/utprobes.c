@@ -607,6 +607,10 @@ static struct utp_proc *utp_proc_get(struct task_struct *task)
 	lockdep_assert_held(&utp_mutex);
 	if (!mm)
 		return ERR_PTR(-ESRCH);
+	if (!utp_arch_mm_ok(mm)) {
+		mmput(mm);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
 	proc = utp_proc_find(mm);
 	if (proc) {
 		mmput(mm);
@@ -2302,9 +2306,10 @@ static void utp_defer(struct utp_deferred *d)
  * Return: 0; -%ESRCH no such process (or it is exiting); -%EFAULT
  * @vaddr is not in private executable memory of the process;
  * -%EILSEQ no valid instruction there; -%EOPNOTSUPP the instruction
- * cannot be probed; -%EBUSY another breakpoint is there (a debugger's or
- * a mainline uprobe's), or the process is ptraced; -%EINTR a fatal
- * signal came; -%ENOMEM.
+ * cannot be probed, or the process is 32-bit; -%EBUSY another breakpoint
+ * is there (a debugger's or a mainline uprobe's), or the process is
+ * ptraced; -%EAGAIN the text at @vaddr was replaced while the probe went
+ * in; -%EINTR a fatal signal came; -%ENOMEM.
  */
 int utprobe_register_pid(struct utprobe *up, pid_t nr, unsigned long vaddr)
 {

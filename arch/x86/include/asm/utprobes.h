@@ -8,6 +8,7 @@
 
 #include <linux/types.h>
 #include <asm/insn.h>
+#include <asm/mmu_context.h>
 #include <asm/ptrace.h>
 
 #define UTP_BREAK_INSN		0xcc	/* int3 */
@@ -85,6 +86,15 @@ static inline unsigned long utp_arch_ret_slot(struct pt_regs *regs)
 static inline unsigned long utp_arch_ret_popped(struct pt_regs *regs)
 {
 	return regs->sp - sizeof(unsigned long);
+}
+
+/*
+ * Can the process of @mm be probed?  Instructions are decoded as 64-bit
+ * code: a 32-bit process (ia32 emulation) cannot.
+ */
+static inline bool utp_arch_mm_ok(struct mm_struct *mm)
+{
+	return is_64bit_mm(mm);
 }
 
 #endif /* _ASM_X86_UTPROBES_H */
