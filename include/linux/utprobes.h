@@ -201,9 +201,31 @@ static inline void utprobe_mmap(struct vm_area_struct *vma,
 	if (static_branch_unlikely(&utprobe_mmap_key))
 		__utprobe_mmap(vma, addr, len);
 }
+
+void __utprobe_mremap(struct vm_area_struct *vma, unsigned long old_addr,
+		      unsigned long old_len, unsigned long new_addr,
+		      unsigned long new_len);
+
+/*
+ * For move_vma(): the @old_len bytes at @old_addr moved to @new_addr,
+ * where @vma maps @new_len bytes now.
+ */
+static inline void utprobe_mremap(struct vm_area_struct *vma,
+				  unsigned long old_addr, unsigned long old_len,
+				  unsigned long new_addr, unsigned long new_len)
+{
+	if (static_branch_unlikely(&utprobe_mmap_key))
+		__utprobe_mremap(vma, old_addr, old_len, new_addr, new_len);
+}
 #else
 static inline void utprobe_mmap(struct vm_area_struct *vma,
 				unsigned long addr, unsigned long len)
+{
+}
+
+static inline void utprobe_mremap(struct vm_area_struct *vma,
+				  unsigned long old_addr, unsigned long old_len,
+				  unsigned long new_addr, unsigned long new_len)
 {
 }
 #endif

@@ -133,6 +133,7 @@ struct utp_point {
 	struct list_head consumers;
 	bool ret_site;			/* a followed call returns here */
 	bool stale;			/* mapped over; see utp_mark_stale() */
+	unsigned long moved_to;		/* its int3's place after mremap() */
 	struct rcu_head rcu;		/* freed after the trap path's readers */
 };
 
@@ -2599,15 +2600,17 @@ static bool utp_in_scope(struct utprobe *up, struct task_struct *task)
 	return in;
 }
 
+/* [start, end) newly mapped by current, or moved there from @from. */
 struct utp_mmap_work {
 	struct callback_head cb;
-	struct file *file;
+	struct file *file;		/* a private executable file mapping */
 	unsigned long start;
 	unsigned long end;
 	pgoff_t pgoff;
+	unsigned long from;		/* mremap(): the old start, else 0, */
+	unsigned long from_len;		/* and length */
 };
 
-/* Breakpoints for the probes on a file current has just mapped. */
 /*
  * The points utp_mark_stale() marked in [@start, @end) go, without
  * writing: the probes on files the new mapping holds place new points
@@ -2632,12 +2635,33 @@ static void utp_drop_stale(struct utp_proc *proc, unsigned long start,
 	utp_unquiesce(proc);
 }
 
+/*
+ * The text at [@from, @from + @len) was moved to @to with its int3s:
+ * those of points that were live there go, the original bytes back.
+ * No thread but current can run the moved text yet.  utp_mutex held.
+ */
+static void utp_unmove(struct utp_proc *proc, unsigned long from,
+		       unsigned long len, unsigned long to)
+{
+	struct utp_point *pt;
+	unsigned long idx;
+
+	xa_for_each_range(&proc->points, idx, pt, from, from + len - 1)
+		if (pt->moved_to >= to && pt->moved_to < to + len)
+			utp_poke(proc->mm, pt->moved_to, UTP_BREAK_INSN,
+				 pt->ai.bytes[0]);
+}
+
+/*
+ * What current mapped or moved goes through here before it returns to
+ * user mode: the points the old text had go, and the probes on the file
+ * now mapped get their breakpoints.
+ */
 static void utp_mmap_work(struct callback_head *cb)
 {
 	struct utp_mmap_work *w = container_of(cb, struct utp_mmap_work, cb);
+	unsigned long len = w->end - w->start;
 	loff_t start = (loff_t)w->pgoff << PAGE_SHIFT;
-	loff_t end = start + (w->end - w->start);
-	struct inode *inode = file_inode(w->file);
 	struct utp_thread *ut;
 	struct utprobe *up;
 
@@ -2648,16 +2672,26 @@ static void utp_mmap_work(struct callback_head *cb)
 	mutex_lock(&utp_mutex);
 	utp_set_in_work(ut, false);
 	/* not in the mm an exec is leaving */
-	if (ut && ut->proc->mm == current->mm)
+	if (ut && ut->proc->mm == current->mm) {
+		if (w->from) {
+			utp_unmove(ut->proc, w->from, w->from_len, w->start);
+			utp_drop_stale(ut->proc, w->from,
+				       w->from + w->from_len);
+		}
 		utp_drop_stale(ut->proc, w->start, w->end);
-	list_for_each_entry(up, &utp_files, file_node)
-		if (up->inode == inode && up->offset >= start &&
-		    up->offset < end && utp_in_scope(up, current))
-			utp_add(up, current, w->start + (up->offset - start),
-				up->insn, UTP_ADD_FRESH);
+	}
+	if (w->file)
+		list_for_each_entry(up, &utp_files, file_node)
+			if (up->inode == file_inode(w->file) &&
+			    up->offset >= start && up->offset < start + len &&
+			    utp_in_scope(up, current))
+				utp_add(up, current,
+					w->start + (up->offset - start),
+					up->insn, UTP_ADD_FRESH);
 	mutex_unlock(&utp_mutex);
 out:
-	fput(w->file);
+	if (w->file)
+		fput(w->file);
 	kfree(w);
 }
 
@@ -2682,6 +2716,70 @@ static void utp_mark_stale(struct utp_proc *proc, unsigned long start,
 	rcu_read_unlock();
 }
 
+/*
+ * As utp_mark_stale(), for text that mremap() moved to @to with its
+ * pages: the int3s of the points that were live go along, and each
+ * such point notes where its int3 is now (utp_unmove()).
+ */
+static void utp_mark_moved(struct utp_proc *proc, unsigned long start,
+			   unsigned long end, unsigned long to)
+{
+	struct utp_point *pt;
+	unsigned long idx;
+
+	rcu_read_lock();
+	xa_for_each_range(&proc->points, idx, pt, start, end - 1) {
+		if (READ_ONCE(pt->stale))
+			continue;
+		pt->moved_to = to + (pt->vaddr - start);
+		WRITE_ONCE(pt->stale, true);
+	}
+	rcu_read_unlock();
+}
+
+/* current's state if @mm is its process's, else NULL. */
+static struct utp_thread *utp_mm_thread(struct mm_struct *mm)
+{
+	/* current's own: it stays while current runs */
+	struct utp_thread *ut = xa_load(&utp_tids, current->pid);
+
+	/* not the mm an exec is leaving: the new image is mapped first */
+	if (ut && ut->task == current && ut->proc->mm == mm)
+		return ut;
+	return NULL;
+}
+
+/*
+ * Queue utp_mmap_work() for [@start, @end) of @vma, moved from
+ * [@from, @from + @from_len) if @from.
+ */
+static void utp_mmap_queue(struct vm_area_struct *vma, unsigned long start,
+			   unsigned long end, unsigned long from,
+			   unsigned long from_len)
+{
+	struct utp_mmap_work *w = kzalloc(sizeof(*w), GFP_KERNEL);
+
+	if (!w)
+		return;
+	if (vma->vm_file && (vma->vm_flags & VM_EXEC) &&
+	    !(vma->vm_flags & VM_MAYSHARE)) {
+		/* @vma may be an older mapping that the new one extends */
+		w->file = get_file(vma->vm_file);
+		w->pgoff = vma->vm_pgoff +
+			   ((start - vma->vm_start) >> PAGE_SHIFT);
+	}
+	w->start = start;
+	w->end = end;
+	w->from = from;
+	w->from_len = from_len;
+	init_task_work(&w->cb, utp_mmap_work);
+	if (task_work_add(current, &w->cb, TWA_RESUME)) {
+		if (w->file)
+			fput(w->file);
+		kfree(w);
+	}
+}
+
 /**
  * __utprobe_mmap - a mapping was made: it may replace or hold probed text
  * @vma:	the mapping, in current's mm, whose mmap_lock is held for
@@ -2698,39 +2796,52 @@ static void utp_mark_stale(struct utp_proc *proc, unsigned long start,
 void __utprobe_mmap(struct vm_area_struct *vma, unsigned long addr,
 		    unsigned long len)
 {
-	struct utp_mmap_work *w;
 	struct utp_thread *ut;
 
 	if (vma->vm_mm != current->mm || (current->flags & PF_KTHREAD))
 		return;
-	/*
-	 * current's own state, if any: it stays while current runs.  Not
-	 * in the mm an exec is leaving: the new image is mapped first.
-	 */
-	ut = xa_load(&utp_tids, current->pid);
-	if (ut && ut->task == current && ut->proc->mm == vma->vm_mm)
+	ut = utp_mm_thread(vma->vm_mm);
+	if (ut)
 		utp_mark_stale(ut->proc, addr, addr + len);
-	else
-		ut = NULL;
 	if (!vma->vm_file || !(vma->vm_flags & VM_EXEC) ||
 	    (vma->vm_flags & VM_MAYSHARE))
 		return;
 	/* with no probe on a file, only a probed process has work here */
 	if (list_empty(&utp_files) && !ut)
 		return;
-	w = kmalloc(sizeof(*w), GFP_KERNEL);
-	if (!w)
+	utp_mmap_queue(vma, addr, addr + len, 0, 0);
+}
+
+/**
+ * __utprobe_mremap - mapped text was moved
+ * @vma:	the new mapping, in current's mm, whose mmap_lock is held for
+ *		writing
+ * @old_addr:	where the text was
+ * @old_len:	how much of it moved
+ * @new_addr:	where it is now, in @vma
+ * @new_len:	the new mapping's length there, @old_len or more
+ *
+ * Called through utprobe_mremap() from move_vma() while any probe
+ * exists, once the pages have moved.  The points of the old place die
+ * with it, and those of whatever was at the new one; the int3s that
+ * moved with the pages go, and the probes on the file, if @vma maps one,
+ * are placed at the new place, all before current returns to user mode.
+ */
+void __utprobe_mremap(struct vm_area_struct *vma, unsigned long old_addr,
+		      unsigned long old_len, unsigned long new_addr,
+		      unsigned long new_len)
+{
+	struct utp_thread *ut;
+
+	if (vma->vm_mm != current->mm || (current->flags & PF_KTHREAD))
 		return;
-	/* @vma may be an older mapping that the new one extends */
-	w->file = get_file(vma->vm_file);
-	w->start = addr;
-	w->end = addr + len;
-	w->pgoff = vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
-	init_task_work(&w->cb, utp_mmap_work);
-	if (task_work_add(current, &w->cb, TWA_RESUME)) {
-		fput(w->file);
-		kfree(w);
-	}
+	ut = utp_mm_thread(vma->vm_mm);
+	/* no point of ours was there, none was at the new place */
+	if (!ut)
+		return;
+	utp_mark_stale(ut->proc, new_addr, new_addr + new_len);
+	utp_mark_moved(ut->proc, old_addr, old_addr + old_len, new_addr);
+	utp_mmap_queue(vma, new_addr, new_addr + new_len, old_addr, old_len);
 }
 
 /*

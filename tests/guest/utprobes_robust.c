@@ -508,31 +508,40 @@ TEST(anon_code_over_old_text)
 }
 
 /*
+ * A "library" for the tests below: a copy of this program at @path,
+ * opened read-only, whose page at *@base holds r_fn() at *@off, which
+ * needs no relocation.  -1 on failure.
+ */
+static int self_lib(const char *path, long *off, off_t *base)
+{
+	char self[256];
+
+	*off = self_offset((void *)r_fn, self, sizeof(self));
+	if (*off <= 0 || copy(self, path))
+		return -1;
+	*base = *off & ~(sysconf(_SC_PAGESIZE) - 1);
+	return open(path, O_RDONLY);
+}
+
+/*
  * A library closed and opened again at the same address: the new text
  * is fresh from the file, and a probe on the file is placed in it again.
- * Here the "library" is a page of a copy of this program mapped by hand,
- * holding r_fn(), which needs no relocation.
+ * Here the "library" is a page of self_lib() mapped by hand.
  */
 TEST(file_mapped_again_at_same_place)
 {
 	const char *copy_path = "/tmp/robust_lib";
 	long page = sysconf(_SC_PAGESIZE), off;
-	char self[256];
-	int ready[2], go[2], fd;
+	off_t base;
 	pid_t pid;
+	int fd;
 
-	off = self_offset((void *)r_fn, self, sizeof(self));
-	ASSERT_LT(0, off);
-	ASSERT_EQ(0, copy(self, copy_path));
-	ASSERT_EQ(0, pipe(ready));
-	ASSERT_EQ(0, pipe(go));
-	fd = open(copy_path, O_RDONLY);
+	fd = self_lib(copy_path, &off, &base);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, events("p:again %s:%#lx\n", copy_path, off));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		off_t base = off & ~(page - 1);
 		long (*fn)(long);
 		char *p;
 
@@ -555,6 +564,77 @@ TEST(file_mapped_again_at_same_place)
 	EXPECT_EQ(0, wait_status(pid, 0));
 	EXPECT_EQ(2, hits("again"));
 	EXPECT_EQ(0, events("-:again\n"));
+	close(fd);
+	unlink(copy_path);
+}
+
+/*
+ * Text moved by mremap(): the point of a probe on the file moves with it
+ * and keeps counting; that of a pid probe dies with the old place, and
+ * the int3 that moved with the page goes.  The program never sees one.
+ */
+TEST(text_moved_by_mremap)
+{
+	const char *copy_path = "/tmp/robust_moved";
+	long page = sysconf(_SC_PAGESIZE), off;
+	int ready[2], go[2], fd;
+	long fn_addr;
+	off_t base;
+	pid_t pid;
+
+	fd = self_lib(copy_path, &off, &base);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, events("p:mvf %s:%#lx\n", copy_path, off));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		unsigned char *p, *q, *to;
+		long (*fn)(long);
+
+		p = mmap(NULL, page, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd,
+			 base);
+		/* a free place to move to, not next to the old one */
+		to = mmap(NULL, 3 * page, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED || to == MAP_FAILED)
+			_exit(10);
+		fn = (long (*)(long))(p + (off - base));
+		if (fn(20) != 41)
+			_exit(11);
+		fn_addr = (long)fn;
+		if (write(ready[1], &fn_addr, sizeof(fn_addr)) !=
+		    sizeof(fn_addr))
+			_exit(12);
+		get_byte(go[0]);
+		q = mremap(p, page, page, MREMAP_MAYMOVE | MREMAP_FIXED,
+			   to + page);
+		if (q != to + page)
+			_exit(13);
+		fn = (long (*)(long))(q + (off - base));
+		if (fn(21) != 43 || fn(22) != 45)
+			_exit(14);
+		put_byte(ready[1]);
+		get_byte(go[0]);
+		/* both probes gone: the text is the file's again */
+		if (*(unsigned char *)fn == 0xcc || fn(23) != 47)
+			_exit(15);
+		_exit(0);
+	}
+	close(ready[1]);
+	close(go[0]);
+	ASSERT_EQ((ssize_t)sizeof(fn_addr),
+		  read(ready[0], &fn_addr, sizeof(fn_addr)));
+	ASSERT_EQ(0, events("p:mvp %d:%#lx\n", pid, fn_addr));
+	put_byte(go[1]);
+	get_byte(ready[0]);
+	EXPECT_EQ(3, hits("mvf"));
+	EXPECT_EQ(0, hits("mvp"));
+	EXPECT_EQ(0, events("-:mvf\n"));
+	EXPECT_EQ(0, events("-:mvp\n"));
+	put_byte(go[1]);
+	EXPECT_EQ(0, wait_status(pid, 0));
 	close(fd);
 	unlink(copy_path);
 }
