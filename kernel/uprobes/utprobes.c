@@ -924,6 +924,47 @@ static struct utp_xol *utp_xol_find(struct utp_proc *proc,
 	return xol;
 }
 
+/*
+ * Could a thread of @proc find or make a slot within reach of @vaddr?
+ * An area with a free slot there, or a gap for a new one in @proc's mm.
+ * The thread that needs the slot maps the area (utp_xol_new()): this
+ * only lets a registration fail at once where no hit could go on.
+ */
+static bool utp_xol_room(struct utp_proc *proc, unsigned long vaddr)
+{
+	VMA_ITERATOR(vmi, proc->mm, 0);
+	unsigned long low, high, end;
+	struct vm_area_struct *vma;
+	struct utp_xol *xol;
+	bool room = false;
+
+	mutex_lock(&proc->xol_lock);
+	list_for_each_entry(xol, &proc->xols, node)
+		if (xol->used < UTP_XOL_SIZE / UTP_XOL_SLOT_SIZE &&
+		    abs_diff(xol->start, vaddr) < UTP_XOL_REACH)
+			room = true;
+	mutex_unlock(&proc->xol_lock);
+	if (room)
+		return true;
+
+	low = PAGE_ALIGN(max_t(unsigned long, mmap_min_addr,
+			       vaddr > UTP_XOL_REACH ? vaddr - UTP_XOL_REACH :
+			       0));
+	high = min_t(unsigned long, TASK_SIZE, vaddr + UTP_XOL_REACH) &
+	       PAGE_MASK;
+	end = low;
+	mmap_read_lock(proc->mm);
+	vma_iter_set(&vmi, low);
+	for_each_vma_range(vmi, vma, high) {
+		if (vma->vm_start > end && vma->vm_start - end >= UTP_XOL_SIZE)
+			break;
+		end = max(end, vma->vm_end);
+	}
+	room = vma || (high > end && high - end >= UTP_XOL_SIZE);
+	mmap_read_unlock(proc->mm);
+	return room;
+}
+
 /* Fill the next slot of @xol with @bytes and take it.  xol_lock held. */
 static int utp_xol_fill(struct utp_xol *xol, const u8 *bytes)
 {
@@ -1992,6 +2033,10 @@ static int utp_add(struct utprobe *up, struct task_struct *task,
 			ret = utp_int3_inherited(proc, vaddr);
 		if (!ret && atomic_read(&proc->npoints) >= UTP_POINTS_MAX)
 			ret = -ENOSPC;
+		/* run out of line: a slot must be within reach */
+		if (!ret && ai->kind == UTP_INSN_STEP &&
+		    !utp_xol_room(proc, vaddr))
+			ret = -ENOMEM;
 		if (ret)
 			goto out;
 		pt = kzalloc(sizeof(*pt), GFP_KERNEL_ACCOUNT);
@@ -2310,7 +2355,8 @@ static void utp_defer(struct utp_deferred *d)
  * cannot be probed, or the process is 32-bit; -%EBUSY another breakpoint
  * is there (a debugger's or a mainline uprobe's), or the process is
  * ptraced; -%EAGAIN the text at @vaddr was replaced while the probe went
- * in; -%EINTR a fatal signal came; -%ENOMEM.
+ * in; -%EINTR a fatal signal came; -%ENOMEM out of memory, or no room
+ * for an out-of-line slot within reach of @vaddr.
  */
 int utprobe_register_pid(struct utprobe *up, pid_t nr, unsigned long vaddr)
 {
@@ -3067,7 +3113,8 @@ static int utp_register_file(struct utprobe *up, struct inode *inode,
  * beyond its end; -%ENOEXEC it is not a 64-bit ELF file; -%EFAULT
  * @offset is not in an executable segment; -%EILSEQ no valid instruction
  * there; -%EOPNOTSUPP the instruction cannot be probed; -%EBUSY a process
- * has another breakpoint there, or is ptraced; -%EINTR; -%ENOMEM.
+ * has another breakpoint there, or is ptraced; -%EINTR; -%ENOMEM (or no
+ * room for an out-of-line slot in a process).
  * On error, no process has the probe.
  */
 int utprobe_register_file_scoped(struct utprobe *up, struct inode *inode,

@@ -639,4 +639,62 @@ TEST(text_moved_by_mremap)
 	unlink(copy_path);
 }
 
+/*
+ * No room for an out-of-line slot within reach of the probed address
+ * (everything around it mapped): a probe on an instruction that runs
+ * out of line is refused at registration, -ENOMEM, not a SIGSEGV at its
+ * first hit; an emulated one needs no slot and goes in.
+ */
+TEST(no_room_for_slots)
+{
+	/* lea 1(%rdi,%rdi), %rax; ret (stepped) and, at 16, nop; ret */
+	static const unsigned char text[] = {
+		0x48, 0x8d, 0x44, 0x3f, 0x01, 0xc3, 0, 0, 0, 0, 0, 0, 0, 0,
+		0, 0, 0x90, 0xc3 };
+	const char *path = "/tmp/robust_noroom";
+	int ready[2], go[2], fd;
+	unsigned char *code;
+	pid_t pid;
+
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0755);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, 4096));
+	ASSERT_EQ((ssize_t)sizeof(text), pwrite(fd, text, sizeof(text), 0));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		/* 4 GiB of address space taken, the code in its middle */
+		char *all = mmap(NULL, 4UL << 30, PROT_NONE, MAP_PRIVATE |
+				 MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		void (*nop)(void);
+
+		if (all == MAP_FAILED)
+			_exit(10);
+		code = mmap(all + (2UL << 30), 4096, PROT_READ | PROT_EXEC,
+			    MAP_PRIVATE | MAP_FIXED, fd, 0);
+		if (code == MAP_FAILED)
+			_exit(11);
+		if (write(ready[1], &code, sizeof(code)) != sizeof(code))
+			_exit(12);
+		get_byte(go[0]);
+		nop = (void (*)(void))(code + 16);
+		nop();
+		_exit(0);
+	}
+	close(ready[1]);
+	close(go[0]);
+	ASSERT_EQ((ssize_t)sizeof(code), read(ready[0], &code, sizeof(code)));
+	EXPECT_EQ(-ENOMEM, events("p:noroom %d:%p\n", pid, code));
+	EXPECT_EQ(-1, hits("noroom"));
+	EXPECT_EQ(0, events("p:room %d:%p\n", pid, code + 16));
+	put_byte(go[1]);
+	EXPECT_EQ(0, wait_status(pid, 0));
+	EXPECT_EQ(1, hits("room"));
+	EXPECT_EQ(0, events("-:room\n"));
+	close(fd);
+	unlink(path);
+}
+
 TEST_HARNESS_MAIN
