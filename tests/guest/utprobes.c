@@ -1541,6 +1541,73 @@ TEST(fault_seen_at_the_probed_address)
 	EXPECT_EQ(0, events("-:fault"));
 }
 
+/* The start of the process's first [utprobes] area, or NULL. */
+static unsigned char *xol_area(void)
+{
+	char line[256];
+	unsigned long start = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[utprobes]")) {
+			sscanf(line, "%lx-", &start);
+			break;
+		}
+	fclose(f);
+	return (unsigned char *)start;
+}
+
+/*
+ * A slot outlives its point: the code stays, and a thread may still run
+ * it.  After the probe is removed, a fault there is the slot's own: the
+ * kernel must not take it for the gone point's (its ip is not moved to
+ * the old probed address), and the slot still runs the instruction.
+ */
+TEST(slot_run_after_removal)
+{
+	struct sigaction sa = { .sa_sigaction = on_segv,
+				.sa_flags = SA_SIGINFO };
+	int st, go[2], done[2];
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(done));
+	pid = fork();
+	if (pid == 0) {
+		long (*slot)(long *), v = 42;
+		unsigned char *area;
+		char x;
+
+		sigaction(SIGSEGV, &sa, NULL);
+		if (read(go[0], &x, 1) != 1 || f_fault(&v) != 42)
+			_exit(100);
+		if (write(done[1], "d", 1) != 1 || read(go[0], &x, 1) != 1)
+			_exit(101);
+		/* one point here, so one slot: the first */
+		area = xol_area();
+		if (!area || memcmp(area, l_fault, 3))
+			_exit(1);
+		slot = (long (*)(long *))area;
+		if (slot(&v) != 42)
+			_exit(2);
+		fault_ip = 0;
+		if (!sigsetjmp(fault_jb, 1))
+			slot(NULL);
+		_exit(fault_ip == (unsigned long)area ? 0 : 3);
+	}
+	ASSERT_EQ(0, events("p:gone %d:%p", pid, l_fault));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(1, read(done[0], &st, 1));
+	EXPECT_EQ(1, hits("gone"));
+	EXPECT_EQ(0, events("-:gone"));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);
+	EXPECT_EQ(0, WEXITSTATUS(st));
+}
+
 static volatile unsigned long fault_addr;
 static volatile int fault_code;
 
