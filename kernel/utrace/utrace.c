@@ -721,6 +721,12 @@ static void finish_callback(struct utrace *utrace, struct utrace_report *report,
 	enum utrace_resume_action action = utrace_resume_action(ret);
 
 	spin_lock(&utrace->lock);
+	/*
+	 * What the callback says of the event (a signal's action, a system
+	 * call's abort) stands even if it detaches: answering
+	 * UTRACE_SIGNAL_IGN | UTRACE_DETACH ignores the signal.
+	 */
+	report->result = ret & ~UTRACE_RESUME_MASK;
 	if (engine_detached(engine)) {
 		/* detached by another thread during the callback */
 		report->detaches = true;
@@ -731,7 +737,6 @@ static void finish_callback(struct utrace *utrace, struct utrace_report *report,
 		engine->stop_wanted = action == UTRACE_STOP;
 		if (action < report->action)
 			report->action = action;
-		report->result = ret & ~UTRACE_RESUME_MASK;
 	}
 	/*
 	 * Only now, with the answer applied, may utrace_barrier() return:

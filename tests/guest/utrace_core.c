@@ -827,6 +827,18 @@ TEST_F(utrace, engine_ignores_fatal_signal)
 	EXPECT_TRUE(log_is("0 signal %1$d action=0x25 signo=15 code=0\n"));
 }
 
+/* A callback's signal action stands when it detaches in the same answer. */
+TEST_F(utrace, engine_ignores_fatal_signal_and_detaches)
+{
+	int st = run_signal_child(body_kill_self, (void *)SIGTERM,
+				  EV(SIGNAL_TERM), SIGNAL_TERM,
+				  SIG_IGN_ | DETACH);
+
+	ASSERT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);
+	EXPECT_EQ(8, WEXITSTATUS(st));
+	EXPECT_TRUE(log_is("0 signal %1$d action=0x25 signo=15 code=0\n"));
+}
+
 TEST_F(utrace, fatal_signal_reported_then_kills)
 {
 	int st = run_signal_child(body_kill_self, (void *)SIGTERM,
