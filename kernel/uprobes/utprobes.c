@@ -156,9 +156,10 @@ struct utp_proc {
 	struct xarray points;		/* vaddr -> struct utp_point */
 	atomic_t npoints;		/* in @points; UTP_POINTS_MAX at most */
 	struct xarray slots;		/* slot -> point run through there */
-	spinlock_t lock;		/* threads, quiescing, ->stopped */
-	struct list_head threads;
+	spinlock_t lock;		/* threads, quiescing, detaching */
+	struct list_head threads;	/* and each one's ->stopped */
 	bool quiescing;
+	bool detaching;			/* no point left: threads let go */
 	bool dead;			/* emptied: takes no thread, is freed */
 	bool mmap_key;			/* holds utprobe_mmap_key on */
 	wait_queue_head_t wq;		/* the quiescer waits here */
@@ -297,6 +298,14 @@ static void utp_proc_free_if_empty(struct utp_proc *proc)
 		schedule_work(&proc->free_work);
 }
 
+/* Take @ut out of its process's threads.  proc->lock held. */
+static void utp_thread_unlink(struct utp_thread *ut)
+{
+	list_del_init(&ut->node);
+	utp_ret_free_all(ut);
+	wake_up_all(&ut->proc->wq);
+}
+
 /* Remove @ut from its process; the last thread out frees the process. */
 static void utp_thread_leave(struct utp_thread *ut)
 {
@@ -304,9 +313,7 @@ static void utp_thread_leave(struct utp_thread *ut)
 
 	xa_cmpxchg(&utp_tids, task_pid_nr(ut->task), ut, NULL, 0);
 	spin_lock(&proc->lock);
-	list_del_init(&ut->node);
-	utp_ret_free_all(ut);
-	wake_up_all(&proc->wq);
+	utp_thread_unlink(ut);
 	spin_unlock(&proc->lock);
 	utp_proc_free_if_empty(proc);
 }
@@ -478,6 +485,28 @@ again:
 }
 
 /*
+ * @proc has no point left: its threads let go of their engines at their
+ * next report (utp_resume()), which the interrupt asks for now, so that
+ * the process is left as it was before it was probed: no utrace event,
+ * ptrace free to attach.  Its out-of-line areas stay mapped, as mainline
+ * uprobes' area does.  A new point before they have all gone keeps those
+ * still there (utp_proc_revive()).  utp_mutex held.
+ */
+static void utp_proc_idle(struct utp_proc *proc)
+{
+	struct utp_thread *ut;
+
+	lockdep_assert_held(&utp_mutex);
+	if (atomic_read(&proc->npoints))
+		return;
+	spin_lock(&proc->lock);
+	proc->detaching = true;
+	list_for_each_entry(ut, &proc->threads, node)
+		utp_control(ut->task, ut->engine, UTRACE_INTERRUPT);
+	spin_unlock(&proc->lock);
+}
+
+/*
  * Stop every thread of @proc but current, or wait until those that
  * cannot stop now could only go on through a report that stops them
  * (see utp_quiescent()).  With @killable, a fatal signal to current
@@ -594,6 +623,95 @@ static struct utp_proc *utp_proc_find(struct mm_struct *mm)
 	return NULL;
 }
 
+/* Is @task one of @proc's threads?  proc->lock held. */
+static bool utp_proc_has(struct utp_proc *proc, struct task_struct *task)
+{
+	struct utp_thread *ut;
+
+	list_for_each_entry(ut, &proc->threads, node)
+		if (ut->task == task)
+			return true;
+	return false;
+}
+
+/*
+ * A process is its mm: every task running on it hits its breakpoints,
+ * the threads of its group and also a vfork child that has not exec'd
+ * yet and the tasks of clone(CLONE_VM) without CLONE_THREAD.  Each one
+ * that is not a thread of @proc yet gets an engine, one by one;
+ * report_clone() of a task already attached adds those it creates
+ * meanwhile.  A task that has an engine but no place in @proc is
+ * leaving it (utp_leave_if_detaching(): its callback is about to answer
+ * UTRACE_DETACH): that callback is waited out, and it gets a new one.
+ */
+static int utp_proc_cover(struct utp_proc *proc)
+{
+	struct task_struct *g, *t;
+	int ret;
+
+	for (;;) {
+		struct utrace_engine *leaving = NULL, *e;
+		struct task_struct *todo = NULL;
+		bool has;
+
+		rcu_read_lock();
+		for_each_process_thread(g, t) {
+			if (READ_ONCE(t->mm) != proc->mm ||
+			    (t->flags & PF_EXITING))
+				continue;
+			spin_lock(&proc->lock);
+			has = utp_proc_has(proc, t);
+			spin_unlock(&proc->lock);
+			if (has)
+				continue;
+			e = utrace_attach_task(t, UTRACE_ATTACH_MATCH_OPS,
+					       &utp_ops, NULL);
+			if (!IS_ERR(e))
+				leaving = e;
+			todo = get_task_struct(t);
+			/* a break would leave only the inner loop */
+			goto found;
+		}
+found:
+		rcu_read_unlock();
+		if (!todo)
+			return 0;
+		if (leaving) {
+			while (utrace_barrier(todo, leaving) == -ERESTARTSYS)
+				schedule_timeout_uninterruptible(1);
+			utrace_engine_put(leaving);
+		}
+		ret = utp_thread_attach(proc, todo);
+		put_task_struct(todo);
+		/* added by its creator's clone report meanwhile */
+		if (ret == -EEXIST)
+			cond_resched();
+		else if (ret)
+			return ret;
+	}
+}
+
+/*
+ * A process that had no point left had its threads let go
+ * (utp_proc_idle()); a new point comes: those still attached stay, the
+ * others get an engine again.  false if it is dead already.
+ */
+static bool utp_proc_revive(struct utp_proc *proc, int *ret)
+{
+	bool revive;
+
+	spin_lock(&proc->lock);
+	if (proc->dead) {
+		spin_unlock(&proc->lock);
+		return false;
+	}
+	revive = proc->detaching;
+	proc->detaching = false;
+	spin_unlock(&proc->lock);
+	*ret = revive ? utp_proc_cover(proc) : 0;
+	return true;
+}
+
 /*
  * The utp_proc of @task's process, made if needed: every thread gets an
  * engine.  Threads created meanwhile get theirs from report_clone().
@@ -601,7 +719,6 @@ static struct utp_proc *utp_proc_find(struct mm_struct *mm)
 static struct utp_proc *utp_proc_get(struct task_struct *task)
 {
 	struct mm_struct *mm = get_task_mm(task);
-	struct task_struct *g, *t;
 	struct utp_proc *proc;
 	int ret = 0;
 
@@ -613,9 +730,9 @@ static struct utp_proc *utp_proc_get(struct task_struct *task)
 		return ERR_PTR(-EOPNOTSUPP);
 	}
 	proc = utp_proc_find(mm);
-	if (proc) {
+	if (proc && utp_proc_revive(proc, &ret)) {
 		mmput(mm);
-		return proc;
+		return ret ? ERR_PTR(ret) : proc;
 	}
 	proc = kzalloc(sizeof(*proc), GFP_KERNEL);
 	if (!proc) {
@@ -637,40 +754,7 @@ static struct utp_proc *utp_proc_get(struct task_struct *task)
 	INIT_LIST_HEAD(&proc->xols);
 	INIT_WORK(&proc->free_work, utp_proc_free_work);
 
-	/*
-	 * A process is its mm: every task running on it hits its
-	 * breakpoints, the threads of its group and also a vfork child
-	 * that has not exec'd yet and the tasks of clone(CLONE_VM) without
-	 * CLONE_THREAD.  They are attached one by one; report_clone() of a
-	 * task already attached adds those it creates meanwhile.
-	 */
-	for (;;) {
-		struct task_struct *todo = NULL;
-		struct utrace_engine *e;
-
-		rcu_read_lock();
-		for_each_process_thread(g, t) {
-			if (READ_ONCE(t->mm) != mm || (t->flags & PF_EXITING))
-				continue;
-			e = utrace_attach_task(t, UTRACE_ATTACH_MATCH_OPS,
-					       &utp_ops, NULL);
-			if (!IS_ERR(e)) {
-				utrace_engine_put(e);
-				continue;
-			}
-			todo = get_task_struct(t);
-			/* a break would leave only the inner loop */
-			goto found;
-		}
-found:
-		rcu_read_unlock();
-		if (!todo)
-			break;
-		ret = utp_thread_attach(proc, todo);
-		put_task_struct(todo);
-		if (ret)
-			break;
-	}
+	ret = utp_proc_cover(proc);
 	if (list_empty(&proc->threads) || READ_ONCE(proc->dead)) {
 		/* its teardown is queued, once, by whoever emptied it */
 		utp_proc_free_if_empty(proc);
@@ -1045,10 +1129,49 @@ static void utp_end_step(struct utp_thread *ut)
 	utp_send_delayed(ut);
 }
 
-/* What a thread that is not stepping answers: stop if quiescing. */
+/*
+ * Leave @ut's process if its last point has gone, at a report where the
+ * thread holds nothing of it: no step, no hit under way or queued.  A
+ * hit in progress is followed by another report (utp_hit_work(),
+ * utp_hit()).  Runs in @ut's thread.
+ */
+static bool utp_leave_if_detaching(struct utp_thread *ut)
+{
+	struct utp_proc *proc = ut->proc;
+
+	if (!READ_ONCE(proc->detaching) || ut->stepping || ut->in_hit ||
+	    READ_ONCE(ut->hit_queued))
+		return false;
+	/*
+	 * A SIGTRAP queued by an int3 hit before the point went: its report
+	 * runs the original instruction (utp_hit()), and then lets go.
+	 */
+	if (sigismember(&current->pending.signal, SIGTRAP))
+		return false;
+	/* decided and done under the lock: see utp_proc_cover() */
+	spin_lock(&proc->lock);
+	if (!proc->detaching) {
+		/* a new probe came first */
+		spin_unlock(&proc->lock);
+		return false;
+	}
+	utp_thread_unlink(ut);
+	spin_unlock(&proc->lock);
+	xa_cmpxchg(&utp_tids, task_pid_nr(ut->task), ut, NULL, 0);
+	utp_proc_free_if_empty(proc);
+	utp_thread_free(ut);
+	return true;
+}
+
+/*
+ * What a thread that is not stepping answers: stop if quiescing, detach
+ * if its process has no point left.  @ut may be gone after this.
+ */
 static u32 utp_resume(struct utp_thread *ut)
 {
-	return utp_stop_if_quiescing(ut) ? UTRACE_STOP : UTRACE_RESUME;
+	if (utp_stop_if_quiescing(ut))
+		return UTRACE_STOP;
+	return utp_leave_if_detaching(ut) ? UTRACE_DETACH : UTRACE_RESUME;
 }
 
 static u32 utp_report_quiesce(enum utrace_resume_action action,
@@ -1349,6 +1472,9 @@ static void utp_hit_work(struct callback_head *cb)
 	__utp_hit_work(ut);
 	/* only now, with the point let go, may a quiescer count it asleep */
 	WRITE_ONCE(ut->hit_queued, false);
+	/* its process lost its last point meanwhile: report to let go */
+	if (READ_ONCE(ut->proc->detaching))
+		utp_control(current, ut->engine, UTRACE_REPORT);
 }
 
 enum utp_trap_result {
@@ -1523,6 +1649,10 @@ static u32 utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 	WRITE_ONCE(ut->in_hit, true);
 	ret = __utp_hit(ut, regs, bp, action);
 	WRITE_ONCE(ut->in_hit, false);
+	/* the point went meanwhile, and the process's last with it */
+	if (utrace_resume_action(ret) == UTRACE_RESUME &&
+	    utp_leave_if_detaching(ut))
+		ret = (ret & ~UTRACE_RESUME_MASK) | UTRACE_DETACH;
 	return ret;
 }
 
@@ -1814,6 +1944,9 @@ static u32 utp_report_clone(enum utrace_resume_action action,
 	struct utp_point *pt;
 	unsigned long idx;
 
+	/* no point left: the child needs nothing, the parent lets go */
+	if (READ_ONCE(proc->detaching))
+		return utp_resume(ut);
 	/*
 	 * A thread, or a vfork child: it runs in the same mm, on the same
 	 * breakpoints, so it is one of the process's threads for us until
@@ -2077,6 +2210,9 @@ static int utp_add(struct utprobe *up, struct task_struct *task,
 out:
 	if (!fresh)
 		utp_unquiesce(proc);
+	/* nothing placed in a process that had nothing: it is let go */
+	if (ret)
+		utp_proc_idle(proc);
 	mmput(proc->mm);
 	kfree(c);
 	return ret;
@@ -2181,6 +2317,7 @@ static void utp_remove(struct utp_proc *proc, struct utprobe *up,
 	if (up->ret_handler)
 		utp_ret_sweep(proc);
 	utp_unquiesce(proc);
+	utp_proc_idle(proc);
 }
 
 static void utp_probe_free(struct utprobe *up)
@@ -2679,6 +2816,7 @@ static void utp_drop_stale(struct utp_proc *proc, unsigned long start,
 		if (READ_ONCE(pt->stale))
 			utp_point_drop(proc, pt);
 	utp_unquiesce(proc);
+	utp_proc_idle(proc);
 }
 
 /*

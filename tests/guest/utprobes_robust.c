@@ -5,6 +5,7 @@
  * outcome is asserted exactly, and the console must stay clean.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
@@ -15,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/capability.h>
+#include <pthread.h>
+#include <sys/ptrace.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
@@ -695,6 +698,94 @@ TEST(no_room_for_slots)
 	EXPECT_EQ(0, events("-:room\n"));
 	close(fd);
 	unlink(path);
+}
+
+/* Do all threads of @pid show no utrace event (Utrace: 0)? */
+static int no_engine(pid_t pid)
+{
+	char path[320], buf[2048];
+	struct dirent *de;
+	int all = 1, n = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/status", pid,
+			 de->d_name);
+		read_file(path, buf, sizeof(buf));
+		all &= !!strstr(buf, "\nUtrace:\t0\n");
+		n++;
+	}
+	closedir(dir);
+	return all && n;
+}
+
+static int idle_fd;
+
+static void *idle_thread(void *arg)
+{
+	get_byte(idle_fd);
+	return NULL;
+}
+
+/*
+ * Once the last probe of a process is removed, the process is as it was
+ * before it was probed: every thread, the one asleep in read() too,
+ * loses its engine (no utrace event left), a debugger can attach, and
+ * the text is the file's again.
+ */
+TEST(no_engine_after_last_probe)
+{
+	int go[2], done[2], idle[2];
+	unsigned char byte;
+	char path[64];
+	double t0;
+	pid_t pid;
+	int fd;
+
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(done));
+	ASSERT_EQ(0, pipe(idle));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		pthread_t t;
+
+		idle_fd = idle[0];
+		if (pthread_create(&t, NULL, idle_thread, NULL))
+			_exit(10);
+		get_byte(go[0]);
+		if (r_calls(CALLS))
+			_exit(11);
+		put_byte(done[1]);
+		pthread_join(t, NULL);
+		_exit(0);
+	}
+	ASSERT_EQ(0, events("p:gone %d:%p\n", pid, r_fn));
+	EXPECT_FALSE(no_engine(pid));
+	put_byte(go[1]);
+	get_byte(done[0]);
+	EXPECT_EQ(CALLS, hits("gone"));
+	EXPECT_EQ(0, events("-:gone\n"));
+	t0 = now();
+	while (!no_engine(pid) && now() - t0 < BOUND_S)
+		usleep(10000);
+	EXPECT_TRUE(no_engine(pid));
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(1, pread(fd, &byte, 1, (off_t)(unsigned long)r_fn));
+	EXPECT_EQ(*(unsigned char *)r_fn, byte);
+	close(fd);
+	/* ptrace is no longer refused */
+	EXPECT_EQ(0, ptrace(PTRACE_SEIZE, pid, 0, 0));
+	put_byte(idle[1]);
+	EXPECT_EQ(0, wait_status(pid, 0));
 }
 
 TEST_HARNESS_MAIN
