@@ -2,11 +2,12 @@
 /*
  * utprobes torture, in the spirit of the kernel's torture tests: worker
  * processes go through the process model (fork, vfork, vfork and exec,
- * clone(CLONE_VM), threads, exit, SIGSTOP/SIGCONT from outside, SIGKILL,
- * mmap/munmap of a probed file) while this process registers and removes
- * pid, file and return probes on them in a loop.  Bounded by iterations
- * (UTP_TORTURE_ITERS, default 30), not time; UTP_TORTURE_CHURN and
- * UTP_TORTURE_KINDS choose what churns and which steps the workers take.
+ * posix_spawn, clone(CLONE_VM), threads, exit, SIGSTOP/SIGCONT from
+ * outside, SIGKILL, mmap/munmap of a probed file) while this process
+ * registers and removes pid, file and return probes on them in a loop.
+ * Bounded by iterations (UTP_TORTURE_ITERS, default 30), not time;
+ * UTP_TORTURE_CHURN and UTP_TORTURE_KINDS choose what churns and which
+ * steps the workers take.
  *
  * What must hold: every worker's calls return the right values and every
  * worker and child exits 0 (no SIGTRAP, no hang); a deterministic worker
@@ -17,6 +18,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <spawn.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,7 +84,7 @@ static int chaos_step(unsigned int what)
 	void *ret;
 	pid_t pid;
 
-	switch (what % 7) {
+	switch (what % 8) {
 	case 0:			/* fork */
 		pid = fork();
 		if (pid == 0)
@@ -128,6 +130,13 @@ static int chaos_step(unsigned int what)
 		munmap(p, page);
 		return bad;
 	}
+	case 6: {		/* posix_spawn: clone(CLONE_VM | CLONE_VFORK) */
+		char *argv[] = { self_path, "leaf", NULL };
+
+		if (posix_spawn(&pid, self_path, NULL, NULL, argv, environ))
+			return 1;
+		return !status_ok(pid);
+	}
 	default:
 		return t_calls(100) != 0;
 	}
@@ -138,15 +147,15 @@ static void chaos_worker(int iters, unsigned int seed)
 {
 	/* which kinds of step: a mask of 1 << kind, all by default */
 	unsigned int kinds = getenv("UTP_TORTURE_KINDS") ?
-			     atoi(getenv("UTP_TORTURE_KINDS")) : 0x7f;
+			     atoi(getenv("UTP_TORTURE_KINDS")) : 0xff;
 
 	for (int i = 0; i < iters * 4; i++) {
 		unsigned int what = rand_r(&seed);
 
-		if (!(kinds & (1U << (what % 7))))
+		if (!(kinds & (1U << (what % 8))))
 			continue;
 		if (chaos_step(what))
-			_exit(10 + what % 7);
+			_exit(10 + what % 8);
 	}
 	_exit(0);
 }
