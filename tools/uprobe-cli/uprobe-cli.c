@@ -113,6 +113,10 @@ static const char *kernel_errmsg(int err)
 		return "another breakpoint is there already (a debugger's or a mainline uprobe's)";
 	case -ESRCH:
 		return "no such process";
+	case -ENOMEM:
+		return "no room near the instruction for its out-of-line copy, or out of kernel memory";
+	case -EAGAIN:
+		return "the text there was replaced while the probe went in; try again";
 	default:
 		return strerror(-err);
 	}
