@@ -126,6 +126,8 @@ static void utp_analyze_emulation(struct utp_arch_insn *ai, struct insn *insn)
 		case 0xe8:		/* call rel32 */
 			ai->kind = UTP_INSN_CALL;
 			ai->rel = insn->immediate.value;
+			/* when run out of line instead (see utp_arch_emulate) */
+			ai->fixups = UTP_FIX_CALL;
 			return;
 		case 0xc3:		/* ret */
 			ai->kind = UTP_INSN_RET;
@@ -335,12 +337,12 @@ EXPORT_SYMBOL_IF_KUNIT(utp_arch_emulate);
  * @slot:	the slot's user address
  * @out:	%UTP_XOL_SLOT_SIZE bytes, filled in
  *
- * The instruction, its rip-relative displacement adjusted to the slot,
- * then (if @ai->through) a jmp rel32 to the instruction after @vaddr;
- * int3 in the rest.
+ * The instruction, its rip-relative displacement (or a call's rel32)
+ * adjusted to the slot, then (if @ai->through) a jmp rel32 to the
+ * instruction after @vaddr; int3 in the rest.
  *
- * Return: 0; -%ERANGE if a rip-relative operand cannot be reached from
- * @slot.
+ * Return: 0; -%ERANGE if a rip-relative operand or a call's target cannot
+ * be reached from @slot.
  */
 int utp_arch_xol_copy(const struct utp_arch_insn *ai, unsigned long vaddr,
 		      unsigned long slot, u8 *out)
@@ -354,6 +356,14 @@ int utp_arch_xol_copy(const struct utp_arch_insn *ai, unsigned long vaddr,
 		if (disp != (s32)disp)
 			return -ERANGE;
 		put_unaligned_le32((u32)disp, out + ai->disp_off);
+	}
+	if (ai->kind == UTP_INSN_CALL) {
+		/* e8 and its rel32 end the instruction, after any prefix */
+		s64 rel = (s64)ai->rel + (s64)(vaddr - slot);
+
+		if (rel != (s32)rel)
+			return -ERANGE;
+		put_unaligned_le32((u32)rel, out + ai->len - 4);
 	}
 	if (ai->through) {
 		s64 rel = (s64)(vaddr + ai->len) -

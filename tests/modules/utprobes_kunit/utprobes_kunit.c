@@ -3,12 +3,15 @@
  * KUnit tests of the x86 instruction handling of utprobes: which
  * instructions are refused, emulated or stepped, with which fixups;
  * condition codes of emulated jcc; rip-relative displacements in slots;
+ * a call run out of line;
  * which instructions run through their slot and its jump back; the ip
  * after a step.
  */
 #include <kunit/test.h>
+#include <linux/mman.h>
 #include <linux/module.h>
 #include <linux/ptrace.h>
+#include <linux/uaccess.h>
 #include <linux/unaligned.h>
 #include <asm/utprobes.h>
 
@@ -43,7 +46,7 @@ static const struct insn_case insn_cases[] = {
 	OK("je rel8", UTP_INSN_JCC, 0, 0, -2, 0x74, 0xfe),
 	OK("jne rel32", UTP_INSN_JCC, 0, 0, 16,
 	   0x0f, 0x85, 0x10, 0x00, 0x00, 0x00),
-	OK("call rel32", UTP_INSN_CALL, 0, 0, 0x100,
+	OK("call rel32", UTP_INSN_CALL, UTP_FIX_CALL, 0, 0x100,
 	   0xe8, 0x00, 0x01, 0x00, 0x00),
 	OK("ret", UTP_INSN_RET, 0, 0, 0, 0xc3),
 	OK("ret $8", UTP_INSN_RET, 0, 0, 8, 0xc2, 0x08, 0x00),
@@ -195,6 +198,59 @@ static void xol_copy_riprel_test(struct kunit *test)
 }
 
 /*
+ * A call rel32 whose emulation could not push runs out of line: the copy
+ * in its slot calls the same target, and after the step the return
+ * address on the stack is the one after the probed call.
+ */
+static void call_out_of_line_test(struct kunit *test)
+{
+	const u8 call[] = { 0xe8, 0x00, 0x01, 0x00, 0x00 };
+	unsigned long vaddr = 0x401000, slot = 0x10001000, stack, ra;
+	u8 out[UTP_XOL_SLOT_SIZE];
+	struct pt_regs regs = {};
+	struct utp_arch_insn ai;
+
+	KUNIT_ASSERT_EQ(test, 0, utp_arch_analyze(&ai, call, sizeof(call)));
+	KUNIT_EXPECT_FALSE(test, ai.through);
+	KUNIT_ASSERT_EQ(test, 0, utp_arch_xol_copy(&ai, vaddr, slot, out));
+	KUNIT_EXPECT_EQ(test, 0xe8, out[0]);
+	KUNIT_EXPECT_EQ(test, vaddr + sizeof(call) + 0x100,
+			slot + sizeof(call) +
+			(long)(s32)get_unaligned_le32(out + 1));
+	KUNIT_EXPECT_EQ(test, UTP_BREAK_INSN, out[sizeof(call)]);
+	/* a target more than 2 GiB away from the slot */
+	KUNIT_EXPECT_EQ(test, -ERANGE,
+			utp_arch_xol_copy(&ai, 0x7f0000000000UL, slot, out));
+
+	/* the step pushed slot + 5 and went to the target */
+	stack = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, 0);
+	KUNIT_ASSERT_NE(test, 0UL, stack);
+	regs.sp = stack + PAGE_SIZE - sizeof(long);
+	KUNIT_ASSERT_EQ(test, 0, put_user(slot + sizeof(call),
+					  (unsigned long __user *)regs.sp));
+	regs.ip = vaddr + sizeof(call) + 0x100;
+	KUNIT_EXPECT_EQ(test, 0, utp_arch_post_step(&ai, vaddr, slot, &regs));
+	KUNIT_EXPECT_EQ(test, vaddr + sizeof(call) + 0x100, regs.ip);
+	KUNIT_ASSERT_EQ(test, 0, get_user(ra, (unsigned long __user *)regs.sp));
+	KUNIT_EXPECT_EQ(test, vaddr + sizeof(call), ra);
+
+	/* emulated, on the same stack */
+	regs.sp = stack + PAGE_SIZE;
+	KUNIT_EXPECT_EQ(test, 0, utp_arch_emulate(&ai, vaddr, &regs));
+	KUNIT_EXPECT_EQ(test, stack + PAGE_SIZE - sizeof(long), regs.sp);
+	KUNIT_EXPECT_EQ(test, vaddr + sizeof(call) + 0x100, regs.ip);
+	KUNIT_ASSERT_EQ(test, 0, get_user(ra, (unsigned long __user *)regs.sp));
+	KUNIT_EXPECT_EQ(test, vaddr + sizeof(call), ra);
+	/* a stack that cannot be written: nothing changes */
+	regs.sp = PAGE_SIZE;
+	regs.ip = vaddr;
+	KUNIT_EXPECT_EQ(test, -EFAULT, utp_arch_emulate(&ai, vaddr, &regs));
+	KUNIT_EXPECT_EQ(test, (unsigned long)PAGE_SIZE, regs.sp);
+	KUNIT_EXPECT_EQ(test, vaddr, regs.ip);
+}
+
+/*
  * Instructions that always go on to the next run through their slot,
  * which jumps back after them; the others are stepped, and their slot
  * holds only breakpoints after them.
@@ -280,6 +336,7 @@ static struct kunit_case utprobes_insn_cases[] = {
 	KUNIT_CASE(jcc_conditions_test),
 	KUNIT_CASE(emulate_registers_test),
 	KUNIT_CASE(xol_copy_riprel_test),
+	KUNIT_CASE(call_out_of_line_test),
 	KUNIT_CASE(run_through_test),
 	KUNIT_CASE(post_step_ip_test),
 	{}
