@@ -22,6 +22,7 @@
 #include <linux/uaccess.h>
 #include <linux/unaligned.h>
 #include <asm/insn.h>
+#include <asm/shstk.h>
 #include <asm/text-patching.h>
 #include <asm/utprobes.h>
 
@@ -287,6 +288,11 @@ static int utp_push(struct pt_regs *regs, unsigned long val)
  * @vaddr:	its address
  * @regs:	the user registers, ip anywhere
  *
+ * A call or ret is not emulated in a thread with a user shadow stack:
+ * the emulation would move the stack pointer but not the shadow stack
+ * pointer, and the next ret would fault with a control protection error.
+ * Run out of line, the instruction moves both.
+ *
  * Return: 0 when done (the registers and stack show the instruction's
  * effect); -%EAGAIN if @ai is not emulated; -%EFAULT if the stack could
  * not be accessed, with @regs unchanged: the caller runs it out of line
@@ -315,11 +321,15 @@ int utp_arch_emulate(const struct utp_arch_insn *ai, unsigned long vaddr,
 				   ai->rel : 0);
 		return 0;
 	case UTP_INSN_CALL:
+		if (shstk_is_enabled())
+			return -EAGAIN;
 		if (utp_push(regs, next))
 			return -EFAULT;
 		regs->ip = next + ai->rel;
 		return 0;
 	case UTP_INSN_RET:
+		if (shstk_is_enabled())
+			return -EAGAIN;
 		if (get_user(ret, (unsigned long __user *)regs->sp))
 			return -EFAULT;
 		regs->sp += sizeof(ret) + ai->rel;
@@ -398,6 +408,9 @@ EXPORT_SYMBOL_IF_KUNIT(utp_arch_pre_step);
  * @slot:	its slot
  * @regs:	the user registers after the step
  *
+ * A call's return address is the one after @vaddr, on the stack and on
+ * the user shadow stack if the thread has one.
+ *
  * Return: 0; -%EFAULT if the stack could not be fixed.
  */
 int utp_arch_post_step(const struct utp_arch_insn *ai, unsigned long vaddr,
@@ -409,7 +422,8 @@ int utp_arch_post_step(const struct utp_arch_insn *ai, unsigned long vaddr,
 	if (ai->fixups & UTP_FIX_IP)
 		regs->ip = vaddr + (regs->ip - slot);
 	if (ai->fixups & UTP_FIX_CALL) {
-		if (put_user(vaddr + ai->len, sp))
+		if (put_user(vaddr + ai->len, sp) ||
+		    shstk_update_last_frame(vaddr + ai->len))
 			return -EFAULT;
 	}
 	if (ai->fixups & UTP_FIX_TF) {
