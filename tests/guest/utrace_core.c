@@ -1304,6 +1304,69 @@ TEST_F(utrace, sigstop_sigcont_while_held)
 	EXPECT_EQ(0, ctl("put 0"));
 }
 
+/* Write @val to the sysfs file @path; the old value into @old if given. */
+static int sysfs_set(const char *path, const char *val, char *old, size_t len)
+{
+	ssize_t n;
+	int fd, ret = 0;
+
+	fd = open(path, O_RDWR);
+	if (fd < 0)
+		return -errno;
+	if (old) {
+		n = read(fd, old, len - 1);
+		old[n > 0 ? n : 0] = '\0';
+		old[strcspn(old, "\n")] = '\0';
+	}
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * The freezer (as in a suspend) freezes a thread held by UTRACE_STOP: the
+ * hold is a freezable sleep, so freezing does not fail with -EBUSY after
+ * the freeze timeout.  Thawed, the thread is still held, and runs on
+ * when let go.  pm_test "freezer" freezes every user task, then thaws
+ * them at once, with no device or platform step.
+ */
+TEST_F(utrace, freezer_freezes_held_thread)
+{
+	struct child c = spawn_stopped(body_getpid_loop, (void *)2, 0);
+	char test[64], timeout[64], want[512];
+	struct timespec t0, t1;
+	int ret, status;
+
+	ASSERT_LT(0, c.pid);
+	ASSERT_EQ(0, sysfs_set("/sys/module/suspend/parameters/pm_test_delay",
+			       "0", NULL, 0));
+	ASSERT_EQ(0, sysfs_set("/sys/power/pm_freeze_timeout", "3000",
+			       timeout, sizeof(timeout)));
+	ASSERT_EQ(0, sysfs_set("/sys/power/pm_test", "freezer",
+			       test, sizeof(test)));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = sysfs_set("/sys/power/state", "freeze", NULL, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	sysfs_set("/sys/power/pm_test", "none", NULL, 0);
+	sysfs_set("/sys/power/pm_freeze_timeout", timeout, NULL, 0);
+	EXPECT_EQ(0, ret);
+	/* a refused freeze takes the whole timeout */
+	EXPECT_GT(2, t1.tv_sec - t0.tv_sec);
+
+	EXPECT_EQ(0, ctl("examine 0"));		/* still held */
+	EXPECT_EQ(0, waitpid(c.pid, &status, WNOHANG | __WALL));
+	EXPECT_EQ(0, ctl("control 0 %d", RESUME));
+	EXPECT_EQ(0, reap(c.pid));
+	EXPECT_EQ(0, ctl("put 0"));
+	snprintf(want, sizeof(want),
+		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=0 arg1=0\n"
+		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=1 arg1=0\n"
+		 "0 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n",
+		 c.pid);
+	EXPECT_STREQ(want, read_log());
+}
+
 /* Wait until @pid blocks in system call @nr (per /proc/PID/syscall). */
 static bool wait_in_syscall(pid_t pid, int nr)
 {
