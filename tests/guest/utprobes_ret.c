@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -23,6 +24,8 @@
 #define JUMP_DEPTH 5
 #define SLEEP_MS 300
 #define DEPTH_MAX 4096		/* UTPROBE_RET_DEPTH_MAX */
+#define POINTS_MAX 65536	/* UTP_POINTS_MAX, return sites included */
+#define SITES 70000
 
 static void on_usr1(int sig)
 {
@@ -236,6 +239,37 @@ static int w_sleep(void)
 	return bad;
 }
 
+/*
+ * Calls of rp_leaf() from SITES different return addresses, in code
+ * made at run time: push %rbx; mov %rdi,%rbx; SITES times call *%rbx
+ * and a nop (where each call returns); pop %rbx; ret.  A process picks
+ * its return addresses: the points they need are bounded.
+ */
+static int w_sites(void)
+{
+	size_t len = 4 + 3 * SITES + 2;
+	unsigned char *code, *p;
+
+	code = mmap(NULL, len, PROT_READ | PROT_WRITE | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (code == MAP_FAILED)
+		return 1;
+	p = code;
+	*p++ = 0x53;
+	*p++ = 0x48;
+	*p++ = 0x89;
+	*p++ = 0xfb;
+	for (int i = 0; i < SITES; i++) {
+		*p++ = 0xff;
+		*p++ = 0xd3;
+		*p++ = 0x90;
+	}
+	*p++ = 0x5b;
+	*p++ = 0xc3;
+	((void (*)(void *))code)((void *)rp_leaf);
+	return 0;
+}
+
 struct expect {
 	const char *name;
 	void *fn;
@@ -376,6 +410,16 @@ FIXTURE_VARIANT_ADD(ret, vfork) {
 	.work = w_vfork,
 	.e = { { "vfork", rp_vfork, VFORKS, 2 * VFORKS, 0, 0 },
 	       { "leaf", rp_leaf, 1, 1, 0, 0 } },
+};
+
+/*
+ * Each return address is a point, rp_leaf()'s entry the first: past
+ * the bound the calls are not followed (nor the sweep's, the last).
+ */
+FIXTURE_VARIANT_ADD(ret, more_return_sites_than_the_bound) {
+	.work = w_sites,
+	.e = { { "leaf", rp_leaf, SITES + 1, POINTS_MAX - 1, 0,
+		 SITES + 1 - (POINTS_MAX - 1) } },
 };
 
 /* the process exits inside rp_exiter(): nothing stays pending */
