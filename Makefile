@@ -27,6 +27,8 @@ NOUTRACE_TESTS := $(patsubst tests/noutrace/%.sh,$(B)/tests/noutrace/%.sh,$(wild
 HARNESS_TESTS := $(patsubst tests/harness/%.c,$(B)/tests/harness/%,$(wildcard tests/harness/*.c))
 BENCH_PROGS := $(patsubst tests/bench/%.c,$(B)/tests/bench/%,$(wildcard tests/bench/*.c))
 # programs the guest tests probe: dynamically linked, PIE
+# A shared library the torture test dlopen()s (its workers are dynamic).
+TARGET_LIBS := $(B)/tests/targets/libutp_torture.so
 TARGET_PROGS := $(patsubst tests/targets/%.c,$(B)/tests/targets/%,$(wildcard tests/targets/*.c)) \
 		$(patsubst tests/targets/%.cc,$(B)/tests/targets/%,$(wildcard tests/targets/*.cc))
 VERDICT_SRCS := scripts/verdict/verdict.c scripts/verdict/verdict.h
@@ -142,6 +144,16 @@ $(B)/tests/targets/%: tests/targets/%.c $(wildcard tests/targets/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fPIE -pie -o $@ $<
 
+$(B)/tests/targets/lib%.so: tests/lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -shared -fPIC -o $@ $<
+
+# The torture's workers dlopen() a library: linked dynamically.
+$(B)/tests/t/utprobes_torture: tests/guest/utprobes_torture.c \
+		$(wildcard tests/guest/*.h) $(KSRC)/.extracted
+	@mkdir -p $(@D)
+	$(CC) $(filter-out -static,$(GUEST_CFLAGS)) -o $@ $<
+
 $(B)/tests/targets/%: tests/targets/%.cc
 	@mkdir -p $(@D)
 	$(CXX) $(CFLAGS) -fPIE -pie -o $@ $<
@@ -152,7 +164,7 @@ $(KSRC)/.extracted: ;
 image: modules
 	@$(MAKE) --no-print-directory $(GUEST_TESTS) $(NOUTRACE_TESTS) \
 		$(HARNESS_TESTS) $(BENCH_PROGS) \
-		$(TARGET_PROGS) $(CLI_OBJ)/uprobe-cli
+		$(TARGET_PROGS) $(TARGET_LIBS) $(CLI_OBJ)/uprobe-cli
 	@scripts/mkimage.sh $(FLAVOUR)
 
 # ---- running it -----------------------------------------------------------

@@ -3,18 +3,21 @@
  * utprobes torture, in the spirit of the kernel's torture tests: worker
  * processes go through the process model (fork, vfork, vfork and exec,
  * posix_spawn, clone(CLONE_VM), threads, exit, SIGSTOP/SIGCONT from
- * outside, SIGKILL, mmap/munmap of a probed file) while this process
- * registers and removes pid, file and return probes on them in a loop.
+ * outside, SIGKILL, mmap/munmap of a probed file, dlopen/dlclose of a
+ * probed library) while this process registers and removes pid, file
+ * and return probes on them in a loop.
  * Bounded by iterations (UTP_TORTURE_ITERS, default 30), not time;
  * UTP_TORTURE_CHURN and UTP_TORTURE_KINDS choose what churns and which
  * steps the workers take.
  *
  * What must hold: every worker's calls return the right values and every
  * worker and child exits 0 (no SIGTRAP, no hang); a deterministic worker
- * probed the whole time counts exactly its calls; every write to
+ * probed the whole time counts exactly its calls, in its own text and in
+ * a library it loads and unloads again and again; every write to
  * utprobe_events succeeds, and at the end none is left.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -74,6 +77,49 @@ static int clone_calls(void *arg)
 
 static char self_path[256];
 static long fn_off;		/* t_fn's file offset in self_path */
+static char lib_path[300];	/* the library, in ../targets */
+static long lib_off;		/* its tl_fn's file offset */
+
+#define KINDS	9		/* kinds of chaos step */
+
+/* dlopen() @path, call its tl_fn() @n times, dlclose(); 0 if all right. */
+static int lib_calls(const char *path, int n)
+{
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	long (*fn)(long);
+	int bad = 0;
+
+	if (!h)
+		return 1;
+	fn = (long (*)(long))dlsym(h, "tl_fn");
+	if (!fn)
+		bad = 1;
+	for (long i = 0; fn && i < n; i++)
+		bad += fn(i) != 3 * i + 1;
+	return dlclose(h) || bad;
+}
+
+/* A copy of the library only the deterministic worker loads. */
+#define DET_LIB		"/tmp/libutp_torture_det.so"
+#define DET_LOADS	20
+#define DET_LIB_CALLS	10
+
+static int copy_file(const char *from, const char *to)
+{
+	char buf[4096];
+	int in = open(from, O_RDONLY), out, ret = 0;
+	ssize_t n;
+
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (in < 0 || out < 0)
+		ret = -1;
+	while (!ret && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			ret = -1;
+	close(in);
+	close(out);
+	return ret;
+}
 
 /* One step of a chaos worker; 0 if all went right. */
 static int chaos_step(unsigned int what)
@@ -84,7 +130,7 @@ static int chaos_step(unsigned int what)
 	void *ret;
 	pid_t pid;
 
-	switch (what % 8) {
+	switch (what % KINDS) {
 	case 0:			/* fork */
 		pid = fork();
 		if (pid == 0)
@@ -137,6 +183,8 @@ static int chaos_step(unsigned int what)
 			return 1;
 		return !status_ok(pid);
 	}
+	case 7:			/* dlopen the probed library, call, dlclose */
+		return lib_calls(lib_path, 20);
 	default:
 		return t_calls(100) != 0;
 	}
@@ -146,16 +194,16 @@ static int chaos_step(unsigned int what)
 static void chaos_worker(int iters, unsigned int seed)
 {
 	/* which kinds of step: a mask of 1 << kind, all by default */
-	unsigned int kinds = getenv("UTP_TORTURE_KINDS") ?
-			     atoi(getenv("UTP_TORTURE_KINDS")) : 0xff;
+	const char *env = getenv("UTP_TORTURE_KINDS");
+	unsigned int kinds = env ? strtoul(env, NULL, 0) : (1U << KINDS) - 1;
 
 	for (int i = 0; i < iters * 4; i++) {
 		unsigned int what = rand_r(&seed);
 
-		if (!(kinds & (1U << (what % 8))))
+		if (!(kinds & (1U << (what % KINDS))))
 			continue;
 		if (chaos_step(what))
-			_exit(10 + what % 8);
+			_exit(10 + what % KINDS);
 	}
 	_exit(0);
 }
@@ -177,12 +225,15 @@ TEST_F_TIMEOUT(torture, churn, 400)
 {
 	int iters = getenv("UTP_TORTURE_ITERS") ?
 		    atoi(getenv("UTP_TORTURE_ITERS")) : 30;
-	/* What churns: 1 pid probes, 2 file, 4 return, 8 SIGSTOP, 16 SIGKILL */
+	/*
+	 * What churns: 1 pid probes, 2 file, 4 return, 8 SIGSTOP, 16 SIGKILL,
+	 * 32 probes on the library
+	 */
 	int churn = getenv("UTP_TORTURE_CHURN") ?
-		    atoi(getenv("UTP_TORTURE_CHURN")) : 31;
+		    atoi(getenv("UTP_TORTURE_CHURN")) : 63;
 	pid_t chaos[CHAOS], det, victim = 0;
 	int go[2], det_go[2], writes = 0;
-	bool pp = false, fp = false, rp = false, vic = false;
+	bool pp = false, fp = false, rp = false, lp = false, vic = false;
 	double worst = 0, t0;
 	unsigned int seed = 1;
 	char buf[4096];
@@ -191,6 +242,17 @@ TEST_F_TIMEOUT(torture, churn, 400)
 			      sizeof(self_path) - 1));
 	fn_off = self_offset((void *)t_fn, NULL, 0);
 	ASSERT_LT(0, fn_off);
+	snprintf(lib_path, sizeof(lib_path), "%.*s/../targets/libutp_torture.so",
+		 (int)(strrchr(self_path, '/') - self_path), self_path);
+	{
+		void *h = dlopen(lib_path, RTLD_NOW | RTLD_LOCAL);
+
+		ASSERT_NE(NULL, h) TH_LOG("%s", dlerror());
+		lib_off = self_offset(dlsym(h, "tl_fn"), NULL, 0);
+		ASSERT_LT(0, lib_off);
+		ASSERT_EQ(0, dlclose(h));
+	}
+	ASSERT_EQ(0, copy_file(lib_path, DET_LIB));
 	ASSERT_EQ(0, write_file(EVENTS, O_TRUNC, ""));
 
 	/* the deterministic worker, probed from before it calls to after */
@@ -200,11 +262,17 @@ TEST_F_TIMEOUT(torture, churn, 400)
 	if (det == 0) {
 		char c;
 
+		int bad;
+
 		if (read(det_go[0], &c, 1) != 1)
 			_exit(2);
-		_exit(t_calls(DET_CALLS) ? 1 : 0);
+		bad = t_calls(DET_CALLS);
+		for (int i = 0; i < DET_LOADS; i++)
+			bad += lib_calls(DET_LIB, DET_LIB_CALLS);
+		_exit(bad ? 1 : 0);
 	}
 	ASSERT_EQ(0, events("p:det %d:%p\n", det, t_fn));
+	ASSERT_EQ(0, events("p:detlib %s:%#lx\n", DET_LIB, lib_off));
 
 	ASSERT_EQ(0, pipe(go));
 	for (int i = 0; i < CHAOS; i++) {
@@ -258,6 +326,10 @@ TEST_F_TIMEOUT(torture, churn, 400)
 			CHURN(rp, "r:rp %s:%#lx\n", self_path, fn_off);
 			EXPECT_TRUE(rp);
 		}
+		if (churn & 32) {
+			CHURN(lp, "p:lp %s:%#lx\n", lib_path, lib_off);
+			EXPECT_TRUE(lp);
+		}
 		if ((churn & 8) && i % 3 == 0)
 			kill(w, SIGSTOP);
 		if (churn & 1) {
@@ -270,6 +342,8 @@ TEST_F_TIMEOUT(torture, churn, 400)
 			UNCHURN(fp, "-:fp\n");
 		if (churn & 4)
 			UNCHURN(rp, "-:rp\n");
+		if (churn & 32)
+			UNCHURN(lp, "-:lp\n");
 		if (churn & 1)
 			UNCHURN(pp, "-:pp\n");
 		/* a victim probed while it hits, then killed */
@@ -299,7 +373,11 @@ TEST_F_TIMEOUT(torture, churn, 400)
 	}
 	EXPECT_TRUE(status_ok(det));
 	EXPECT_EQ(DET_CALLS, hits("det"));
+	/* placed again at each dlopen(), wherever the library lands */
+	EXPECT_EQ(DET_LOADS * DET_LIB_CALLS, hits("detlib"));
 	EXPECT_EQ(0, events("-:det\n"));
+	EXPECT_EQ(0, events("-:detlib\n"));
+	unlink(DET_LIB);
 	EXPECT_STREQ("", read_file(EVENTS, buf, sizeof(buf)));
 	TH_LOG("%d writes, the longest %.3f s", writes, worst);
 }
