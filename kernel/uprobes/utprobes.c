@@ -987,12 +987,8 @@ static struct utp_xol *utp_xol_new(unsigned long vaddr)
 	return xol;
 }
 
-/*
- * An area of @proc with a free slot within reach of @vaddr, mapped if
- * need be; its next slot is at xol->start + xol->used * slot size.
- * Runs in a thread of the process, with proc->xol_lock held.
- */
-static struct utp_xol *utp_xol_find(struct utp_proc *proc,
+/* An area of @proc with a free slot within reach of @vaddr, or NULL. */
+static struct utp_xol *utp_xol_near(struct utp_proc *proc,
 				    unsigned long vaddr)
 {
 	struct utp_xol *xol;
@@ -1002,6 +998,21 @@ static struct utp_xol *utp_xol_find(struct utp_proc *proc,
 		if (xol->used < UTP_XOL_SIZE / UTP_XOL_SLOT_SIZE &&
 		    abs_diff(xol->start, vaddr) < UTP_XOL_REACH)
 			return xol;
+	return NULL;
+}
+
+/*
+ * An area of @proc with a free slot within reach of @vaddr, mapped if
+ * need be; its next slot is at xol->start + xol->used * slot size.
+ * Runs in a thread of the process, with proc->xol_lock held.
+ */
+static struct utp_xol *utp_xol_find(struct utp_proc *proc,
+				    unsigned long vaddr)
+{
+	struct utp_xol *xol = utp_xol_near(proc, vaddr);
+
+	if (xol)
+		return xol;
 	xol = utp_xol_new(vaddr);
 	if (!IS_ERR(xol))
 		list_add(&xol->node, &proc->xols);
@@ -1019,14 +1030,10 @@ static bool utp_xol_room(struct utp_proc *proc, unsigned long vaddr)
 	VMA_ITERATOR(vmi, proc->mm, 0);
 	unsigned long low, high, end;
 	struct vm_area_struct *vma;
-	struct utp_xol *xol;
-	bool room = false;
+	bool room;
 
 	mutex_lock(&proc->xol_lock);
-	list_for_each_entry(xol, &proc->xols, node)
-		if (xol->used < UTP_XOL_SIZE / UTP_XOL_SLOT_SIZE &&
-		    abs_diff(xol->start, vaddr) < UTP_XOL_REACH)
-			room = true;
+	room = utp_xol_near(proc, vaddr);
 	mutex_unlock(&proc->xol_lock);
 	if (room)
 		return true;
