@@ -2894,25 +2894,12 @@ out:
  * mapping holds for writing, so that nothing writes an int3 for them
  * into the new text (__utp_poke()) or takes a hit there for them; they
  * go later, quiesced (utp_drop_stale()).
+ *
+ * If mremap() moved the text to @to (non-zero) with its pages, the
+ * int3s of the points that were live went along: each such point notes
+ * where its int3 is now, for utp_unmove() to restore the byte.
  */
 static void utp_mark_stale(struct utp_proc *proc, unsigned long start,
-			   unsigned long end)
-{
-	struct utp_point *pt;
-	unsigned long idx;
-
-	rcu_read_lock();
-	xa_for_each_range(&proc->points, idx, pt, start, end - 1)
-		WRITE_ONCE(pt->stale, true);
-	rcu_read_unlock();
-}
-
-/*
- * As utp_mark_stale(), for text that mremap() moved to @to with its
- * pages: the int3s of the points that were live go along, and each
- * such point notes where its int3 is now (utp_unmove()).
- */
-static void utp_mark_moved(struct utp_proc *proc, unsigned long start,
 			   unsigned long end, unsigned long to)
 {
 	struct utp_point *pt;
@@ -2920,9 +2907,8 @@ static void utp_mark_moved(struct utp_proc *proc, unsigned long start,
 
 	rcu_read_lock();
 	xa_for_each_range(&proc->points, idx, pt, start, end - 1) {
-		if (READ_ONCE(pt->stale))
-			continue;
-		pt->moved_to = to + (pt->vaddr - start);
+		if (to && !READ_ONCE(pt->stale))
+			pt->moved_to = to + (pt->vaddr - start);
 		WRITE_ONCE(pt->stale, true);
 	}
 	rcu_read_unlock();
@@ -2993,7 +2979,7 @@ void __utprobe_mmap(struct vm_area_struct *vma, unsigned long addr,
 		return;
 	ut = utp_mm_thread(vma->vm_mm);
 	if (ut)
-		utp_mark_stale(ut->proc, addr, addr + len);
+		utp_mark_stale(ut->proc, addr, addr + len, 0);
 	if (!vma->vm_file || !(vma->vm_flags & VM_EXEC) ||
 	    (vma->vm_flags & VM_MAYSHARE))
 		return;
@@ -3030,8 +3016,8 @@ void __utprobe_mremap(struct vm_area_struct *vma, unsigned long old_addr,
 	/* no point of ours was there, none was at the new place */
 	if (!ut)
 		return;
-	utp_mark_stale(ut->proc, new_addr, new_addr + new_len);
-	utp_mark_moved(ut->proc, old_addr, old_addr + old_len, new_addr);
+	utp_mark_stale(ut->proc, new_addr, new_addr + new_len, 0);
+	utp_mark_stale(ut->proc, old_addr, old_addr + old_len, new_addr);
 	utp_mmap_queue(vma, new_addr, new_addr + new_len, old_addr, old_len);
 }
 
