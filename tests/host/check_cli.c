@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -50,6 +51,16 @@ static void read_all(int fd, char *buf, size_t size)
 }
 
 /*
+ * In cli()'s child: name the call that failed and why on the standard
+ * error the test reads, so that the failure is not an empty message.
+ */
+static void child_fail(const char *call, const char *arg, int status)
+{
+	fprintf(stderr, "check_cli: %s(%s): %s\n", call, arg, strerror(errno));
+	_exit(status);
+}
+
+/*
  * Run uprobe-cli with @args (NULL-terminated) against the stand-in
  * tracefs; as user nobody if @nobody.  Output is small enough for the
  * pipes' buffers, so both are read after the exit.
@@ -73,11 +84,14 @@ static void cli(struct result *res, int nobody, ...)
 		dup2(out[1], 1);
 		dup2(err[1], 2);
 		setenv("UPROBE_CLI_TRACEFS", fake, 1);
-		if (nobody && geteuid() == 0 &&
-		    (setgid(65534) || setuid(65534)))
-			_exit(126);
+		if (nobody && geteuid() == 0) {
+			if (setgid(65534))
+				child_fail("setgid", "65534", 126);
+			if (setuid(65534))
+				child_fail("setuid", "65534", 126);
+		}
 		execv(cli_bin, (char **)argv);
-		_exit(127);
+		child_fail("execv", cli_bin, 127);
 	}
 	close(out[1]);
 	close(err[1]);
