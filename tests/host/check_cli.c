@@ -12,6 +12,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -85,6 +86,9 @@ static void cli(struct result *res, int nobody, ...)
 		dup2(err[1], 2);
 		setenv("UPROBE_CLI_TRACEFS", fake, 1);
 		if (nobody && geteuid() == 0) {
+			/* root's supplementary groups must not come along */
+			if (setgroups(0, NULL))
+				child_fail("setgroups", "0, NULL", 126);
 			if (setgid(65534))
 				child_fail("setgid", "65534", 126);
 			if (setuid(65534))
