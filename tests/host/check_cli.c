@@ -12,6 +12,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -38,6 +39,7 @@ struct result {
 	char err[4096];
 };
 
+static char top[32];		/* the directory of every test's stand-in */
 static char fake[64];		/* the stand-in tracefs of one test */
 static const char *cli_bin = CLI;	/* the binary cli() runs */
 
@@ -134,10 +136,13 @@ static const char *get_file(const char *name)
 	return buf;
 }
 
-/* A stand-in tracefs with empty utprobe_events, _profile and _returns. */
+/*
+ * A stand-in tracefs with empty utprobe_events, _profile and _returns,
+ * in a directory of its own under top; main() removes them all.
+ */
 static void setup(void)
 {
-	snprintf(fake, sizeof(fake), "/tmp/check_cli.XXXXXX");
+	snprintf(fake, sizeof(fake), "%s/XXXXXX", top);
 	ck_assert_ptr_nonnull(mkdtemp(fake));
 	chmod(fake, 0755);
 	cli_bin = CLI;
@@ -146,12 +151,18 @@ static void setup(void)
 	put_file("utprobe_returns", "", 0644);
 }
 
-static void teardown(void)
+static int remove_one(const char *path, const struct stat *st, int type,
+		      struct FTW *ftw)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", fake);
-	ck_assert_int_eq(system(cmd), 0);
+	(void)st;
+	(void)type;
+	(void)ftw;
+	if (remove(path)) {
+		fprintf(stderr, "check_cli: remove(%s): %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 /* nm's address of @sym in fixture @file. */
@@ -855,7 +866,19 @@ int main(void)
 	SRunner *sr;
 	int failed;
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	/*
+	 * The tests' stand-ins go in here, under /tmp so that nobody can
+	 * reach the copies in them, and are removed below after all tests
+	 * ran: a checked fixture's teardown is skipped when a test fails.
+	 */
+	snprintf(top, sizeof(top), "/tmp/check_cli.XXXXXX");
+	if (!mkdtemp(top)) {
+		fprintf(stderr, "check_cli: mkdtemp(%s): %s\n", top,
+			strerror(errno));
+		return 1;
+	}
+	chmod(top, 0755);
+	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, add_writes_file_offsets);
 	tcase_add_test(tc, add_with_name_and_offset);
 	tcase_add_loop_test(tc, errors_name_the_problem, 0,
@@ -879,5 +902,7 @@ int main(void)
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	if (nftw(top, remove_one, 16, FTW_DEPTH | FTW_PHYS))
+		failed = 1;
 	return failed ? 1 : 0;
 }
