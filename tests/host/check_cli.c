@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <check.h>
+#include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -29,8 +30,8 @@
 #ifndef CLI
 #error CLI must name the uprobe-cli binary under test
 #endif
-#if !defined(CLI_VERSION) || !defined(ELFUTILS_VERSION)
-#error CLI_VERSION and ELFUTILS_VERSION must give the versions it prints
+#ifndef CLI_VERSION
+#error CLI_VERSION must give the version it prints
 #endif
 
 struct result {
@@ -378,12 +379,15 @@ START_TEST(version)
 {
 	static const char *const opts[] = { "--version", "-V" };
 	struct result r;
+	char want[128];
 
+	/* the version of the libdw both this test and the CLI load */
+	snprintf(want, sizeof(want), "uprobe-cli " CLI_VERSION
+		 " (elfutils %s)\n", dwfl_version(NULL));
 	for (unsigned int i = 0; i < 2; i++) {
 		cli(&r, 0, opts[i], NULL);
 		ck_assert_int_eq(r.status, 0);
-		ck_assert_str_eq(r.out, "uprobe-cli " CLI_VERSION
-				 " (elfutils " ELFUTILS_VERSION ")\n");
+		ck_assert_str_eq(r.out, want);
 		ck_assert_str_eq(r.err, "");
 	}
 	cli(&r, 0, "--help", NULL);
