@@ -88,6 +88,8 @@ static void cli(struct result *res, int nobody, ...)
 		dup2(out[1], 1);
 		dup2(err[1], 2);
 		setenv("UPROBE_CLI_TRACEFS", fake, 1);
+		/* no debuginfod server, nor its cache under $HOME */
+		unsetenv("DEBUGINFOD_URLS");
 		if (nobody && geteuid() == 0) {
 			/* root's supplementary groups must not come along */
 			if (setgroups(0, NULL))

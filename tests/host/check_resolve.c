@@ -199,8 +199,12 @@ int main(void)
 	SRunner *sr;
 	int failed;
 
-	/* build-id lookups go to the fixtures' debug directory */
+	/*
+	 * build-id lookups go to the fixtures' debug directory, and never
+	 * to a debuginfod server or its cache under $HOME
+	 */
 	setenv("UPROBE_CLI_DEBUGINFO_PATH", FIXTURES "/debug", 1);
+	unsetenv("DEBUGINFOD_URLS");
 	tcase_add_loop_test(tc, symbol_matches_nm, 0, NVARIANTS);
 	tcase_add_loop_test(tc, address_and_symbol_offset_agree, 0, NVARIANTS);
 	tcase_add_loop_test(tc, line_matches_addr2line, 0, NVARIANTS);
