@@ -16,8 +16,14 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 echo "  APT     $missing"
+# apt's output goes to a log in build/, wherever this is run from
+log=$(cd "$(dirname "$0")/.." && pwd)/build/deps.log
+mkdir -p "${log%/*}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends $missing > build-deps.log 2>&1 ||
-	{ tail -20 build-deps.log; exit 1; }
-rm -f build-deps.log
+apt-get install -y -qq --no-install-recommends $missing > "$log" 2>&1 || {
+	tail -20 "$log"
+	echo "deps.sh: apt-get install failed; its whole output is in $log" >&2
+	exit 1
+}
+rm -f "$log"
