@@ -17,6 +17,31 @@ check() {
 	fi
 }
 
+# held N: start "$T" wait N in the background (its pid in $pid), and
+# return once it has printed where work() and getppid() are: then its
+# program and libc are mapped and it waits on fd 4 for a line to run.
+# let_go lets it run and waits for its end (in a subshell: should it be
+# gone already, the write's SIGPIPE ends that, not the test).
+held() {
+	mkfifo /tmp/cli-in.$$ /tmp/cli-out.$$
+	"$T" wait "$1" < /tmp/cli-in.$$ > /tmp/cli-out.$$ &
+	pid=$! self= libc=
+	exec 4> /tmp/cli-in.$$ 5< /tmp/cli-out.$$
+	read -r self <&5 && read -r libc <&5
+	exec 5<&-
+	rm -f /tmp/cli-in.$$ /tmp/cli-out.$$
+	case "$self/$libc" in
+	"self $(readlink -f "$T") "*"/libc "*) return 0 ;;
+	esac
+	echo "# $T wait $1 printed '$self' and '$libc', not where it is"
+	return 1
+}
+let_go() {
+	(echo go >&4) 2>/dev/null
+	exec 4>&-
+	wait $pid
+}
+
 echo "TAP version 13"
 echo "1..22"
 out=$(uprobe-cli count -e "$T:work" -e libc:getppid -- "$T" run 300 fork 2>&1)
@@ -39,16 +64,9 @@ echo "$out" | sed 's/^/# /'
 echo "$out" | grep -Eq '"function": "work", "offset": 0, "file_offset": [0-9]+, "hits": 5}'
 check $? "-j prints JSON with the hits"
 # add -p: a probe on one running process, listed with its hits
-mkfifo /tmp/cli-fifo.$$
-"$T" wait 7 < /tmp/cli-fifo.$$ > /dev/null &
-pid=$!
-exec 4> /tmp/cli-fifo.$$
-sleep 1
-uprobe-cli add -p $pid libc:getppid --name ppid
+held 7 && uprobe-cli add -p $pid libc:getppid --name ppid
 check $? "add -p PID libc:getppid"
-echo go >&4
-exec 4>&-
-wait $pid
+let_go
 out=$(uprobe-cli list)
 echo "$out" | sed 's/^/# /'
 echo "$out" | grep -Eq "^ppid +$pid:(0x[0-9a-f]+) +\1 +- +7$"
@@ -65,7 +83,6 @@ echo "$out" | sed 's/^/# /'
 echo "$out" | grep -Eq "^ppid .* 7 +0\.0$"
 check $? "stat: hits and a rate of 0 now that the process is gone"
 uprobe-cli del --all
-rm -f /tmp/cli-fifo.$$
 
 # an instruction the kernel refuses: the probe added before it goes too
 out=$(uprobe-cli add "$T:work" "$T:privileged" 2>&1)
@@ -82,22 +99,17 @@ off=$(uprobe-cli resolve "$T:work" | cut -d' ' -f2)
 TR=/sys/kernel/tracing
 echo "p:cli/work $T:$off" >> $TR/uprobe_events
 echo 1 > $TR/events/cli/work/enable
-mkfifo /tmp/cli-fifo.$$
-"$T" wait 1 < /tmp/cli-fifo.$$ > /dev/null &
-pid=$!
-exec 4> /tmp/cli-fifo.$$
-sleep 1
+held 1
+ready=$?
 out=$(uprobe-cli add "$T:work" 2>&1)
 st=$?
 echo "$out" | sed 's/^/# /'
-[ $st != 0 ] && echo "$out" | grep -q "another breakpoint is there already"
+[ $ready = 0 ] && [ $st != 0 ] &&
+	echo "$out" | grep -q "another breakpoint is there already"
 check $? "a mainline uprobe on the instruction: refused as busy"
-echo go >&4
-exec 4>&-
-wait $pid
+let_go
 echo 0 > $TR/events/cli/work/enable
 echo "-:cli/work" >> $TR/uprobe_events
-rm -f /tmp/cli-fifo.$$
 [ -z "$(uprobe-cli list | sed 1d)" ]
 check $? "nothing left after the refusal"
 
