@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/user.h>
@@ -269,11 +270,40 @@ static void body_abort_check(void *arg)
 	syscall(SYS_exit_group, ret == -1 && errno == ENOSYS ? 42 : 1, 0);
 }
 
-static volatile int spin_forever = 1;
+/*
+ * body_spin() counts its laps in user mode here, in memory it shares
+ * with the parent: a count that grows is a thread running its own code.
+ */
+static volatile unsigned long *spin_laps;
+
 static void body_spin(void *arg)
 {
-	while (spin_forever)
-		;
+	for (;;)
+		(*spin_laps)++;
+}
+
+/* spawn_traced() a body_spin() child, spin_laps shared with it */
+static struct child spawn_spinning(unsigned long events)
+{
+	struct child c = { .pid = -1 };
+	void *p = mmap(NULL, sizeof(*spin_laps), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return c;
+	spin_laps = p;
+	return spawn_traced(body_spin, NULL, events);
+}
+
+/* Wait (up to ~20 s) until body_spin() has run past lap @n. */
+static bool spin_past(unsigned long n)
+{
+	for (int i = 0; i < 4000; i++) {
+		if (*spin_laps > n)
+			return true;
+		msleep(5);
+	}
+	return false;
 }
 
 static void body_fork_exit5(void *arg)
@@ -536,7 +566,7 @@ TEST_F(utrace, sigkill_wakes_stopped_thread)
  */
 TEST_F(utrace, control_stop_running_thread)
 {
-	struct child c = spawn_traced(body_spin, NULL, EV(QUIESCE));
+	struct child c = spawn_spinning(EV(QUIESCE));
 	char line[128], st[300] = "";
 	int i, ret = -1, status;
 
@@ -544,8 +574,8 @@ TEST_F(utrace, control_stop_running_thread)
 	/* the engine keeps wanting the stop each time it is asked */
 	ASSERT_EQ(0, ctl("reply 0 %d %d", QUIESCE, STOP));
 	go(&c);
-	msleep(100);
-	EXPECT_EQ(-EINVAL, ctl("examine 0"));	/* running */
+	ASSERT_TRUE(spin_past(0));		/* running in user mode */
+	EXPECT_EQ(-EINVAL, ctl("examine 0"));
 	EXPECT_EQ(-EINPROGRESS, ctl("control 0 %d", STOP));
 	for (i = 0; i < 2000 && ret; i++) {
 		ret = ctl("control 0 %d", STOP);
@@ -1468,17 +1498,20 @@ TEST_F(utrace, jctl_stop_and_continue)
 /* UTRACE_REPORT makes a running thread report QUIESCE and go on. */
 TEST_F(utrace, report_running_thread)
 {
-	struct child c = spawn_traced(body_spin, NULL, EV(QUIESCE));
+	struct child c = spawn_spinning(EV(QUIESCE));
 	char want[128];
+	unsigned long laps;
 	int st;
 
 	ASSERT_LT(0, c.pid);
 	go(&c);
-	msleep(50);
+	ASSERT_TRUE(spin_past(0));		/* running in user mode */
 	EXPECT_EQ(0, ctl("control 0 %d", REPORT));
 	snprintf(want, sizeof(want), "0 quiesce %d action=5 event=0x0\n", c.pid);
 	ASSERT_TRUE(log_wait(want)) TH_LOG("log: %s", read_log());
-	msleep(50);
+	/* it goes on: laps after the report was logged */
+	laps = *spin_laps;
+	EXPECT_TRUE(spin_past(laps));
 	EXPECT_EQ(-EINVAL, ctl("examine 0"));	/* running: not stopped */
 	EXPECT_STREQ(want, read_log());
 	kill(c.pid, SIGKILL);
