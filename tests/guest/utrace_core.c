@@ -1385,7 +1385,8 @@ TEST_F(utrace, freezer_freezes_held_thread)
 	EXPECT_GT(2, t1.tv_sec - t0.tv_sec);
 
 	EXPECT_EQ(0, ctl("examine 0"));		/* still held */
-	EXPECT_EQ(0, waitpid(c.pid, &status, WNOHANG | __WALL));
+	/* neither gone nor in a job-control stop */
+	EXPECT_EQ(0, waitpid(c.pid, &status, WNOHANG | WUNTRACED | __WALL));
 	EXPECT_EQ(0, ctl("control 0 %d", RESUME));
 	EXPECT_EQ(0, reap(c.pid));
 	EXPECT_EQ(0, ctl("put 0"));
