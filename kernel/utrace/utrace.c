@@ -51,6 +51,9 @@
  *		signal engines with %UTRACE_SIGNAL_REPORT
  * @stopped:	the thread is in utrace_stop()
  * @stepping:	utrace enabled single- or block-step on the thread
+ * @blockstep:	... and it was block-step
+ * @step_shared: single-step was already on (a ptracer's) when utrace
+ *		turned it on, so utrace leaves it on when its step ends
  * @vfork_stop:	stop before waiting for a vfork child
  * @death:	report_death is running
  * @death_done:	report_death has been made
@@ -67,6 +70,8 @@ struct utrace {
 	unsigned int interrupt:1;
 	unsigned int stopped:1;
 	unsigned int stepping:1;
+	unsigned int blockstep:1;
+	unsigned int step_shared:1;
 	unsigned int vfork_stop:1;
 	unsigned int death:1;
 	unsigned int death_done:1;
@@ -953,19 +958,39 @@ static u32 call_signal(const struct utrace_engine_ops *ops,
 				  a->return_ka);
 }
 
-/* Enable or disable stepping as the report decided. */
+/* Was single-step on before utrace turned it on?  Then it is not ours. */
+static bool utrace_step_was_on(struct task_struct *task)
+{
+#ifdef TIF_SINGLESTEP
+	return test_tsk_thread_flag(task, TIF_SINGLESTEP);
+#else
+	return false;
+#endif
+}
+
+/*
+ * Enable or disable stepping as the report decided.  Single-step is
+ * shared with ptrace: a step utrace ends is turned off only if utrace
+ * turned it on (see utrace_ptrace_step_off() for the other way).
+ */
 static void utrace_apply_step(struct task_struct *task, struct utrace *utrace,
 			      enum utrace_resume_action action)
 {
-	if (action == UTRACE_SINGLESTEP) {
-		user_enable_single_step(task);
+	if (action == UTRACE_SINGLESTEP || action == UTRACE_BLOCKSTEP) {
+		if (!utrace->stepping)
+			utrace->step_shared = utrace_step_was_on(task);
+		if (action == UTRACE_SINGLESTEP)
+			user_enable_single_step(task);
+		else
+			user_enable_block_step(task);
 		utrace->stepping = 1;
-	} else if (action == UTRACE_BLOCKSTEP) {
-		user_enable_block_step(task);
-		utrace->stepping = 1;
+		utrace->blockstep = action == UTRACE_BLOCKSTEP;
 	} else if (utrace->stepping) {
-		user_disable_single_step(task);
+		if (!utrace->step_shared)
+			user_disable_single_step(task);
 		utrace->stepping = 0;
+		utrace->blockstep = 0;
+		utrace->step_shared = 0;
 	}
 }
 
@@ -1531,6 +1556,28 @@ void utrace_report_jctl(int notify, int type)
 			set_special_state(TASK_STOPPED);
 		spin_unlock_irq(&task->sighand->siglock);
 	}
+}
+
+/**
+ * utrace_ptrace_step_off - ptrace turned single-step off
+ * @task:	the tracee, in a ptrace stop
+ *
+ * Called by ptrace after it disabled stepping (%PTRACE_CONT and the other
+ * resuming requests, %PTRACE_DETACH).  An engine's step the thread has
+ * not finished is turned on again: each side's step ends only when that
+ * side ends it.  The tracee is stopped, so utrace->stepping is stable.
+ */
+void utrace_ptrace_step_off(struct task_struct *task)
+{
+	struct utrace *utrace = task_utrace_struct(task);
+
+	if (!utrace || !utrace->stepping)
+		return;
+	utrace->step_shared = 0;
+	if (utrace->blockstep)
+		user_enable_block_step(task);
+	else
+		user_enable_single_step(task);
 }
 
 /**
