@@ -183,6 +183,7 @@ struct utp_thread {
 	bool in_hit;			/* in the slow path of a hit */
 	struct utp_point *stepping;	/* the point being stepped */
 	unsigned long step_slot;
+	bool user_step;			/* stepped by a ptracer at the hit */
 	struct list_head delayed;	/* signals that came mid-step */
 	struct utp_fork_work *fork_pending; /* for the child being forked */
 	struct utp_ret *rets;		/* calls followed, newest first */
@@ -1585,11 +1586,19 @@ bool utp_trap(struct pt_regs *regs, unsigned long bp)
 	return true;
 }
 
+/* A hit is over: the thread goes on, or stops for its ptracer's step. */
+static u32 utp_hit_done(bool user_step, struct pt_regs *regs)
+{
+	if (user_step)
+		utp_arch_step_trap(regs);
+	return UTRACE_SIGNAL_IGN | UTRACE_RESUME;
+}
+
 /* The int3 at @bp was hit; see utp_hit(). */
 static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 		     unsigned long bp, u32 action)
 {
-	bool replay = ut->replay_bp == bp;
+	bool replay = ut->replay_bp == bp, user_step;
 	struct utp_point *pt;
 	unsigned long slot;
 	u8 byte;
@@ -1617,12 +1626,17 @@ static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 		return UTRACE_SIGNAL_IGN | UTRACE_STOP;
 	}
 
+	/*
+	 * A thread single-stepped by a ptracer (or its own TF) steps the
+	 * probed instruction as one: the hit ends in the step's trap.
+	 */
+	user_step = utp_arch_user_stepping(regs);
 	regs->ip = bp;
 	/* a replay of a fast-path hit whose handlers ran: they do not again */
 	if (!replay && utp_hit_handlers(ut, pt, regs))
-		return UTRACE_SIGNAL_IGN | UTRACE_RESUME;
+		return utp_hit_done(user_step, regs);
 	if (!utp_arch_emulate(&pt->ai, bp, regs))
-		return UTRACE_SIGNAL_IGN | UTRACE_RESUME;
+		return utp_hit_done(user_step, regs);
 
 	slot = utp_slot(ut->proc, pt);
 	if (!slot) {
@@ -1630,7 +1644,7 @@ static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 		force_sig(SIGSEGV);
 		return UTRACE_SIGNAL_IGN | UTRACE_RESUME;
 	}
-	if (pt->ai.through) {
+	if (pt->ai.through && !user_step) {
 		/* the slot jumps back by itself */
 		regs->ip = slot;
 		return UTRACE_SIGNAL_IGN | utp_resume(ut);
@@ -1638,6 +1652,7 @@ static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 	utp_arch_pre_step(&pt->ai, slot, regs);
 	ut->stepping = pt;
 	ut->step_slot = slot;
+	ut->user_step = user_step;
 	/* see every signal until the step is over, to hold them back */
 	utp_set_events(ut, UTP_EVENTS | UTRACE_EVENT_SIGNAL_ALL);
 	return UTRACE_SIGNAL_IGN | UTRACE_SINGLESTEP;
@@ -1689,6 +1704,8 @@ static u32 utp_signal_stepping(struct utp_thread *ut, struct pt_regs *regs,
 	if (signo == SIGTRAP && info->si_code == TRAP_TRACE) {
 		if (utp_arch_post_step(&pt->ai, pt->vaddr, ut->step_slot, regs))
 			force_sig(SIGSEGV);
+		else if (ut->user_step)
+			utp_arch_step_trap(regs);
 		utp_end_step(ut);
 		return UTRACE_SIGNAL_IGN | utp_resume(ut);
 	}

@@ -448,6 +448,21 @@ void utp_arch_abort_step(unsigned long vaddr, struct pt_regs *regs)
 }
 EXPORT_SYMBOL_IF_KUNIT(utp_arch_abort_step);
 
+/**
+ * utp_arch_step_trap - end a hit as the single step it was part of
+ * @regs:	the user registers, ip at the instruction after the probed one
+ *
+ * The thread was being single-stepped when it hit the point (by a
+ * ptracer, or by its own TF): the probed instruction, emulated or run
+ * out of line, counts as the one instruction stepped, and the thread
+ * gets the SIGTRAP a hardware step would have raised there.
+ */
+void utp_arch_step_trap(struct pt_regs *regs)
+{
+	current->thread.virtual_dr6 = 0;
+	send_sigtrap(regs, 0, TRAP_TRACE);
+}
+
 /*
  * A user int3 reaches the die notifiers before any SIGTRAP is sent: a
  * hit of a point that needs no single step is taken there, and the trap

@@ -67,7 +67,17 @@ void utp_arch_pre_step(const struct utp_arch_insn *ai, unsigned long slot,
 int utp_arch_post_step(const struct utp_arch_insn *ai, unsigned long vaddr,
 		       unsigned long slot, struct pt_regs *regs);
 void utp_arch_abort_step(unsigned long vaddr, struct pt_regs *regs);
+void utp_arch_step_trap(struct pt_regs *regs);
 int utp_arch_init(void);
+
+/*
+ * Is the thread single-stepped by someone else (a ptracer, or its own
+ * TF) when it hits a point?  Then the hit ends in that step's trap.
+ */
+static inline bool utp_arch_user_stepping(struct pt_regs *regs)
+{
+	return regs->flags & X86_EFLAGS_TF;
+}
 
 /* The generic side of the fast path, which the arch's trap calls. */
 bool utp_trap(struct pt_regs *regs, unsigned long bp);
