@@ -2024,6 +2024,12 @@ static u32 utp_report_exec(enum utrace_resume_action action,
 {
 	struct utp_thread *ut = engine->data;
 
+	/*
+	 * The new image's engine already, attached by its mmap work at a
+	 * tracer's exec event stop (see utp_mmap_work()): it stays.
+	 */
+	if (ut->proc->mm == task->mm)
+		return UTRACE_RESUME;
 	/* the old image and its points are gone */
 	utp_thread_leave(ut);
 	utp_thread_free(ut);
@@ -2879,8 +2885,19 @@ static void utp_mmap_work(struct callback_head *cb)
 	utp_set_in_work(ut, true);
 	mutex_lock(&utp_mutex);
 	utp_set_in_work(ut, false);
-	/* not in the mm an exec is leaving */
-	if (ut && ut->proc->mm == current->mm) {
+	if (ut && ut->proc->mm != current->mm) {
+		/*
+		 * Run by a tracer's exec event stop (ptrace_notify() runs
+		 * task_work), before utrace's exec report: the engine is the
+		 * old image's.  It leaves now, as its exec report would have
+		 * it, so that the new image's can attach.
+		 */
+		utp_thread_leave(ut);
+		utp_control(current, ut->engine, UTRACE_DETACH);
+		utp_thread_free(ut);
+		ut = NULL;
+	}
+	if (ut) {
 		if (w->from) {
 			utp_unmove(ut->proc, w->from, w->from_len, w->start);
 			utp_drop_stale(ut->proc, w->from,
