@@ -286,7 +286,6 @@ int utrace_report_signal(int signr, struct ksignal *ksig,
 void utrace_signal_handler(struct task_struct *task, int stepping);
 void utrace_report_jctl(int notify, int type);
 void task_utrace_proc_status(struct seq_file *m, struct task_struct *task);
-bool utrace_excludes_ptrace(struct task_struct *task);
 void utrace_ptrace_step_off(struct task_struct *task);
 
 #else /* !CONFIG_UTRACE */
@@ -325,11 +324,6 @@ static inline void utrace_report_jctl(int notify, int type) { }
 static inline void utrace_free_task(struct task_struct *task) { }
 static inline void task_utrace_proc_status(struct seq_file *m,
 					   struct task_struct *task) { }
-static inline bool utrace_excludes_ptrace(struct task_struct *task)
-{
-	return false;
-}
-
 static inline void utrace_ptrace_step_off(struct task_struct *task) { }
 
 #endif /* CONFIG_UTRACE */

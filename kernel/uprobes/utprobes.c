@@ -2520,10 +2520,10 @@ static void utp_defer(struct utp_deferred *d)
  * @vaddr is not in private executable memory of the process;
  * -%EILSEQ no valid instruction there; -%EOPNOTSUPP the instruction
  * cannot be probed, or the process is 32-bit; -%EBUSY another breakpoint
- * is there (a debugger's or a mainline uprobe's), or the process is
- * ptraced; -%EAGAIN the text at @vaddr was replaced while the probe went
- * in; -%EINTR a fatal signal came; -%ENOMEM out of memory, or no room
- * for an out-of-line slot within reach of @vaddr.
+ * is there (a debugger's or a mainline uprobe's); -%EAGAIN the text at
+ * @vaddr was replaced while the probe went in; -%EINTR a fatal signal
+ * came; -%ENOMEM out of memory, or no room for an out-of-line slot
+ * within reach of @vaddr.
  */
 int utprobe_register_pid(struct utprobe *up, pid_t nr, unsigned long vaddr)
 {
@@ -3278,7 +3278,7 @@ static int utp_register_file(struct utprobe *up, struct inode *inode,
  * beyond its end; -%ENOEXEC it is not a 64-bit ELF file; -%EFAULT
  * @offset is not in an executable segment; -%EILSEQ no valid instruction
  * there; -%EOPNOTSUPP the instruction cannot be probed; -%EBUSY a process
- * has another breakpoint there, or is ptraced; -%EINTR; -%ENOMEM (or no
+ * has another breakpoint there; -%EINTR; -%ENOMEM (or no
  * room for an out-of-line slot in a process).
  * On error, no process has the probe.
  */

@@ -206,8 +206,9 @@ static struct utrace_engine *find_matching_engine(struct utrace *utrace,
  *
  * Return: the engine with a reference for the caller, or ERR_PTR():
  * -%ENOENT nothing matched, -%EEXIST an exclusive attach found a match,
- * -%EPERM @task is a kernel thread, dead or dying, -%EBUSY @task is
- * ptraced, -%ENOMEM.
+ * -%EPERM @task is a kernel thread, dead or dying, -%ENOMEM.  A ptraced
+ * thread takes engines as any other (see Documentation/trace/utrace.rst,
+ * "utrace and ptrace").
  */
 struct utrace_engine *utrace_attach_task(struct task_struct *task, int flags,
 					 const struct utrace_engine_ops *ops,
@@ -246,14 +247,12 @@ struct utrace_engine *utrace_attach_task(struct task_struct *task, int flags,
 	engine->ops = ops;
 	engine->data = data;
 
-	/* tasklist_lock orders this against ptrace_attach(), see below */
+	/* tasklist_lock orders the exit_state test against exit_notify() */
 	read_lock(&tasklist_lock);
 	spin_lock(&utrace->lock);
 	found = NULL;
 	if (unlikely(task->exit_state || utrace->death || utrace->reap)) {
 		found = ERR_PTR(-EPERM);
-	} else if (unlikely(task->ptrace)) {
-		found = ERR_PTR(-EBUSY);
 	} else if (flags & UTRACE_ATTACH_EXCLUSIVE) {
 		if (find_matching_engine(utrace, flags, ops, data))
 			found = ERR_PTR(-EEXIST);
@@ -1578,28 +1577,6 @@ void utrace_ptrace_step_off(struct task_struct *task)
 		user_enable_block_step(task);
 	else
 		user_enable_single_step(task);
-}
-
-/**
- * utrace_excludes_ptrace - whether ptrace must leave a thread alone
- * @task:	the thread
- *
- * ptrace and utrace engines do not share a thread: PTRACE_ATTACH,
- * PTRACE_SEIZE and PTRACE_TRACEME fail with -EBUSY while an engine is
- * attached (an engine detached while the thread ran counts until the
- * thread's next safe point), and utrace_attach_task() fails with -EBUSY
- * on a ptraced thread.  Both sides decide under tasklist_lock, which the
- * caller holds.
- *
- * Return: true when an engine is attached to @task.
- */
-bool utrace_excludes_ptrace(struct task_struct *task)
-{
-	struct utrace *utrace = task_utrace_struct(task);
-
-	lockdep_assert_held(&tasklist_lock);
-	return utrace && (!list_empty(&utrace->attached) ||
-			  !list_empty(&utrace->attaching));
 }
 
 /**

@@ -495,7 +495,8 @@ static const char *proc_state(pid_t pid, char *buf, size_t len)
 
 /*
  * UTRACE_STOP at syscall entry holds the thread; it is not a ptrace
- * stop: wait() sees nothing and ptrace cannot attach; RESUME lets it go.
+ * stop: wait() sees nothing, and a tracer that attaches meanwhile and
+ * asks for a stop gets it only once RESUME lets the thread go.
  */
 TEST_F(utrace, stop_at_syscall_entry_then_resume)
 {
@@ -517,9 +518,17 @@ TEST_F(utrace, stop_at_syscall_entry_then_resume)
 	EXPECT_EQ(0, ctl("control 0 %d", STOP));	/* stopped already */
 	EXPECT_EQ(0, ctl("examine 0"));
 	EXPECT_EQ(0, waitpid(c.pid, &status, WNOHANG | WUNTRACED | __WALL));
-	EXPECT_EQ(-1, ptrace(PTRACE_ATTACH, c.pid, 0, 0));
-	EXPECT_EQ(EBUSY, errno);
+	EXPECT_EQ(0, ptrace(PTRACE_SEIZE, c.pid, 0, 0));
+	EXPECT_EQ(0, ptrace(PTRACE_INTERRUPT, c.pid, 0, 0));
+	EXPECT_EQ(0, waitpid(c.pid, &status, WNOHANG | __WALL));
+	/* not stopped for the tracer: its requests find no tracee */
+	EXPECT_EQ(-1, ptrace(PTRACE_PEEKUSER, c.pid, 0, 0));
+	EXPECT_EQ(ESRCH, errno);
 	EXPECT_EQ(0, ctl("control 0 %d", RESUME));
+	EXPECT_EQ(c.pid, waitpid(c.pid, &status, __WALL));
+	EXPECT_TRUE(WIFSTOPPED(status));
+	EXPECT_EQ(PTRACE_EVENT_STOP, status >> 16);
+	EXPECT_EQ(0, ptrace(PTRACE_DETACH, c.pid, 0, 0));
 	EXPECT_EQ(0, reap(c.pid));
 	EXPECT_EQ(-ESRCH, settle(0));
 	snprintf(want, sizeof(want),
@@ -642,7 +651,7 @@ TEST_F(utrace, attach_errors)
 	EXPECT_EQ(-EPERM, ctl("attach %d 1", z));
 	reap(z);
 
-	/* a ptraced thread cannot take an engine */
+	/* a ptraced thread, in a ptrace stop, takes an engine as any other */
 	z = fork();
 	if (z == 0) {
 		ptrace(PTRACE_TRACEME, 0, 0, 0);
@@ -650,9 +659,10 @@ TEST_F(utrace, attach_errors)
 		_exit(0);
 	}
 	ASSERT_EQ(z, waitpid(z, NULL, WUNTRACED));
-	EXPECT_EQ(-EBUSY, ctl("attach %d 1", z));
+	EXPECT_EQ(0, ctl("attach %d 1", z));
 	kill(z, SIGKILL);
 	reap(z);
+	EXPECT_EQ(0, ctl("put 1"));
 }
 
 /* CLONE reports fork, vfork and threads; the callback attaches to the child. */
@@ -1973,6 +1983,138 @@ TEST(rmmod_with_callbacks_in_flight)
 	status = reap(c.pid);
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/*
+ * utrace and ptrace on one thread (Documentation/trace/utrace.rst,
+ * "utrace and ptrace").  The child is seized by the test while blocked
+ * before its body, engine 0 attached with @events; the tracer's stops
+ * are counted by signal and each continued with its signal.  Return
+ * the child's wait status.  @seen_first, if not NULL, is set when the
+ * engine's report of a SIGUSR1 was in the log at the tracer's stop.
+ */
+static int run_traced_signal_child(void (*fn)(void *), void *arg,
+				   unsigned long events, int event, int reply,
+				   int *stops, bool *seen_first)
+{
+	struct child c = spawn(fn, arg);
+	char line[128];
+	int st;
+
+	if (ctl("attach %d 0", c.pid) || ctl("events 0 %lu", events) ||
+	    (event >= 0 && ctl("reply 0 %d %d", event, reply)) ||
+	    ptrace(PTRACE_SEIZE, c.pid, 0, 0)) {
+		fprintf(stderr, "# attach: %m\n");
+		kill(c.pid, SIGKILL);
+		reap(c.pid);
+		return -1;
+	}
+	snprintf(line, sizeof(line), "0 signal %d action=0x5 signo=10 ",
+		 c.pid);
+	go(&c);
+	for (;;) {
+		if (waitpid(c.pid, &st, __WALL) != c.pid)
+			return -1;
+		if (!WIFSTOPPED(st))
+			break;
+		stops[WSTOPSIG(st) & 0x7f]++;
+		if (seen_first && WSTOPSIG(st) == SIGUSR1)
+			*seen_first = strstr(read_log(), line);
+		if (ptrace(PTRACE_CONT, c.pid, 0, WSTOPSIG(st)))
+			return -1;
+	}
+	settle(0);
+	ctl("put 0");
+	return st;
+}
+
+/*
+ * A signal the engine leaves for delivery reaches the tracer's
+ * signal-delivery stop after the engine's report of it, then the
+ * handler; a ptraced thread takes an engine (once refused: EBUSY).
+ */
+TEST_F(utrace, ptrace_sees_signal_after_engine)
+{
+	int stops[NSIG] = { 0 };
+	bool seen_first = false;
+	int st;
+
+	st = run_traced_signal_child(body_handler, NULL, EV(SIGNAL), -1, 0,
+				     stops, &seen_first);
+	ASSERT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);
+	EXPECT_EQ(7, WEXITSTATUS(st));
+	EXPECT_EQ(1, stops[SIGUSR1]);
+	EXPECT_TRUE(seen_first);
+	EXPECT_TRUE(log_is("0 signal %1$d action=0x5 signo=10 code=0\n"
+			   "0 signal %1$d action=0x75 signo=0 code=0\n"));
+}
+
+/* A signal the engine ignores is never shown to the tracer. */
+TEST_F(utrace, ptrace_never_sees_signal_engine_ignores)
+{
+	int stops[NSIG] = { 0 };
+	int st;
+
+	st = run_traced_signal_child(body_kill_self, (void *)SIGTERM,
+				     EV(SIGNAL_TERM), SIGNAL_TERM,
+				     SIG_IGN_ | RESUME, stops, NULL);
+	ASSERT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);
+	EXPECT_EQ(8, WEXITSTATUS(st));
+	for (int i = 0; i < NSIG; i++) {
+		EXPECT_EQ(0, stops[i]) TH_LOG("a stop for signal %d", i);
+	}
+	EXPECT_TRUE(log_is("0 signal %1$d action=0x25 signo=15 code=0\n"));
+}
+
+/*
+ * System calls: ptrace's entry stop comes before the engine's entry
+ * report, and its exit stop before the engine's exit report.
+ */
+TEST_F(utrace, ptrace_syscall_stops_before_engine_reports)
+{
+	struct child c = spawn(body_getpid_exit3, NULL);
+	char entry[128], exit_[128];
+	int st, entries = 0, exits = 0;
+
+	ASSERT_EQ(0, ctl("attach %d 0", c.pid));
+	ASSERT_EQ(0, ctl("events 0 %lu", EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT)));
+	ASSERT_EQ(0, ptrace(PTRACE_SEIZE, c.pid, 0, PTRACE_O_TRACESYSGOOD));
+	ASSERT_EQ(0, ptrace(PTRACE_INTERRUPT, c.pid, 0, 0));
+	ASSERT_EQ(c.pid, waitpid(c.pid, &st, __WALL));
+	ASSERT_EQ(0, ptrace(PTRACE_SYSCALL, c.pid, 0, 0));
+	snprintf(entry, sizeof(entry), "0 syscall_entry %d action=0x5 nr=39 arg0=11",
+		 c.pid);
+	snprintf(exit_, sizeof(exit_), "0 syscall_exit %d action=5 nr=39 ",
+		 c.pid);
+	go(&c);
+	for (;;) {
+		struct __ptrace_syscall_info si;
+
+		ASSERT_EQ(c.pid, waitpid(c.pid, &st, __WALL));
+		if (!WIFSTOPPED(st))
+			break;
+		if (WSTOPSIG(st) == (SIGTRAP | 0x80) &&
+		    ptrace(PTRACE_GET_SYSCALL_INFO, c.pid, sizeof(si), &si) > 0) {
+			if (si.op == PTRACE_SYSCALL_INFO_ENTRY &&
+			    si.entry.nr == SYS_getpid) {
+				EXPECT_EQ(NULL, strstr(read_log(), entry));
+				entries++;
+			} else if (si.op == PTRACE_SYSCALL_INFO_EXIT &&
+				   entries && !exits) {
+				EXPECT_NE(NULL, strstr(read_log(), entry));
+				EXPECT_EQ(NULL, strstr(read_log(), exit_));
+				exits++;
+			}
+		}
+		ASSERT_EQ(0, ptrace(PTRACE_SYSCALL, c.pid, 0, 0));
+	}
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(3, WEXITSTATUS(st));
+	EXPECT_EQ(1, entries);
+	EXPECT_EQ(1, exits);
+	EXPECT_NE(NULL, strstr(read_log(), exit_));
+	settle(0);
+	ctl("put 0");
 }
 
 TEST_HARNESS_MAIN
