@@ -78,6 +78,9 @@ done
 # in place of busybox's applet of the same name
 rm -f "$root/usr/bin/bash"
 install_prog /usr/bin/bash usr/bin/bash
+# strace, for the tests of utprobes with ptrace
+rm -f "$root/usr/bin/strace"
+install_prog /usr/bin/strace usr/bin/strace
 for m in "$build"/modules-"$flavour"/*.ko; do
 	[ -f "$m" ] && cp "$m" "$root/lib/modules/$release/extra/"
 done

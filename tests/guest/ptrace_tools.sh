@@ -1,0 +1,167 @@
+#!/bin/sh
+# Real debugging tools from Debian's packages on probed processes: strace
+# run under "uprobe-cli count", strace -p attached to a probed process,
+# and a probe added to a process strace already traces.  strace's log
+# has the program's system calls, the program's output and exit status
+# are unchanged, and the hit counts are exact (and equal to mainline
+# uprobes' on the same command).
+T=/usr/libexec/utrace-tests/targets/probe_target
+TR=/sys/kernel/tracing
+LOG=/tmp/ptrace_tools.strace
+n=0 failed=0
+check() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=1
+	fi
+}
+
+# the hits of probe $1 in utprobe_profile (empty if none)
+hits() {
+	awk -v p="$1" '$1 == p { print $NF }' $TR/utprobe_profile
+}
+
+# wait until process $1 is asleep (blocked reading its fifo) with $2
+# mapped (libc by default), at most 30 s
+asleep() {
+	i=0
+	while [ $i -lt 300 ]; do
+		[ "$(cut -d' ' -f3 /proc/"$1"/stat 2>/dev/null)" = S ] &&
+			grep -q "${2:-libc}" /proc/"$1"/maps 2>/dev/null && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# wait until process $1 has a tracer, at most 30 s
+traced() {
+	i=0
+	while [ $i -lt 300 ]; do
+		[ "$(awk '/^TracerPid:/ { print $2 }' /proc/"$1"/status)" != 0 ] &&
+			return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+echo "TAP version 13"
+echo "1..13"
+
+# 1. strace under uprobe-cli count: the probes reach strace's tracees
+out=$(uprobe-cli count -e "$T:work" -e libc:getppid -- \
+	strace -f -o $LOG "$T" run 300 fork 2>&1)
+st=$?
+echo "$out" | sed 's/^/# /'
+check $st "count -- strace -f PROG: exit status 0"
+echo "$out" | grep -Eq '^ +600  probe_target:work$' &&
+	echo "$out" | grep -Eq '^ +600  libc\.so\.6:getppid$'
+check $? "600 hits of work and of getppid, as without strace"
+# two processes: a call may be logged "getppid( <unfinished ...>"
+echo "# strace's log: $(grep -c 'getppid(' $LOG) getppid, $(grep -c 'exit_group(0)' $LOG) exit_group(0)"
+[ "$(grep -c 'getppid(' $LOG)" = 600 ] &&
+	[ "$(grep -c 'exit_group(0)' $LOG)" = 2 ]
+check $? "strace's log: 600 getppid calls, two exit_group(0)"
+
+# 2. libc read and write under strace (sh is static: only strace and
+# the program call them): our counts equal mainline's
+CMD="strace -f -o $LOG $T print 40 > /tmp/ptrace_tools.out"
+out=$(uprobe-cli count -e libc:read -e libc:write -- sh -c "$CMD" 2>&1)
+st=$?
+echo "$out" | sed 's/^/# /'
+ours_r=$(echo "$out" | awk '$2 == "libc.so.6:read" { print $1 }')
+ours_w=$(echo "$out" | awk '$2 == "libc.so.6:write" { print $1 }')
+[ $st = 0 ] && [ "$(wc -l < /tmp/ptrace_tools.out)" = 40 ] &&
+	[ "$(sed -n 40p /tmp/ptrace_tools.out)" = "$("$T" print 40 | sed -n 40p)" ]
+check $? "count -- strace PROG print: exit 0, the program's output unchanged"
+for fn in read write; do
+	set -- $(uprobe-cli resolve libc:$fn)
+	echo "# libc:$fn at $1:$2"
+	echo "p:ptt/$fn $1:$2" >> $TR/uprobe_events
+done
+echo 1 > $TR/events/ptt/enable
+sh -c "$CMD"
+echo 0 > $TR/events/ptt/enable
+sed 's/^/# /' $TR/uprobe_profile
+main_r=$(awk '$2 == "read" { print $3 }' $TR/uprobe_profile)
+main_w=$(awk '$2 == "write" { print $3 }' $TR/uprobe_profile)
+echo "-:ptt/read" >> $TR/uprobe_events
+echo "-:ptt/write" >> $TR/uprobe_events
+echo "# read: utprobes $ours_r, mainline $main_r; write: utprobes $ours_w, mainline $main_w"
+[ -n "$ours_r" ] && [ "$ours_r" -gt 0 ] && [ "$ours_r" = "$main_r" ] &&
+	[ -n "$ours_w" ] && [ "$ours_w" -gt 0 ] && [ "$ours_w" = "$main_w" ]
+check $? "libc read and write: the counts equal mainline uprobes'"
+
+# 3. strace -p on a process with a pid probe and a file probe
+mkfifo /tmp/ptt-fifo.$$
+"$T" wait 300 < /tmp/ptt-fifo.$$ > /dev/null &
+pid=$!
+exec 4> /tmp/ptt-fifo.$$
+asleep $pid
+uprobe-cli add -p $pid libc:getppid --name ptt_pid &&
+	uprobe-cli add "$T:work" --name ptt_file
+check $? "a pid probe and a file probe on the process"
+strace -p $pid -o $LOG &
+spid=$!
+traced $pid
+check $? "strace -p attaches to the probed process"
+echo go >&4
+exec 4>&-
+wait $pid
+st=$?
+wait $spid
+[ $st = 0 ] && [ "$(hits ptt_pid)" = 300 ] && [ "$(hits ptt_file)" = 300 ] &&
+	[ "$(grep -c 'getppid(' $LOG)" = 300 ]
+check $? "under strace -p: exit 0, 300 hits each, 300 getppid in the log"
+uprobe-cli del --all
+
+# 4. a probe added to a process strace already traces
+"$T" wait 200 < /tmp/ptt-fifo.$$ > /dev/null &
+pid=$!
+exec 4> /tmp/ptt-fifo.$$
+asleep $pid
+strace -p $pid -o $LOG &
+spid=$!
+traced $pid
+uprobe-cli add -p $pid libc:getppid --name ptt_late
+check $? "add -p on a process under strace"
+echo go >&4
+exec 4>&-
+wait $pid
+st=$?
+wait $spid
+[ $st = 0 ] && [ "$(hits ptt_late)" = 200 ] &&
+	[ "$(grep -c 'getppid(' $LOG)" = 200 ]
+check $? "exit 0, 200 hits, 200 getppid in strace's log"
+uprobe-cli del --all
+[ -z "$(uprobe-cli list | sed 1d)" ]
+check $? "no probe left"
+
+# 5. the process tracer follows a tree that strace traces too
+sh -c "read x < /tmp/ptt-fifo.$$; strace -f -o $LOG $T run 3 fork > /dev/null" &
+pid=$!
+asleep $pid /
+echo $pid > $TR/process_follow_pid
+echo process > $TR/current_tracer
+echo go > /tmp/ptt-fifo.$$
+wait $pid
+st=$?
+grep -v '^#' $TR/trace > /tmp/ptrace_tools.trace
+echo nop > $TR/current_tracer
+echo 0 > $TR/process_follow_pid
+sed -n '1,5p;$p' /tmp/ptrace_tools.trace | sed 's/^/# /'
+[ $st = 0 ] &&
+	[ "$(grep -c 'exec comm=strace ' /tmp/ptrace_tools.trace)" = 1 ] &&
+	[ "$(grep -c 'exec comm=probe_target ' /tmp/ptrace_tools.trace)" = 1 ]
+check $? "process tracer: the exec of strace and of the traced program"
+# getppid is system call 110; strace makes none
+[ "$(grep -c 'syscall_enter nr=110 ' /tmp/ptrace_tools.trace)" = 6 ] &&
+	[ "$(grep -c 'getppid(' $LOG)" = 6 ] &&
+	[ "$(grep -c 'probe_target-.* exit code=0x0 status=0' /tmp/ptrace_tools.trace)" = 2 ]
+check $? "both see the 6 getppid calls; both processes exit 0"
+rm -f /tmp/ptt-fifo.$$ $LOG /tmp/ptrace_tools.out /tmp/ptrace_tools.trace
+exit $failed
