@@ -80,6 +80,7 @@
 #include <linux/utprobes.h>
 #include <linux/utrace.h>
 #include <linux/wait.h>
+#include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <asm/tlbflush.h>
@@ -132,6 +133,7 @@ struct utp_point {
 	unsigned long slot;		/* 0 until first stepped; acquire */
 	struct list_head consumers;
 	bool ret_site;			/* a followed call returns here */
+	bool arming;			/* a new return site, int3 not in yet */
 	bool stale;			/* mapped over; see utp_mark_stale() */
 	unsigned long moved_to;		/* its int3's place after mremap() */
 	struct rcu_head rcu;		/* freed after the trap path's readers */
@@ -1296,6 +1298,7 @@ static struct utp_point *utp_ret_site(struct utp_proc *proc, unsigned long ra)
 	pt->vaddr = ra;
 	pt->proc = proc;
 	pt->ret_site = true;
+	pt->arming = true;
 	INIT_LIST_HEAD(&pt->consumers);
 	ret = xa_insert(&proc->points, ra, pt, GFP_KERNEL_ACCOUNT);
 	if (ret) {
@@ -1313,11 +1316,20 @@ static struct utp_point *utp_ret_site(struct utp_proc *proc, unsigned long ra)
 	 * In the xarray first, then the int3: a thread that traps finds the
 	 * point.  If the int3 cannot be written, the point stays, unhit.
 	 */
-	if (__utp_poke(current->mm, ra, buf[0], UTP_BREAK_INSN, pt, NULL))
+	ret = __utp_poke(current->mm, ra, buf[0], UTP_BREAK_INSN, pt, NULL);
+	WRITE_ONCE(pt->arming, false);
+	wake_up_var(&pt->arming);
+	if (ret)
 		return NULL;
 	utp_kick(proc);
 	return pt;
 found:
+	/*
+	 * Another thread's new return site: its call returning before the
+	 * int3 is in would go unseen (and be counted unwound later).  The
+	 * point stays while this thread is in its hit (a quiescer waits).
+	 */
+	wait_var_event(&pt->arming, !READ_ONCE(pt->arming));
 	/* old text's: the return is missed */
 	if (READ_ONCE(pt->stale))
 		return NULL;
