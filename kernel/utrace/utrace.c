@@ -975,21 +975,29 @@ static bool utrace_step_was_on(struct task_struct *task)
 static void utrace_apply_step(struct task_struct *task, struct utrace *utrace,
 			      enum utrace_resume_action action)
 {
+	bool shared = utrace->step_shared;
+
 	if (action == UTRACE_SINGLESTEP || action == UTRACE_BLOCKSTEP) {
 		if (!utrace->stepping)
-			utrace->step_shared = utrace_step_was_on(task);
+			shared = utrace_step_was_on(task);
 		if (action == UTRACE_SINGLESTEP)
 			user_enable_single_step(task);
 		else
 			user_enable_block_step(task);
+		/* the bits share a word with those others set under the lock */
+		spin_lock(&utrace->lock);
 		utrace->stepping = 1;
 		utrace->blockstep = action == UTRACE_BLOCKSTEP;
+		utrace->step_shared = shared;
+		spin_unlock(&utrace->lock);
 	} else if (utrace->stepping) {
-		if (!utrace->step_shared)
+		if (!shared)
 			user_disable_single_step(task);
+		spin_lock(&utrace->lock);
 		utrace->stepping = 0;
 		utrace->blockstep = 0;
 		utrace->step_shared = 0;
+		spin_unlock(&utrace->lock);
 	}
 }
 
@@ -1569,11 +1577,19 @@ void utrace_report_jctl(int notify, int type)
 void utrace_ptrace_step_off(struct task_struct *task)
 {
 	struct utrace *utrace = task_utrace_struct(task);
+	bool stepping, block;
 
-	if (!utrace || !utrace->stepping)
+	if (!utrace)
 		return;
-	utrace->step_shared = 0;
-	if (utrace->blockstep)
+	spin_lock(&utrace->lock);
+	stepping = utrace->stepping;
+	block = utrace->blockstep;
+	if (stepping)
+		utrace->step_shared = 0;
+	spin_unlock(&utrace->lock);
+	if (!stepping)
+		return;
+	if (block)
 		user_enable_block_step(task);
 	else
 		user_enable_single_step(task);
