@@ -1036,6 +1036,14 @@ static void finish_report(struct task_struct *task, struct utrace *utrace,
 		utrace_stop(task, utrace);
 		report->action = UTRACE_RESUME;
 	}
+	/*
+	 * A step that no engine wants any more ends now, not on the way out:
+	 * a ptrace stop before then (for a signal dequeued next) must not
+	 * find it on, or utrace_ptrace_step_off() would turn it on again.
+	 */
+	if (report->action >= UTRACE_RESUME && utrace->stepping &&
+	    task == current)
+		utrace_apply_step(task, utrace, UTRACE_RESUME);
 	if (report->action < UTRACE_RESUME || utrace->stepping) {
 		spin_lock(&utrace->lock);
 		utrace_request(task, utrace, report->action);
