@@ -531,7 +531,8 @@ int utrace_control(struct task_struct *task, struct utrace_engine *engine,
 		utrace_wakeup(task, utrace);
 		if (utrace->death)
 			ret = -EALREADY;
-		else if (!task->exit_state && task != current)
+		else if (!task->exit_state)
+			/* current too: outside a report, nothing else resets */
 			utrace_request(task, utrace, UTRACE_RESUME);
 		break;
 	default:
