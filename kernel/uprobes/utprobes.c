@@ -174,6 +174,7 @@ struct utp_proc {
 struct utp_thread {
 	struct list_head node;		/* in proc->threads, under proc->lock */
 	struct task_struct *task;	/* referenced */
+	pid_t tid;			/* its key in utp_tids */
 	struct utrace_engine *engine;	/* referenced */
 	struct utp_proc *proc;
 	bool stopped;			/* quiesced for the quiescer */
@@ -314,7 +315,8 @@ static void utp_thread_leave(struct utp_thread *ut)
 {
 	struct utp_proc *proc = ut->proc;
 
-	xa_cmpxchg(&utp_tids, task_pid_nr(ut->task), ut, NULL, 0);
+	/* by the tid it had: an exec by another thread swaps pids */
+	xa_cmpxchg(&utp_tids, ut->tid, ut, NULL, 0);
 	spin_lock(&proc->lock);
 	utp_thread_unlink(ut);
 	spin_unlock(&proc->lock);
@@ -346,6 +348,7 @@ static int utp_thread_attach(struct utp_proc *proc, struct task_struct *task)
 	INIT_LIST_HEAD(&ut->delayed);
 	ut->proc = proc;
 	ut->task = get_task_struct(task);
+	ut->tid = task_pid_nr(task);
 	engine = utrace_attach_task(task, UTRACE_ATTACH_CREATE |
 				    UTRACE_ATTACH_EXCLUSIVE |
 				    UTRACE_ATTACH_MATCH_OPS, &utp_ops, ut);
@@ -366,11 +369,11 @@ static int utp_thread_attach(struct utp_proc *proc, struct task_struct *task)
 	list_add_tail(&ut->node, &proc->threads);
 	spin_unlock(&proc->lock);
 	/* without it, the thread's hits take the slow path */
-	xa_store(&utp_tids, task_pid_nr(task), ut, GFP_KERNEL);
+	xa_store(&utp_tids, ut->tid, ut, GFP_KERNEL);
 	ret = utrace_set_events(task, engine, UTP_EVENTS);
 	if (ret) {
 		/* dying already, with no death report for us: take it out */
-		xa_cmpxchg(&utp_tids, task_pid_nr(task), ut, NULL, 0);
+		xa_cmpxchg(&utp_tids, ut->tid, ut, NULL, 0);
 		spin_lock(&proc->lock);
 		list_del_init(&ut->node);
 		wake_up_all(&proc->wq);
@@ -1167,7 +1170,7 @@ static bool utp_leave_if_detaching(struct utp_thread *ut)
 	}
 	utp_thread_unlink(ut);
 	spin_unlock(&proc->lock);
-	xa_cmpxchg(&utp_tids, task_pid_nr(ut->task), ut, NULL, 0);
+	xa_cmpxchg(&utp_tids, ut->tid, ut, NULL, 0);
 	utp_proc_free_if_empty(proc);
 	utp_thread_free(ut);
 	return true;
