@@ -606,8 +606,11 @@ static void utp_proc_free_work(struct work_struct *work)
 
 	mutex_lock(&utp_mutex);
 	list_del_init(&proc->node);
-	xa_for_each(&proc->points, idx, pt)
+	xa_for_each(&proc->points, idx, pt) {
 		utp_point_drop(proc, pt);
+		/* up to UTP_POINTS_MAX of them */
+		cond_resched();
+	}
 	if (proc->mmap_key)
 		static_branch_dec(&utprobe_mmap_key);
 	mutex_unlock(&utp_mutex);
@@ -2320,6 +2323,7 @@ static void utp_ret_sweep(struct utp_proc *proc)
 	unsigned long idx;
 
 	xa_for_each(&proc->points, idx, pt) {
+		cond_resched();
 		if (!pt->ret_site || utp_ret_site_used(proc, pt->vaddr))
 			continue;
 		pt->ret_site = false;
