@@ -1324,6 +1324,8 @@ static struct utp_point *utp_ret_site(struct utp_proc *proc, unsigned long ra)
 	 */
 	ret = __utp_poke(current->mm, ra, buf[0], UTP_BREAK_INSN, pt, NULL);
 	WRITE_ONCE(pt->arming, false);
+	/* orders the store before wake_up_var()'s test for waiters */
+	smp_mb();
 	wake_up_var(&pt->arming);
 	if (ret)
 		return NULL;
@@ -1335,7 +1337,8 @@ found:
 	 * int3 is in would go unseen (and be counted unwound later).  The
 	 * point stays while this thread is in its hit (a quiescer waits).
 	 */
-	wait_var_event(&pt->arming, !READ_ONCE(pt->arming));
+	if (wait_var_event_killable(&pt->arming, !READ_ONCE(pt->arming)))
+		return NULL;	/* dying: no return to follow */
 	/* old text's: the return is missed */
 	if (READ_ONCE(pt->stale))
 		return NULL;
