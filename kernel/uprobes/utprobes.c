@@ -186,7 +186,8 @@ struct utp_thread {
 	bool in_hit;			/* in the slow path of a hit */
 	struct utp_point *stepping;	/* the point being stepped */
 	unsigned long step_slot;
-	bool user_step;			/* stepped by a ptracer at the hit */
+	bool user_step;			/* single-stepped at the hit */
+	bool user_step_traced;		/* ... by a ptracer */
 	struct list_head delayed;	/* signals that came mid-step */
 	struct utp_fork_work *fork_pending; /* for the child being forked */
 	struct utp_ret *rets;		/* calls followed, newest first */
@@ -1674,6 +1675,7 @@ static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 	ut->stepping = pt;
 	ut->step_slot = slot;
 	ut->user_step = user_step;
+	ut->user_step_traced = user_step && current->ptrace;
 	/* see every signal until the step is over, to hold them back */
 	utp_set_events(ut, UTP_EVENTS | UTRACE_EVENT_SIGNAL_ALL);
 	return UTRACE_SIGNAL_IGN | UTRACE_SINGLESTEP;
@@ -1725,7 +1727,9 @@ static u32 utp_signal_stepping(struct utp_thread *ut, struct pt_regs *regs,
 	if (signo == SIGTRAP && info->si_code == TRAP_TRACE) {
 		if (utp_arch_post_step(&pt->ai, pt->vaddr, ut->step_slot, regs))
 			force_sig(SIGSEGV);
-		else if (ut->user_step)
+		else if (ut->user_step &&
+			 (!ut->user_step_traced || current->ptrace))
+			/* the trap of the step, unless its tracer has gone */
 			utp_arch_step_trap(regs);
 		utp_end_step(ut);
 		return UTRACE_SIGNAL_IGN | utp_resume(ut);
