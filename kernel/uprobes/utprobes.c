@@ -198,6 +198,7 @@ struct utp_thread {
 	bool hit_emulate;		/* done in the trap but for this: */
 	struct utp_arch_insn hit_ai;	/* the instruction to emulate */
 	unsigned long replay_bp;	/* hit again, handlers run already */
+	unsigned long int3_bp;		/* the last user int3 it trapped on */
 };
 
 /* A call of a function probed for its return, not returned yet. */
@@ -1556,10 +1557,12 @@ static enum utp_trap_result utp_trap_hit(struct utp_thread *ut,
  * @regs:	the user registers of current, ip after the int3
  * @bp:		the int3's address
  *
- * Runs in the trap with interrupts off.  If @bp is a point of current's
- * process that needs no single step, and the process is not being
- * quiesced, takes the hit there or queues it to run on the way back to
- * user mode.
+ * Runs in the trap with interrupts off, for every user int3 of a probed
+ * thread: it notes @bp, so that only the SIGTRAP of this trap is taken
+ * for a hit.  If @bp is a point of current's process that needs no
+ * single step, the thread is not single-stepped by a tracer and the
+ * process is not being quiesced, takes the hit there or queues it to
+ * run on the way back to user mode.
  *
  * Return: true if the hit was taken (no SIGTRAP is to be sent).
  */
@@ -1574,7 +1577,12 @@ bool utp_trap(struct pt_regs *regs, unsigned long bp)
 	 * state, which goes only at its death or exec, or nothing.
 	 */
 	ut = xa_load(&utp_tids, task_pid_nr(current));
-	if (!ut || ut->task != current || ut->stepping || ut->hit_queued ||
+	if (!ut || ut->task != current)
+		return false;
+	/* a SIGTRAP with SI_KERNEL is this int3's only if it comes next */
+	ut->int3_bp = bp;
+	/* a thread stepped by a ptracer takes the slow path: __utp_hit() */
+	if (utp_arch_user_stepping(regs) || ut->stepping || ut->hit_queued ||
 	    READ_ONCE(ut->proc->quiescing) || READ_ONCE(ut->proc->dead))
 		return false;
 	/* see __utp_hit_work(); any other hit forgets it */
@@ -1774,9 +1782,16 @@ static u32 utp_report_signal(u32 action, struct utrace_engine *engine,
 			utp_arch_abort_step(pt->vaddr, regs);
 		rcu_read_unlock();
 	}
-	if (info && info->si_signo == SIGTRAP && info->si_code == SI_KERNEL)
+	/*
+	 * The SIGTRAP of an int3 this thread trapped on (a tracer can send
+	 * one with SI_KERNEL too, from a syscall stop).
+	 */
+	if (info && info->si_signo == SIGTRAP && info->si_code == SI_KERNEL &&
+	    ut->int3_bp && ut->int3_bp == regs->ip - UTP_BREAK_INSN_SIZE) {
+		ut->int3_bp = 0;
 		return utp_hit(ut, regs, regs->ip - UTP_BREAK_INSN_SIZE,
 			       action);
+	}
 	return utrace_signal_action(action) | utp_resume(ut);
 }
 

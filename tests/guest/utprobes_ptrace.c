@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -439,6 +440,73 @@ TEST(exec_under_tracer)
 	EXPECT_EQ(0, other_stops);
 	EXPECT_EQ(CALLS, hits("pe"));
 	EXPECT_EQ(0, events("-:pe\n"));
+}
+
+static volatile sig_atomic_t traps;
+
+static void on_trap(int sig)
+{
+	traps++;
+}
+
+/*
+ * A tracer that resumes a syscall stop with SIGTRAP makes the kernel
+ * send it with SI_KERNEL, as an int3's is.  It is the thread's, not a
+ * hit: once the engine took it for one (and moved the ip back a byte).
+ */
+TEST(tracer_sigtrap_at_syscall_stop_delivered)
+{
+	int go[2], status, injected = 0, trap_stops = 0;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		long bad = 0;
+
+		signal(SIGTRAP, on_trap);
+		get_byte(go[0]);
+		bad |= f_lea(2) != 6;
+		syscall(SYS_getppid);
+		bad |= f_lea(3) != 9;
+		_exit(bad ? 1 : traps == 1 ? 0 : 2);
+	}
+	ASSERT_EQ(0, ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_TRACESYSGOOD));
+	ASSERT_EQ(0, events("p:pi %d:%p\n", pid, l_lea));
+	ASSERT_EQ(0, ptrace(PTRACE_INTERRUPT, pid, 0, 0));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, ptrace(PTRACE_SYSCALL, pid, 0, 0));
+	put_byte(go[1]);
+	for (;;) {
+		struct __ptrace_syscall_info si;
+		int sig = 0;
+
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		if (!WIFSTOPPED(status))
+			break;
+		if (WSTOPSIG(status) == (SIGTRAP | 0x80)) {
+			if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(si),
+				   &si) > 0 &&
+			    si.op == PTRACE_SYSCALL_INFO_EXIT && !injected &&
+			    ptrace(PTRACE_PEEKUSER, pid,
+				   offsetof(struct user_regs_struct, orig_rax),
+				   0) == SYS_getppid) {
+				sig = SIGTRAP;
+				injected = 1;
+			}
+		} else if (WSTOPSIG(status) == SIGTRAP) {
+			trap_stops++;
+			sig = SIGTRAP;
+		}
+		ASSERT_EQ(0, ptrace(PTRACE_SYSCALL, pid, 0, sig));
+	}
+	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status %#x", status);
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(1, injected);
+	EXPECT_EQ(1, trap_stops);
+	EXPECT_EQ(2, hits("pi"));
+	EXPECT_EQ(0, events("-:pi\n"));
 }
 
 TEST_HARNESS_MAIN

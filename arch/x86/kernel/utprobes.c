@@ -476,8 +476,7 @@ static int utp_int3_notify(struct notifier_block *nb, unsigned long val,
 	struct die_args *args = data;
 	struct pt_regs *regs = args->regs;
 
-	if (val != DIE_INT3 || !regs || !user_mode(regs) ||
-	    (regs->flags & X86_EFLAGS_TF))
+	if (val != DIE_INT3 || !regs || !user_mode(regs))
 		return NOTIFY_DONE;
 	return utp_trap(regs, regs->ip - UTP_BREAK_INSN_SIZE) ?
 	       NOTIFY_STOP : NOTIFY_DONE;
