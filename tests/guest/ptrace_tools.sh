@@ -95,8 +95,17 @@ echo "$out" | sed 's/^/# /'
 check $? "count -- strace PROG print: exit 0, the program's output unchanged"
 ours_r=$(echo "$out" | awk '$2 == "libc.so.6:read" { print $1 }')
 ours_w=$(echo "$out" | awk '$2 == "libc.so.6:write" { print $1 }')
-main_r=$(grep -Ec '^ *(strace|probe_target)-[0-9]+ .* read: ' $TR/trace)
-main_w=$(grep -Ec '^ *(strace|probe_target)-[0-9]+ .* write: ' $TR/trace)
+# The CLI's child reads a pipe until the probes are in, then executes
+# the command: that call, made before our probe existed and with the
+# CLI's libc address, is the CLI's, not the command's.
+main_count() {
+	cli=$(awk -v e="$1:" '$1 ~ /^uprobe-cli-/ && $(NF - 1) == e { print $NF; exit }' $TR/trace)
+	awk -v e="$1:" -v cli="${cli:-none}" \
+		'$1 ~ /^(strace|probe_target)-[0-9]+$/ && $(NF - 1) == e && $NF != cli { n++ }
+		 END { print n + 0 }' $TR/trace
+}
+main_r=$(main_count read)
+main_w=$(main_count write)
 echo "-:ptt/read" >> $TR/uprobe_events
 echo "-:ptt/write" >> $TR/uprobe_events
 echo "# read: utprobes $ours_r, mainline $main_r; write: utprobes $ours_w, mainline $main_w"
