@@ -98,20 +98,6 @@ static const struct kind kinds[] = {
 	{ f_jnz, t_jnz, l_jnz, n_jnz, e_jnz },
 };
 
-static void put_byte(int fd)
-{
-	if (write(fd, "x", 1) != 1)
-		_exit(90);
-}
-
-static void get_byte(int fd)
-{
-	char c;
-
-	if (read(fd, &c, 1) != 1)
-		_exit(91);
-}
-
 static volatile sig_atomic_t usr1_seen;
 
 static void on_usr1(int sig)

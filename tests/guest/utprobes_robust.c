@@ -109,20 +109,6 @@ static int wait_status(pid_t pid, int flags)
 	return waitpid(pid, &st, flags) == pid ? st : -1;
 }
 
-static void put_byte(int fd)
-{
-	if (write(fd, "x", 1) != 1)
-		_exit(120);
-}
-
-static void get_byte(int fd)
-{
-	char c;
-
-	if (read(fd, &c, 1) != 1)
-		_exit(121);
-}
-
 static volatile int cvm_go;
 
 static int cvm_sibling(void *arg)

@@ -141,6 +141,21 @@ static inline long self_offset(void *addr, char *path, size_t size)
 	return ret;
 }
 
+/* One byte through a pipe, for a child to wait on; exits 120 or 121. */
+static inline void put_byte(int fd)
+{
+	if (write(fd, "x", 1) != 1)
+		_exit(120);
+}
+
+static inline void get_byte(int fd)
+{
+	char c;
+
+	if (read(fd, &c, 1) != 1)
+		_exit(121);
+}
+
 /* CLOCK_MONOTONIC in seconds. */
 static inline double now(void)
 {
