@@ -1787,7 +1787,7 @@ static u32 utp_report_signal(u32 action, struct utrace_engine *engine,
 	 * one with SI_KERNEL too, from a syscall stop).
 	 */
 	if (info && info->si_signo == SIGTRAP && info->si_code == SI_KERNEL &&
-	    ut->int3_bp && ut->int3_bp == regs->ip - UTP_BREAK_INSN_SIZE) {
+	    ut->int3_bp == regs->ip - UTP_BREAK_INSN_SIZE) {
 		ut->int3_bp = 0;
 		return utp_hit(ut, regs, regs->ip - UTP_BREAK_INSN_SIZE,
 			       action);
