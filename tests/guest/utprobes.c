@@ -442,22 +442,17 @@ TEST_F(utprobes, hits_equal_calls)
 	const struct probe_case *c = &cases[variant->which];
 	struct child ch = spawn(c, CALLS, variant->threads);
 	unsigned char orig = *(unsigned char *)c->label;
-	char path[64];
 	unsigned char byte = 0;
-	int fd, st;
+	int st;
 
 	ASSERT_NE(0xcc, orig);
 	ASSERT_EQ(0, events("p:%s %d:%p", c->name, ch.pid, c->label));
 	/* the child's copy of the page has the int3, ours does not */
-	snprintf(path, sizeof(path), "/proc/%d/mem", ch.pid);
-	fd = open(path, O_RDONLY);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(1, pread(fd, &byte, 1, (off_t)(unsigned long)c->label));
+	ASSERT_EQ(0, text_read(ch.pid, c->label, &byte, 1));
 	EXPECT_EQ(0xcc, byte);
 	EXPECT_EQ(orig, *(unsigned char *)c->label);
 	go(&ch);
 	st = reap(ch.pid);
-	close(fd);
 	ASSERT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);
 	EXPECT_EQ(0, WEXITSTATUS(st));
 	EXPECT_EQ(CALLS * variant->threads * per_call(c), hits(c->name));
@@ -549,16 +544,8 @@ TEST_F(input, bad_input_gets_its_errno_and_changes_nothing)
 static int has_int3(pid_t pid, void *addr)
 {
 	unsigned char byte;
-	char path[64];
-	int fd, ret = -1;
 
-	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-	fd = open(path, O_RDONLY);
-	if (fd >= 0 && pread(fd, &byte, 1, (off_t)(unsigned long)addr) == 1)
-		ret = byte == 0xcc;
-	if (fd >= 0)
-		close(fd);
-	return ret;
+	return text_read(pid, addr, &byte, 1) ? -1 : byte == 0xcc;
 }
 
 /*
@@ -1093,22 +1080,16 @@ TEST(file_probe_covers_new_processes_and_children)
 /* ... and processes that run it already; and pid probes work on PIE. */
 TEST(file_probe_covers_running_process)
 {
-	char path[64];
 	unsigned char byte = 0;
 	struct target t;
-	int fd;
 
 	clear_probes();
 	ASSERT_EQ(0, start_target(&t, "wait", "300", NULL));
 	ASSERT_EQ(0, events("p:self %s:%#lx", t.self.path, t.self.offset));
 	ASSERT_EQ(0, events("p:libc %s:%#lx", t.libc.path, t.libc.offset));
 	ASSERT_EQ(0, events("p:pie %d:%#lx", t.pid, t.self.addr));
-	snprintf(path, sizeof(path), "/proc/%d/mem", t.pid);
-	fd = open(path, O_RDONLY);
-	ASSERT_LE(0, fd);
-	EXPECT_EQ(1, pread(fd, &byte, 1, t.self.addr));
+	EXPECT_EQ(0, text_read(t.pid, (void *)t.self.addr, &byte, 1));
 	EXPECT_EQ(0xcc, byte);
-	close(fd);
 	EXPECT_EQ(0, finish_target(&t));
 	EXPECT_EQ(300, hits("self"));
 	EXPECT_EQ(300, hits("libc"));
@@ -1120,9 +1101,8 @@ TEST(file_probe_covers_running_process)
 TEST(removal_restores_file_bytes)
 {
 	unsigned char mem[16], file[16];
-	char path[64];
 	struct target t;
-	int fd, ffd;
+	int ffd;
 
 	clear_probes();
 	ASSERT_EQ(0, start_target(&t, "wait", "300", NULL));
@@ -1130,22 +1110,18 @@ TEST(removal_restores_file_bytes)
 	ASSERT_EQ(0, events("p:libc %s:%#lx", t.libc.path, t.libc.offset));
 	ASSERT_EQ(0, events("-:self"));
 	ASSERT_EQ(0, events("-:libc"));
-	snprintf(path, sizeof(path), "/proc/%d/mem", t.pid);
-	fd = open(path, O_RDONLY);
-	ASSERT_LE(0, fd);
 	ffd = open(t.self.path, O_RDONLY);
 	ASSERT_LE(0, ffd);
-	EXPECT_EQ(16, pread(fd, mem, 16, t.self.addr));
+	EXPECT_EQ(0, text_read(t.pid, (void *)t.self.addr, mem, 16));
 	EXPECT_EQ(16, pread(ffd, file, 16, t.self.offset));
 	EXPECT_EQ(0, memcmp(mem, file, 16));
 	close(ffd);
 	ffd = open(t.libc.path, O_RDONLY);
 	ASSERT_LE(0, ffd);
-	EXPECT_EQ(16, pread(fd, mem, 16, t.libc.addr));
+	EXPECT_EQ(0, text_read(t.pid, (void *)t.libc.addr, mem, 16));
 	EXPECT_EQ(16, pread(ffd, file, 16, t.libc.offset));
 	EXPECT_EQ(0, memcmp(mem, file, 16));
 	close(ffd);
-	close(fd);
 	EXPECT_EQ(0, finish_target(&t));
 }
 
@@ -1196,9 +1172,9 @@ TEST(unregister_from_handler)
 /* The first hit's handler registers a probe elsewhere, which then counts. */
 TEST(register_from_handler)
 {
-	char params[64], path[64], x;
+	char params[64], x;
 	unsigned char byte = 0;
-	int go1[2], go2[2], st, fd;
+	int go1[2], go2[2], st;
 	pid_t pid;
 
 	ASSERT_EQ(0, pipe(go1));
@@ -1221,14 +1197,10 @@ TEST(register_from_handler)
 	ASSERT_EQ(0, load_sample_params(pid, nop_case->label, params));
 	ASSERT_EQ(1, write(go1[1], "g", 1));
 	/* the second probe is in once its int3 is */
-	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-	fd = open(path, O_RDONLY);
-	ASSERT_LE(0, fd);
 	for (int i = 0; i < 4000 && byte != 0xcc; i++) {
 		usleep(5000);
-		ASSERT_EQ(1, pread(fd, &byte, 1, (off_t)(unsigned long)slot_case->label));
+		ASSERT_EQ(0, text_read(pid, slot_case->label, &byte, 1));
 	}
-	close(fd);
 	EXPECT_EQ(0xcc, byte);
 	ASSERT_EQ(1, write(go2[1], "g", 1));
 	st = reap(pid);

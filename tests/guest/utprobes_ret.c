@@ -590,14 +590,12 @@ static long text_differs(pid_t pid)
 	char path[64], line[512], perms[8];
 	long diff = -1;
 	FILE *maps;
-	int mem, exe;
+	int exe;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
 	maps = fopen(path, "r");
-	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-	mem = open(path, O_RDONLY);
 	exe = open("/proc/self/exe", O_RDONLY);
-	while (maps && mem >= 0 && exe >= 0 && fgets(line, sizeof(line), maps)) {
+	while (maps && exe >= 0 && fgets(line, sizeof(line), maps)) {
 		static unsigned char a[1 << 16], b[1 << 16];
 
 		if (sscanf(line, "%lx-%lx %7s %lx", &start, &end, perms,
@@ -609,7 +607,7 @@ static long text_differs(pid_t pid)
 			size_t len = end - start - o < sizeof(a) ?
 				     end - start - o : sizeof(a);
 
-			if (pread(mem, a, len, start + o) != (ssize_t)len ||
+			if (text_read(pid, (void *)(start + o), a, len) ||
 			    pread(exe, b, len, pgoff + o) != (ssize_t)len)
 				return -1;
 			for (size_t i = 0; i < len; i++)
@@ -618,7 +616,6 @@ static long text_differs(pid_t pid)
 	}
 	if (maps)
 		fclose(maps);
-	close(mem);
 	close(exe);
 	return diff;
 }

@@ -729,10 +729,8 @@ TEST(no_engine_after_last_probe)
 {
 	int go[2], done[2], idle[2];
 	unsigned char byte;
-	char path[64];
 	double t0;
 	pid_t pid;
-	int fd;
 
 	ASSERT_EQ(0, pipe(go));
 	ASSERT_EQ(0, pipe(done));
@@ -762,12 +760,8 @@ TEST(no_engine_after_last_probe)
 	while (!no_engine(pid) && now() - t0 < BOUND_S)
 		usleep(10000);
 	EXPECT_TRUE(no_engine(pid));
-	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-	fd = open(path, O_RDONLY);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(1, pread(fd, &byte, 1, (off_t)(unsigned long)r_fn));
+	ASSERT_EQ(0, text_read(pid, r_fn, &byte, 1));
 	EXPECT_EQ(*(unsigned char *)r_fn, byte);
-	close(fd);
 	/* ptrace is no longer refused */
 	EXPECT_EQ(0, ptrace(PTRACE_SEIZE, pid, 0, 0));
 	put_byte(idle[1]);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/uio.h>
 
 #define TRACEFS "/sys/kernel/tracing"
 #define EVENTS TRACEFS "/utprobe_events"
@@ -157,6 +158,20 @@ static inline void get_byte(int fd)
 }
 
 /* CLOCK_MONOTONIC in seconds. */
+/*
+ * @len bytes of @pid's memory at @addr, as its threads execute them:
+ * process_vm_readv() shows our int3s, where ptrace and /proc/PID/mem,
+ * a debugger's view, show the bytes under them.  Returns 0 or -1.
+ */
+static inline int text_read(pid_t pid, const void *addr, void *buf,
+			    size_t len)
+{
+	struct iovec here = { buf, len }, there = { (void *)addr, len };
+
+	return process_vm_readv(pid, &here, 1, &there, 1, 0) ==
+	       (ssize_t)len ? 0 : -1;
+}
+
 static inline double now(void)
 {
 	struct timespec ts;
