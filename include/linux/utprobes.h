@@ -217,6 +217,36 @@ static inline void utprobe_mremap(struct vm_area_struct *vma,
 	if (static_branch_unlikely(&utprobe_mmap_key))
 		__utprobe_mremap(vma, old_addr, old_len, new_addr, new_len);
 }
+
+void __utprobe_access_read(struct vm_area_struct *vma, unsigned long addr,
+			   void *buf, int len);
+void __utprobe_access_write(struct vm_area_struct *vma, unsigned long addr,
+			    void *buf, const void *text, int len);
+
+/*
+ * For __access_remote_vm() (ptrace's PEEKTEXT, /proc/PID/mem): @len bytes
+ * at @addr were read from @vma into @buf.  A debugger reading text is
+ * shown the bytes under our int3s.
+ */
+static inline void utprobe_access_read(struct vm_area_struct *vma,
+				       unsigned long addr, void *buf, int len)
+{
+	if (static_branch_unlikely(&utprobe_mmap_key))
+		__utprobe_access_read(vma, addr, buf, len);
+}
+
+/*
+ * For __access_remote_vm(): @buf is about to be written over @len bytes
+ * of @vma at @addr, which now hold @text.  A debugger's breakpoint over
+ * one of our int3s is noted, and our int3 kept in @buf.
+ */
+static inline void utprobe_access_write(struct vm_area_struct *vma,
+					unsigned long addr, void *buf,
+					const void *text, int len)
+{
+	if (static_branch_unlikely(&utprobe_mmap_key))
+		__utprobe_access_write(vma, addr, buf, text, len);
+}
 #else
 static inline void utprobe_mmap(struct vm_area_struct *vma,
 				unsigned long addr, unsigned long len)
@@ -226,6 +256,17 @@ static inline void utprobe_mmap(struct vm_area_struct *vma,
 static inline void utprobe_mremap(struct vm_area_struct *vma,
 				  unsigned long old_addr, unsigned long old_len,
 				  unsigned long new_addr, unsigned long new_len)
+{
+}
+
+static inline void utprobe_access_read(struct vm_area_struct *vma,
+				       unsigned long addr, void *buf, int len)
+{
+}
+
+static inline void utprobe_access_write(struct vm_area_struct *vma,
+					unsigned long addr, void *buf,
+					const void *text, int len)
 {
 }
 #endif

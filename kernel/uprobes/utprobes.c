@@ -63,6 +63,7 @@
 #include <linux/elf.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/hashtable.h>
 #include <linux/highmem.h>
 #include <linux/jump_label.h>
 #include <linux/kref.h>
@@ -109,11 +110,16 @@
 static DEFINE_MUTEX(utp_mutex);
 /* Probed processes; under utp_mutex. */
 static LIST_HEAD(utp_procs);
+/* The same by mm, for debuggers' accesses: changed under utp_mutex, RCU-read. */
+static DEFINE_HASHTABLE(utp_mms, 6);
 /* Threads with an engine by pid, for the trap; RCU-read. */
 static DEFINE_XARRAY(utp_tids);
 /* Probes on files (utprobe.file_node); under utp_mutex. */
 static LIST_HEAD(utp_files);
-/* On while there are probes on files: mmap() then looks for them. */
+/*
+ * On while there are probes on files or probed processes: mmap() then
+ * looks for them, and debuggers' accesses to text for points.
+ */
 DEFINE_STATIC_KEY_FALSE(utprobe_mmap_key);
 
 /* A probe's place at one point. */
@@ -135,6 +141,7 @@ struct utp_point {
 	bool ret_site;			/* a followed call returns here */
 	bool arming;			/* a new return site, int3 not in yet */
 	bool stale;			/* mapped over; see utp_mark_stale() */
+	bool dbg_bp;			/* a debugger's int3 is under ours */
 	unsigned long moved_to;		/* its int3's place after mremap() */
 	struct rcu_head rcu;		/* freed after the trap path's readers */
 };
@@ -152,6 +159,8 @@ struct utp_xol {
 /* A probed process (one mm). */
 struct utp_proc {
 	struct list_head node;		/* in utp_procs */
+	struct hlist_node mm_node;	/* in utp_mms */
+	struct rcu_head rcu;		/* freed after utp_mms's readers */
 	struct kref kref;
 	struct mm_struct *mm;		/* mmgrab()ed */
 	pid_t tgid;
@@ -199,6 +208,8 @@ struct utp_thread {
 	struct utp_arch_insn hit_ai;	/* the instruction to emulate */
 	unsigned long replay_bp;	/* hit again, handlers run already */
 	unsigned long int3_bp;		/* the last user int3 it trapped on */
+	unsigned long dbg_bp;		/* stopped for a debugger's int3 there */
+	unsigned long dbg_sp;		/* ... with this stack pointer */
 };
 
 /* A call of a function probed for its return, not returned yet. */
@@ -229,7 +240,7 @@ static void utp_proc_release(struct kref *kref)
 	mmdrop(proc->mm);
 	xa_destroy(&proc->points);
 	xa_destroy(&proc->slots);
-	kfree(proc);
+	kfree_rcu(proc, rcu);
 }
 
 static void utp_xol_release(struct kref *kref)
@@ -608,6 +619,8 @@ static void utp_proc_free_work(struct work_struct *work)
 
 	mutex_lock(&utp_mutex);
 	list_del_init(&proc->node);
+	if (!hlist_unhashed(&proc->mm_node))
+		hash_del_rcu(&proc->mm_node);
 	xa_for_each(&proc->points, idx, pt) {
 		utp_point_drop(proc, pt);
 		/* up to UTP_POINTS_MAX of them */
@@ -775,6 +788,7 @@ static struct utp_proc *utp_proc_get(struct task_struct *task)
 	}
 	/* on failure, the threads attached so far stay, harmlessly */
 	list_add(&proc->node, &utp_procs);
+	hash_add_rcu(utp_mms, &proc->mm_node, (unsigned long)proc->mm);
 	/* its mmap()s may replace probed text: see utp_drop_stale() */
 	static_branch_inc(&utprobe_mmap_key);
 	proc->mmap_key = true;
@@ -809,16 +823,20 @@ static u8 utp_page_byte(struct page *page, unsigned long vaddr)
  * file (@up->inode), only into a mapping of that file at the probe's
  * offset: both are checked under mmap_lock, which the mmap that makes a
  * point stale holds for writing.  The caller found the mapping earlier,
- * without that lock.
+ * without that lock.  @pt's own byte goes back over its int3 only if
+ * no debugger's breakpoint is there too: checked with mmap_lock held for
+ * writing, which keeps debuggers' accesses (__utprobe_access_write())
+ * out meanwhile.
  *
  * Returns 0, -EFAULT (no private executable mapping there), -EBUSY
- * (another byte there), -EAGAIN (@pt stale, or not @up's file there) or
- * another -errno.
+ * (another byte there, or a debugger's breakpoint), -EAGAIN (@pt stale,
+ * or not @up's file there) or another -errno.
  */
 static int __utp_poke(struct mm_struct *mm, unsigned long vaddr, u8 old,
 		      u8 new, const struct utp_point *pt,
 		      const struct utprobe *up)
 {
+	bool restore = pt && new != UTP_BREAK_INSN;
 	struct vm_area_struct *vma;
 	struct page *page;
 	u8 *kaddr;
@@ -826,7 +844,10 @@ static int __utp_poke(struct mm_struct *mm, unsigned long vaddr, u8 old,
 
 	if (!mmget_not_zero(mm))
 		return -ESRCH;
-	ret = mmap_read_lock_killable(mm);
+	if (restore)
+		ret = mmap_write_lock_killable(mm);
+	else
+		ret = mmap_read_lock_killable(mm);
 	if (ret)
 		goto put;
 	ret = -EFAULT;
@@ -836,6 +857,9 @@ static int __utp_poke(struct mm_struct *mm, unsigned long vaddr, u8 old,
 		goto unlock;
 	ret = -EAGAIN;
 	if (pt && READ_ONCE(pt->stale))
+		goto unlock;
+	ret = -EBUSY;
+	if (restore && READ_ONCE(pt->dbg_bp))
 		goto unlock;
 	if (up && up->inode &&
 	    (!vma->vm_file || file_inode(vma->vm_file) != up->inode ||
@@ -865,7 +889,10 @@ static int __utp_poke(struct mm_struct *mm, unsigned long vaddr, u8 old,
 	set_page_dirty_lock(page);
 	put_page(page);
 unlock:
-	mmap_read_unlock(mm);
+	if (restore)
+		mmap_write_unlock(mm);
+	else
+		mmap_read_unlock(mm);
 put:
 	mmput(mm);
 	return ret;
@@ -911,6 +938,122 @@ static int utp_read_text(struct mm_struct *mm, unsigned long vaddr,
 		return ret;
 	ret = access_remote_vm(mm, vaddr, buf, ret, FOLL_FORCE);
 	return ret > 0 ? ret : -EFAULT;
+}
+
+/*
+ * Debuggers.
+ *
+ * A debugger reads and writes text with forced remote accesses (ptrace's
+ * PEEKTEXT and POKETEXT, /proc/PID/mem), which come here for each page.
+ * It is shown the text as it would be without our int3s: the bytes it
+ * saves under the breakpoints it inserts, the prologues it analyses, the
+ * instructions it disassembles and copies to step out of line are the
+ * real ones.  Its writes over a point keep our int3 in the text: an int3
+ * written there is its breakpoint (pt->dbg_bp), which a hit then reports
+ * to it as its own (__utp_hit()); the original byte written back is that
+ * breakpoint's removal.  Any other byte replaces the instruction, and
+ * our int3 with it: the point is not hit again, as with mainline uprobes.
+ *
+ * The caller holds mmap_lock for reading; points are found under RCU.
+ * pt->dbg_bp is written here only, under that lock of the point's mm.
+ */
+
+static struct utp_proc *utp_proc_find_rcu(struct mm_struct *mm)
+{
+	struct utp_proc *proc;
+
+	hash_for_each_possible_rcu(utp_mms, proc, mm_node, (unsigned long)mm)
+		if (proc->mm == mm && !READ_ONCE(proc->dead))
+			return proc;
+	return NULL;
+}
+
+/*
+ * The first point of @proc at or after *@idx and before @addr + @len
+ * whose int3 is in @text (the bytes at @addr), at *@idx then; under RCU.
+ */
+static struct utp_point *utp_access_next(struct utp_proc *proc,
+					 unsigned long *idx, unsigned long addr,
+					 const u8 *text, int len)
+{
+	unsigned long last = addr + len - 1;
+	struct utp_point *pt;
+
+	while (*idx <= last &&
+	       (pt = xa_find(&proc->points, idx, last, XA_PRESENT))) {
+		if (!READ_ONCE(pt->stale) && !READ_ONCE(pt->moved_to) &&
+		    text[*idx - addr] == UTP_BREAK_INSN)
+			return pt;
+		(*idx)++;
+	}
+	return NULL;
+}
+
+/**
+ * __utprobe_access_read - a debugger's read of text
+ * @vma:	the mapping read
+ * @addr:	where
+ * @buf:	the bytes read
+ * @len:	how many
+ *
+ * Puts the bytes under our int3s into @buf (a debugger's own breakpoint
+ * stays in).  Called through utprobe_access_read().
+ */
+void __utprobe_access_read(struct vm_area_struct *vma, unsigned long addr,
+			   void *buf, int len)
+{
+	struct utp_point *pt;
+	struct utp_proc *proc;
+	unsigned long idx = addr;
+	u8 *b = buf;
+
+	if (!(vma->vm_flags & VM_EXEC) || len <= 0)
+		return;
+	rcu_read_lock();
+	proc = utp_proc_find_rcu(vma->vm_mm);
+	for (; proc && (pt = utp_access_next(proc, &idx, addr, b, len)); idx++)
+		if (!READ_ONCE(pt->dbg_bp))
+			b[idx - addr] = pt->ai.bytes[0];
+	rcu_read_unlock();
+}
+
+/**
+ * __utprobe_access_write - a debugger's write of text
+ * @vma:	the mapping written
+ * @addr:	where
+ * @buf:	the bytes to write
+ * @text:	the bytes there now
+ * @len:	how many
+ *
+ * Over each of our int3s, an int3 in @buf is the debugger's breakpoint,
+ * and the instruction's own byte its removal: noted, and our int3 kept in
+ * @buf.  Called through utprobe_access_write().
+ */
+void __utprobe_access_write(struct vm_area_struct *vma, unsigned long addr,
+			    void *buf, const void *text, int len)
+{
+	struct utp_point *pt;
+	struct utp_proc *proc;
+	unsigned long idx = addr;
+	u8 *b = buf;
+
+	if (!(vma->vm_flags & VM_EXEC) || len <= 0)
+		return;
+	rcu_read_lock();
+	proc = utp_proc_find_rcu(vma->vm_mm);
+	for (; proc && (pt = utp_access_next(proc, &idx, addr, text, len));
+	     idx++) {
+		u8 *byte = &b[idx - addr];
+
+		if (*byte == UTP_BREAK_INSN)
+			WRITE_ONCE(pt->dbg_bp, true);
+		else if (*byte == pt->ai.bytes[0])
+			WRITE_ONCE(pt->dbg_bp, false);
+		else
+			continue;
+		*byte = UTP_BREAK_INSN;
+	}
+	rcu_read_unlock();
 }
 
 /*
@@ -1583,7 +1726,8 @@ bool utp_trap(struct pt_regs *regs, unsigned long bp)
 	ut->int3_bp = bp;
 	/* a thread stepped by a ptracer takes the slow path: __utp_hit() */
 	if (utp_arch_user_stepping(regs) || ut->stepping || ut->hit_queued ||
-	    READ_ONCE(ut->proc->quiescing) || READ_ONCE(ut->proc->dead))
+	    ut->dbg_bp || READ_ONCE(ut->proc->quiescing) ||
+	    READ_ONCE(ut->proc->dead))
 		return false;
 	/* see __utp_hit_work(); any other hit forgets it */
 	if (ut->replay_bp) {
@@ -1592,7 +1736,7 @@ bool utp_trap(struct pt_regs *regs, unsigned long bp)
 		ut->replay_bp = 0;
 	}
 	pt = xa_load(&ut->proc->points, bp);
-	if (!pt || READ_ONCE(pt->stale) ||
+	if (!pt || READ_ONCE(pt->stale) || READ_ONCE(pt->dbg_bp) ||
 	    (pt->ai.kind == UTP_INSN_STEP && !pt->ai.through))
 		return false;
 	ut->hit_bp = bp;
@@ -1634,6 +1778,10 @@ static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 	u8 byte;
 
 	ut->replay_bp = 0;
+	/* back at a debugger's breakpoint it stopped at: a replay too */
+	if (ut->dbg_bp == bp && ut->dbg_sp == regs->sp)
+		replay = true;
+	ut->dbg_bp = 0;
 	rcu_read_lock();
 	pt = xa_load(&ut->proc->points, bp);
 	rcu_read_unlock();
@@ -1665,6 +1813,18 @@ static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 	/* a replay of a fast-path hit whose handlers ran: they do not again */
 	if (!replay && utp_hit_handlers(ut, pt, regs))
 		return utp_hit_done(user_step, regs);
+	if (READ_ONCE(pt->dbg_bp)) {
+		/*
+		 * A debugger's int3 is here too: the trap is its own as well.
+		 * When the thread comes back here (the debugger rewinds to
+		 * its breakpoint, takes it out and resumes), that is not a
+		 * hit again, unless it stepped anywhere else first.
+		 */
+		regs->ip = bp + UTP_BREAK_INSN_SIZE;
+		ut->dbg_bp = bp;
+		ut->dbg_sp = regs->sp;
+		return utrace_signal_action(action) | utp_resume(ut);
+	}
 	if (!utp_arch_emulate(&pt->ai, bp, regs))
 		return utp_hit_done(user_step, regs);
 
@@ -1782,6 +1942,9 @@ static u32 utp_report_signal(u32 action, struct utrace_engine *engine,
 			utp_arch_abort_step(pt->vaddr, regs);
 		rcu_read_unlock();
 	}
+	/* a step elsewhere (a debugger's, out of line) after its stop */
+	if (info && info->si_signo == SIGTRAP && info->si_code == TRAP_TRACE)
+		ut->dbg_bp = 0;
 	/*
 	 * The SIGTRAP of an int3 this thread trapped on (a tracer can send
 	 * one with SI_KERNEL too, from a syscall stop).
@@ -2331,8 +2494,9 @@ static bool utp_ret_site_used(struct utp_proc *proc, unsigned long vaddr)
 /* Write back the byte @pt's int3 replaced, unless its text is gone. */
 static void utp_point_restore(struct utp_proc *proc, struct utp_point *pt)
 {
-	if (!READ_ONCE(pt->stale))
-		utp_poke(proc->mm, pt->vaddr, UTP_BREAK_INSN, pt->ai.bytes[0]);
+	/* not under a debugger's breakpoint, whose int3 it is then */
+	__utp_poke(proc->mm, pt->vaddr, UTP_BREAK_INSN, pt->ai.bytes[0], pt,
+		   NULL);
 }
 
 /*

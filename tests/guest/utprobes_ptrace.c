@@ -3,9 +3,13 @@
  * utprobes and ptrace on one process: a tracer attached before or after
  * the probe sees none of the probe's traps, sees its own signals once,
  * and its single step over a probed instruction stops at the next one
- * with that instruction's effect, the probe counted once.
+ * with that instruction's effect, the probe counted once.  A debugger
+ * reads the instruction's bytes, not our int3, and its own breakpoint
+ * on a probed instruction stops it there, the probe counted once.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -206,6 +210,164 @@ TEST_F_TIMEOUT(traced, probe_hits_unseen_by_tracer, 120)
 	EXPECT_EQ(1, usr1_stops);
 	EXPECT_EQ(0, other_stops);
 	EXPECT_EQ(CALLS, hits("pt"));
+}
+
+/* Stop @pid, seized, for its tracer to read and write its text. */
+static int interrupt(pid_t pid)
+{
+	int status;
+
+	if (ptrace(PTRACE_INTERRUPT, pid, 0, 0) ||
+	    waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status))
+		return -1;
+	return 0;
+}
+
+/*
+ * Seize @pid, probe @k's instruction in it, stop it and read the word
+ * there as a debugger does (into *@word).  Returns 0 or -1.
+ */
+static int seize_probe_peek(pid_t pid, const struct kind *k,
+			    unsigned long *word)
+{
+	if (ptrace(PTRACE_SEIZE, pid, 0, 0) ||
+	    events("p:pt %d:%p\n", pid, k->label) || interrupt(pid))
+		return -1;
+	errno = 0;
+	*word = ptrace(PTRACE_PEEKTEXT, pid, k->label, 0);
+	return errno ? -1 : 0;
+}
+
+/* Wait for @pid's next stop: its signal, or 0 if it has exited. */
+static int next_stop(pid_t pid, int *status)
+{
+	if (waitpid(pid, status, 0) != pid)
+		return -1;
+	return WIFSTOPPED(*status) ? WSTOPSIG(*status) : 0;
+}
+
+/*
+ * A debugger's own breakpoint on a probed instruction, put in and taken
+ * out as debuggers do: the word read with PEEKTEXT written back with an
+ * int3 in its low byte; to go on from it, the ip rewound, the word read
+ * written back, a single step, the int3 again.  The debugger reads the
+ * instruction's byte, not our int3 (ptrace and /proc/PID/mem alike),
+ * while the process's text keeps our int3.  It stops at every call with
+ * the hit counted once, its step lands after the instruction, and once
+ * it takes its breakpoint out for good the calls count without a stop.
+ */
+TEST_F_TIMEOUT(traced, debugger_breakpoint_on_probe, 120)
+{
+	const struct kind *k = &kinds[variant->kind];
+	unsigned long addr = (unsigned long)k->label, orig;
+	struct user_regs_struct regs;
+	int status, sig, stops = 0, usr1 = 0, fd;
+	pid_t pid = self->pid;
+	unsigned char byte;
+	char path[64];
+	siginfo_t si;
+
+	/* the jnz's next instruction depends on the call */
+	if (variant->kind == 3)
+		SKIP(return, "the jnz steps to one of two places");
+	ASSERT_EQ(0, seize_probe_peek(pid, k, &orig));
+	/* our text, a copy of the child's, has no probe */
+	EXPECT_EQ(*(unsigned long *)addr, orig);
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(1, pread(fd, &byte, 1, (off_t)addr));
+	close(fd);
+	EXPECT_EQ(*k->label, (char)byte);
+	ASSERT_EQ(0, text_read(pid, k->label, &byte, 1));
+	EXPECT_EQ(0xcc, byte);
+
+	ASSERT_EQ(0, ptrace(PTRACE_POKETEXT, pid, addr, (orig & ~0xffUL) | 0xcc));
+	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, 0, 0));
+	put_byte(self->go[1]);
+	while ((sig = next_stop(pid, &status)) > 0) {
+		if (sig == SIGUSR1) {
+			usr1++;
+			ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, 0, SIGUSR1));
+			continue;
+		}
+		ASSERT_EQ(SIGTRAP, sig);
+		ASSERT_EQ(0, ptrace(PTRACE_GETSIGINFO, pid, 0, &si));
+		ASSERT_EQ(SI_KERNEL, si.si_code);
+		ASSERT_EQ(0, ptrace(PTRACE_GETREGS, pid, 0, &regs));
+		ASSERT_EQ(addr + 1, regs.rip);
+		stops++;
+		EXPECT_EQ(stops, hits("pt"));
+
+		regs.rip = addr;
+		ASSERT_EQ(0, ptrace(PTRACE_SETREGS, pid, 0, &regs));
+		ASSERT_EQ(0, ptrace(PTRACE_POKETEXT, pid, addr, orig));
+		ASSERT_EQ(0, ptrace(PTRACE_SINGLESTEP, pid, 0, 0));
+		ASSERT_EQ(SIGTRAP, next_stop(pid, &status));
+		ASSERT_EQ(0, ptrace(PTRACE_GETSIGINFO, pid, 0, &si));
+		EXPECT_EQ(TRAP_TRACE, si.si_code);
+		ASSERT_EQ(0, ptrace(PTRACE_GETREGS, pid, 0, &regs));
+		EXPECT_EQ((unsigned long)k->next, regs.rip);
+		EXPECT_EQ(stops, hits("pt"));
+		if (stops < CALLS / 4) {
+			ASSERT_EQ(0, ptrace(PTRACE_POKETEXT, pid, addr,
+					    (orig & ~0xffUL) | 0xcc));
+		} else {
+			/* out for good: the probe's int3 stays */
+			ASSERT_EQ(0, text_read(pid, k->label, &byte, 1));
+			EXPECT_EQ(0xcc, byte);
+		}
+		ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, 0, 0));
+	}
+	EXPECT_EQ(0, sig);
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(CALLS / 4, stops);
+	EXPECT_EQ(1, usr1);
+	EXPECT_EQ(CALLS, hits("pt"));
+}
+
+/*
+ * A probe removed while a debugger's breakpoint is on it leaves the
+ * int3 in the text, the debugger's now: the child stops there, and the
+ * debugger's removal puts the instruction's byte back.
+ */
+TEST_F_TIMEOUT(traced, probe_removed_under_debugger_breakpoint, 120)
+{
+	const struct kind *k = &kinds[variant->kind];
+	unsigned long addr = (unsigned long)k->label, orig;
+	struct user_regs_struct regs;
+	int status, sig, stops = 0;
+	pid_t pid = self->pid;
+	unsigned char byte;
+
+	ASSERT_EQ(0, seize_probe_peek(pid, k, &orig));
+	ASSERT_EQ(0, ptrace(PTRACE_POKETEXT, pid, addr, (orig & ~0xffUL) | 0xcc));
+	ASSERT_EQ(0, events("-:pt\n"));
+	ASSERT_EQ(0, text_read(pid, k->label, &byte, 1));
+	EXPECT_EQ(0xcc, byte);
+	EXPECT_EQ((orig & ~0xffUL) | 0xcc,
+		  (unsigned long)ptrace(PTRACE_PEEKTEXT, pid, addr, 0));
+	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, 0, 0));
+
+	put_byte(self->go[1]);
+	while ((sig = next_stop(pid, &status)) > 0) {
+		if (sig == SIGTRAP) {
+			stops++;
+			ASSERT_EQ(0, ptrace(PTRACE_GETREGS, pid, 0, &regs));
+			ASSERT_EQ(addr + 1, regs.rip);
+			regs.rip = addr;
+			ASSERT_EQ(0, ptrace(PTRACE_SETREGS, pid, 0, &regs));
+			ASSERT_EQ(0, ptrace(PTRACE_POKETEXT, pid, addr, orig));
+			ASSERT_EQ(0, text_read(pid, k->label, &byte, 1));
+			EXPECT_EQ(*k->label, (char)byte);
+			sig = 0;
+		}
+		ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, 0, sig));
+	}
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(1, stops);
 }
 
 /*
