@@ -62,10 +62,10 @@ echo "$out" | grep -Eq '^ +600  probe_target:work$' &&
 	echo "$out" | grep -Eq '^ +600  libc\.so\.6:getppid$'
 check $? "600 hits of work and of getppid, as without strace"
 # two processes: a call may be logged "getppid( <unfinished ...>"
-echo "# strace's log: $(grep -c 'getppid(' $LOG) getppid, $(grep -c 'exit_group(0)' $LOG) exit_group(0)"
+echo "# strace's log: $(grep -c 'getppid(' $LOG) getppid, $(grep -c '+++ exited with 0 +++' $LOG) exits with 0"
 [ "$(grep -c 'getppid(' $LOG)" = 600 ] &&
-	[ "$(grep -c 'exit_group(0)' $LOG)" = 2 ]
-check $? "strace's log: 600 getppid calls, two exit_group(0)"
+	[ "$(grep -c '+++ exited with 0 +++' $LOG)" = 2 ]
+check $? "strace's log: 600 getppid calls, both processes exit 0"
 
 # 2. libc read and write under strace (sh is static: only strace and
 # the program call them), counted in the same run by utprobes at each
