@@ -142,6 +142,10 @@ $(B)/tests/targets/%: tests/targets/%.c $(wildcard tests/targets/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fPIE -pie -o $@ $<
 
+# gdb's tests need probed() to begin with its frame-pointer prologue
+$(B)/tests/targets/gdb_target: CFLAGS += -O0 -fcf-protection=none \
+	-fno-omit-frame-pointer
+
 $(B)/tests/targets/lib%.so: tests/lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -shared -fPIC -o $@ $<

@@ -81,6 +81,14 @@ install_prog /usr/bin/bash usr/bin/bash
 # strace, for the tests of utprobes with ptrace
 rm -f "$root/usr/bin/strace"
 install_prog /usr/bin/strace usr/bin/strace
+# and gdb (gdb-minimal, unpacked by deps.sh), with the libthread_db it
+# loads for threaded programs
+install_prog "$build/pkgs/gdb-minimal/usr/bin/gdb" usr/bin/gdb
+install_path /usr/lib/x86_64-linux-gnu/libthread_db.so.1
+# and the character set conversions it makes (names, to UTF-32)
+for f in gconv-modules gconv-modules.cache UTF-32.so UTF-16.so; do
+	install_path /usr/lib/x86_64-linux-gnu/gconv/$f
+done
 for m in "$build"/modules-"$flavour"/*.ko; do
 	[ -f "$m" ] && cp "$m" "$root/lib/modules/$release/extra/"
 done

@@ -1,11 +1,14 @@
 #!/bin/sh
 # Real debugging tools from Debian's packages on probed processes: strace
 # run under "uprobe-cli count", strace -p attached to a probed process,
-# and a probe added to a process strace already traces.  strace's log
-# has the program's system calls, the program's output and exit status
-# are unchanged, and the hit counts are exact (and equal to mainline
-# uprobes' on the same command).
+# a probe added to a process strace already traces, and gdb -p breaking,
+# stepping and finishing in a probed function, with probes added while
+# gdb holds the process stopped.  strace's log has the program's system
+# calls, gdb sees the registers an unprobed program would have, the
+# program's output and exit status are unchanged, and the hit counts are
+# exact (and equal to mainline uprobes' on the same command).
 T=/usr/libexec/utrace-tests/targets/probe_target
+G=/usr/libexec/utrace-tests/targets/gdb_target
 TR=/sys/kernel/tracing
 LOG=/tmp/ptrace_tools.strace
 n=0 failed=0
@@ -50,7 +53,7 @@ traced() {
 }
 
 echo "TAP version 13"
-echo "1..13"
+echo "1..20"
 
 # 1. strace under uprobe-cli count: the probes reach strace's tracees
 out=$(uprobe-cli count -e "$T:work" -e libc:getppid -- \
@@ -180,5 +183,117 @@ check $? "process tracer: the exec of strace and of the traced program"
 	[ "$(grep -c 'getppid(' $LOG)" = 6 ] &&
 	[ "$(grep -c 'probe_target-.* exit code=0x0 status=0' /tmp/ptrace_tools.trace)" = 2 ]
 check $? "both see the 6 getppid calls; both processes exit 0"
-rm -f /tmp/ptt-fifo.$$ $LOG /tmp/ptrace_tools.out /tmp/ptrace_tools.trace
+
+# 6. gdb -p on a process with a pid probe (probed's first instruction,
+# "push %rbp") and a file probe (libc's getppid).  gdb reads the text
+# without our int3s: "break probed" goes after the prologue, as without
+# the probe.  Stepping into the call lands on our int3, and "stepi" must
+# run exactly the push.  While gdb holds the process stopped, a pid
+# probe on the next instruction and a file probe on getuid are added.
+# Then "break *probed" puts gdb's breakpoint on our int3: gdb stops
+# there at each call, and steps over it (out of line, with the bytes it
+# read), the call counted once.  The counts are read at each stop
+# through gdb's shell.
+N=50
+"$G" $N < /tmp/ptt-fifo.$$ > /tmp/ptrace_tools.out &
+pid=$!
+exec 4> /tmp/ptt-fifo.$$
+asleep $pid
+uprobe-cli add -p $pid "$G:probed" --name gdbt_entry &&
+	uprobe-cli add libc:getppid --name gdbt_getppid
+check $? "a pid probe and a file probe on gdb's target"
+cat > /tmp/gdbt.sh <<EOS
+#!/bin/sh
+# gdbt.sh late: add the probes; gdbt.sh WHERE: the four hit counts
+h() {
+	awk -v p="\$1" '\$1 == p { n = \$NF } END { print n == "" ? "-" : n }' \\
+		$TR/utprobe_profile
+}
+case \$1 in
+late)	uprobe-cli add -p $pid "$G:probed+1" --name gdbt_late &&
+		uprobe-cli add libc:getuid --name gdbt_getuid &&
+		echo late added ;;
+*)	echo "hits \$1 \$(h gdbt_entry) \$(h gdbt_getppid) \$(h gdbt_late) \$(h gdbt_getuid)" ;;
+esac
+EOS
+chmod +x /tmp/gdbt.sh
+cat > /tmp/gdbt.gdb <<'EOS'
+set pagination off
+set confirm off
+break probed
+continue
+printf "stop x=%ld after the prologue %d\n", x, $pc == (long)probed + 8
+shell /tmp/gdbt.sh stop
+shell /tmp/gdbt.sh late
+finish
+set $ret = $pc
+printf "call %d\n", *(unsigned char *)($ret - 5) == 0xe8
+delete
+tbreak *($ret - 5)
+continue
+printf "at_call %d\n", $pc == $ret - 5
+stepi
+printf "at_entry %d\n", $pc == (long)probed
+shell /tmp/gdbt.sh entry
+set $sp0 = $sp
+set $rbp0 = $rbp
+set $rdi0 = $rdi
+stepi
+printf "push %d %d %d %d\n", $pc == (long)probed + 1, $sp == $sp0 - 8, *(long *)$sp == $rbp0, $rdi == $rdi0
+shell /tmp/gdbt.sh push
+stepi
+printf "mov %d %d %d\n", $pc == (long)probed + 4, $rbp == $sp, $sp == $sp0 - 8
+shell /tmp/gdbt.sh mov
+break *probed
+continue
+printf "bp %d %ld\n", $pc == (long)probed, $rdi
+shell /tmp/gdbt.sh bp
+continue
+printf "bp2 %d %ld\n", $pc == (long)probed, $rdi
+shell /tmp/gdbt.sh bp2
+delete
+detach
+EOS
+gdb -nx -batch -p $pid -x /tmp/gdbt.gdb > /tmp/gdbt.out 2>&1 &
+gpid=$!
+traced $pid
+echo go >&4
+exec 4>&-
+wait $gpid
+gst=$?
+wait $pid
+st=$?
+sed 's/^/# gdb: /' /tmp/gdbt.out
+out() {
+	grep "^$1" /tmp/gdbt.out
+}
+[ $gst = 0 ] && [ "$(out stop)" = "stop x=0 after the prologue 1" ] &&
+	grep -q '^Value returned is \$[0-9]* = 1$' /tmp/gdbt.out &&
+	[ "$(out call)" = "call 1" ] && [ "$(out at_call)" = "at_call 1" ] &&
+	[ "$(out at_entry)" = "at_entry 1" ]
+check $? "gdb -p: break in the probed function, finish, back to its call"
+[ "$(out push)" = "push 1 1 1 1" ] && [ "$(out mov)" = "mov 1 1 1" ]
+check $? "stepi over each probed instruction: the next one, registers right"
+# at the stops: entry and getppid, then entry+1 from call 1 and getuid
+# from call 0 (added while gdb held it in probed())
+[ "$(out 'hits stop')" = "hits stop 1 0 - -" ] &&
+	[ "$(out late)" = "late added" ] &&
+	[ "$(out 'hits entry')" = "hits entry 1 1 0 1" ] &&
+	[ "$(out 'hits push')" = "hits push 2 1 0 1" ] &&
+	[ "$(out 'hits mov')" = "hits mov 2 1 1 1" ]
+check $? "the hit counts at each of gdb's stops, probes added under gdb"
+# "break *probed": gdb's breakpoint on our int3, gdb's step over it
+[ "$(out 'bp ')" = "bp 1 2" ] && [ "$(out 'hits bp ')" = "hits bp 3 2 1 2" ] &&
+	[ "$(out 'bp2 ')" = "bp2 1 3" ] &&
+	[ "$(out 'hits bp2')" = "hits bp2 4 3 2 3" ]
+check $? "gdb's own breakpoint on the probed instruction: it stops, one hit"
+[ $st = 0 ] && [ "$(cat /tmp/ptrace_tools.out)" = "$(printf 'ready\n%d\n' $((3 * N * (N - 1) / 2 + N)))" ]
+check $? "after gdb's detach: exit 0, the program's output unchanged"
+echo "# hits after gdb: $(hits gdbt_entry) $(hits gdbt_getppid) $(hits gdbt_late) $(hits gdbt_getuid)"
+[ "$(hits gdbt_entry)" = $N ] && [ "$(hits gdbt_getppid)" = $N ] &&
+	[ "$(hits gdbt_late)" = $((N - 1)) ] && [ "$(hits gdbt_getuid)" = $N ]
+check $? "$N, $N, $((N - 1)) and $N hits: each call counted once"
+uprobe-cli del --all
+rm -f /tmp/ptt-fifo.$$ $LOG /tmp/ptrace_tools.out /tmp/ptrace_tools.trace \
+	/tmp/gdbt.sh /tmp/gdbt.gdb /tmp/gdbt.out
 exit $failed
