@@ -105,19 +105,8 @@ struct utprobe_ret_counts {
  * @flags:	%UTPROBE_TRAP_SAFE, or 0
  * @name:	shown in trace events, or NULL
  * @data:	for the module
- * @hits:	private: per-CPU hit counts
- * @rets:	private: per-CPU counts of returns, unwound, missed and
- *		pending calls (a call may be counted pending on one CPU
- *		and done on another: only the sum means anything)
- * @consumers:	private: the probe's places in probed processes
- * @file_node:	private: in the list of probes on files
- * @inode:	private: the file of a file-scoped probe
- * @offset:	private: its offset in the file
- * @insn:	private: the instruction there
- * @pid:	private: the process of a pid-scoped probe
- * @vaddr:	private: its address there
- * @gone:	private: unregistered from a handler, being removed
- * @scope:	private: the process tree a file-scoped probe is limited to
+ *
+ * The members after these are utprobes' own, set by utprobe_register_*().
  */
 struct utprobe {
 	utprobe_handler_t handler;
@@ -127,17 +116,22 @@ struct utprobe {
 	void *data;
 
 	/* private: set by utprobe_register_*() */
-	u64 __percpu *hits;
+	u64 __percpu *hits;		/* per-CPU hit counts */
+	/*
+	 * per-CPU counts of returns, unwound, missed and pending calls (a
+	 * call may be counted pending on one CPU and done on another: only
+	 * the sum means anything)
+	 */
 	struct utprobe_ret_counts __percpu *rets;
-	struct list_head consumers;
-	struct list_head file_node;
-	struct inode *inode;
-	loff_t offset;
-	struct utp_arch_insn *insn;
-	pid_t pid;
-	unsigned long vaddr;
-	bool gone;
-	struct pid *scope;
+	struct list_head consumers;	/* its places in probed processes */
+	struct list_head file_node;	/* in the list of probes on files */
+	struct inode *inode;		/* the file of a probe on a file */
+	loff_t offset;			/* its offset in the file */
+	struct utp_arch_insn *insn;	/* the instruction there */
+	pid_t pid;			/* the process of a pid probe */
+	unsigned long vaddr;		/* its address there */
+	bool gone;			/* unregistered from a handler */
+	struct pid *scope;		/* the tree a file probe is limited to */
 };
 
 #ifdef CONFIG_UTPROBES

@@ -2712,7 +2712,7 @@ static void utp_defer(struct utp_deferred *d)
 /**
  * utprobe_register_pid - probe an instruction in one process
  * @up:		the probe; its handler, name and data set by the caller
- * @pid:	the process, in the caller's pid namespace
+ * @nr:		the process's id, in the caller's pid namespace
  * @vaddr:	the instruction's address there
  *
  * The process's threads are quiesced while the breakpoint goes in.
