@@ -826,7 +826,7 @@ static u8 utp_page_byte(struct page *page, unsigned long vaddr)
  * without that lock.  @pt's own byte goes back over its int3 only if
  * no debugger's breakpoint is there too: checked with mmap_lock held for
  * writing, which keeps debuggers' accesses (__utprobe_access_write())
- * out meanwhile.
+ * out meanwhile, and not killable.
  *
  * Returns 0, -EFAULT (no private executable mapping there), -EBUSY
  * (another byte there, or a debugger's breakpoint), -EAGAIN (@pt stale,
@@ -844,11 +844,11 @@ static int __utp_poke(struct mm_struct *mm, unsigned long vaddr, u8 old,
 
 	if (!mmget_not_zero(mm))
 		return -ESRCH;
+	/* an int3 left behind would be a SIGTRAP: a restore is not killable */
+	ret = -EINTR;
 	if (restore)
-		ret = mmap_write_lock_killable(mm);
-	else
-		ret = mmap_read_lock_killable(mm);
-	if (ret)
+		mmap_write_lock(mm);
+	else if (mmap_read_lock_killable(mm))
 		goto put;
 	ret = -EFAULT;
 	vma = vma_lookup(mm, vaddr);
@@ -1007,7 +1007,7 @@ void __utprobe_access_read(struct vm_area_struct *vma, unsigned long addr,
 	unsigned long idx = addr;
 	u8 *b = buf;
 
-	if (!(vma->vm_flags & VM_EXEC) || len <= 0)
+	if (len <= 0)
 		return;
 	rcu_read_lock();
 	proc = utp_proc_find_rcu(vma->vm_mm);
@@ -1015,6 +1015,39 @@ void __utprobe_access_read(struct vm_area_struct *vma, unsigned long addr,
 		if (!READ_ONCE(pt->dbg_bp))
 			b[idx - addr] = pt->ai.bytes[0];
 	rcu_read_unlock();
+}
+
+/*
+ * A debugger writes @len bytes @b over @t at @addr, and @pt is a point at
+ * @vaddr, within an instruction's length before @addr + @len.  A write of
+ * the instruction's bytes with an int3 first is its breakpoint, and of
+ * the bytes themselves that breakpoint's removal: noted, our int3 kept.
+ * A write of other bytes over the instruction is another instruction: the
+ * point goes stale, never hit again.  (Only a write that covers the int3
+ * replaces it; one of later bytes alone is not seen.)
+ */
+static void utp_access_point_write(struct utp_point *pt, unsigned long vaddr,
+				   unsigned long addr, u8 *b, const u8 *t,
+				   int len)
+{
+	unsigned long end = min(vaddr + pt->ai.len, addr + len), i;
+	bool int3 = vaddr >= addr;	/* the int3's byte is written */
+
+	if (READ_ONCE(pt->stale) || READ_ONCE(pt->moved_to) ||
+	    (int3 && t[vaddr - addr] != UTP_BREAK_INSN))
+		return;
+	for (i = max(vaddr + 1, addr); i < end; i++)
+		if (b[i - addr] != pt->ai.bytes[i - vaddr])
+			break;
+	if (!int3)
+		return;
+	if (i < end || (b[vaddr - addr] != UTP_BREAK_INSN &&
+			b[vaddr - addr] != pt->ai.bytes[0])) {
+		WRITE_ONCE(pt->stale, true);
+		return;
+	}
+	WRITE_ONCE(pt->dbg_bp, b[vaddr - addr] == UTP_BREAK_INSN);
+	b[vaddr - addr] = UTP_BREAK_INSN;
 }
 
 /**
@@ -1025,33 +1058,28 @@ void __utprobe_access_read(struct vm_area_struct *vma, unsigned long addr,
  * @text:	the bytes there now
  * @len:	how many
  *
- * Over each of our int3s, an int3 in @buf is the debugger's breakpoint,
- * and the instruction's own byte its removal: noted, and our int3 kept in
- * @buf.  Called through utprobe_access_write().
+ * Over each of our int3s, the instruction with an int3 in @buf is the
+ * debugger's breakpoint, and the instruction itself its removal: noted,
+ * and our int3 kept in @buf.  Anything else replaces the point.  Called
+ * through utprobe_access_write().
  */
 void __utprobe_access_write(struct vm_area_struct *vma, unsigned long addr,
 			    void *buf, const void *text, int len)
 {
+	unsigned long last = addr + len - 1, idx;
 	struct utp_point *pt;
 	struct utp_proc *proc;
-	unsigned long idx = addr;
-	u8 *b = buf;
 
-	if (!(vma->vm_flags & VM_EXEC) || len <= 0)
+	if (len <= 0)
 		return;
+	/* a point whose instruction begins before @addr may reach into it */
+	idx = addr > MAX_INSN_SIZE ? addr - (MAX_INSN_SIZE - 1) : 0;
 	rcu_read_lock();
 	proc = utp_proc_find_rcu(vma->vm_mm);
-	for (; proc && (pt = utp_access_next(proc, &idx, addr, text, len));
-	     idx++) {
-		u8 *byte = &b[idx - addr];
-
-		if (*byte == UTP_BREAK_INSN)
-			WRITE_ONCE(pt->dbg_bp, true);
-		else if (*byte == pt->ai.bytes[0])
-			WRITE_ONCE(pt->dbg_bp, false);
-		else
-			continue;
-		*byte = UTP_BREAK_INSN;
+	while (proc && idx <= last &&
+	       (pt = xa_find(&proc->points, &idx, last, XA_PRESENT))) {
+		utp_access_point_write(pt, idx, addr, buf, text, len);
+		idx++;
 	}
 	rcu_read_unlock();
 }
@@ -1778,16 +1806,21 @@ static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 	u8 byte;
 
 	ut->replay_bp = 0;
-	/* back at a debugger's breakpoint it stopped at: a replay too */
-	if (ut->dbg_bp == bp && ut->dbg_sp == regs->sp)
-		replay = true;
-	ut->dbg_bp = 0;
 	rcu_read_lock();
 	pt = xa_load(&ut->proc->points, bp);
 	rcu_read_unlock();
 	/* an int3 in new text at a stale point's place is not ours */
 	if (pt && READ_ONCE(pt->stale))
 		return utrace_signal_action(action) | UTRACE_RESUME;
+	/*
+	 * Back at a debugger's breakpoint it stopped at: a replay too.  An
+	 * int3 that is no point (a debugger's elsewhere) keeps the record.
+	 */
+	if (pt) {
+		if (ut->dbg_bp == bp && ut->dbg_sp == regs->sp)
+			replay = true;
+		ut->dbg_bp = 0;
+	}
 	if (!pt) {
 		/* removed since it trapped: run the original instruction */
 		if (!get_user(byte, (u8 __user *)bp) && byte != UTP_BREAK_INSN) {
@@ -1942,8 +1975,12 @@ static u32 utp_report_signal(u32 action, struct utrace_engine *engine,
 			utp_arch_abort_step(pt->vaddr, regs);
 		rcu_read_unlock();
 	}
-	/* a step elsewhere (a debugger's, out of line) after its stop */
-	if (info && info->si_signo == SIGTRAP && info->si_code == TRAP_TRACE)
+	/*
+	 * A step after its stop that did not end at its breakpoint: the
+	 * instruction ran (a debugger's copy of it, out of line).
+	 */
+	if (info && info->si_signo == SIGTRAP && info->si_code == TRAP_TRACE &&
+	    regs->ip != ut->dbg_bp)
 		ut->dbg_bp = 0;
 	/*
 	 * The SIGTRAP of an int3 this thread trapped on (a tracer can send

@@ -371,6 +371,40 @@ TEST_F_TIMEOUT(traced, probe_removed_under_debugger_breakpoint, 120)
 }
 
 /*
+ * A debugger's patch of a probed instruction (lea (%rdi,%rdi,2) made
+ * lea (%rdi,%rdi,1): its first byte, the REX prefix, unchanged) is the
+ * new instruction: it runs, in the text as written, and the probe's
+ * point is gone, never hit.
+ */
+TEST_F_TIMEOUT(traced, debugger_patch_replaces_probe, 120)
+{
+	const struct kind *k = &kinds[variant->kind];
+	unsigned long addr = (unsigned long)k->label, orig, patched;
+	unsigned char now[4];
+	pid_t pid = self->pid;
+	int status, sig;
+
+	if (variant->kind != 1)
+		SKIP(return, "the lea is patched");
+	ASSERT_EQ(0, seize_probe_peek(pid, k, &orig));
+	ASSERT_EQ(0x7f048d48UL, orig & 0xffffffffUL);
+	patched = (orig & ~0xff000000UL) | 0x3f000000UL;
+	ASSERT_EQ(0, ptrace(PTRACE_POKETEXT, pid, addr, patched));
+	EXPECT_EQ(patched, (unsigned long)ptrace(PTRACE_PEEKTEXT, pid, addr, 0));
+	ASSERT_EQ(0, text_read(pid, k->label, now, sizeof(now)));
+	EXPECT_EQ(0, memcmp(now, &patched, sizeof(now)));
+	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, 0, 0));
+	put_byte(self->go[1]);
+	while ((sig = next_stop(pid, &status)) > 0)
+		ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, 0,
+				    sig == SIGUSR1 ? SIGUSR1 : 0));
+	/* every call returned 2x, not 3x: the child says so */
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(1, WEXITSTATUS(status));
+	EXPECT_EQ(0, hits("pt"));
+}
+
+/*
  * The traced child of the single-step tests: waits for a byte, calls
  * @k's traced entry once (its int3 stops the child for the tracer with
  * the ip at the probed instruction), exits 0 if the result was right.
