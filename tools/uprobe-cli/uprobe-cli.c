@@ -755,6 +755,30 @@ static void restore_signals(const struct sigaction *old_int,
 	sigaction(SIGHUP, old_hup, NULL);
 }
 
+/*
+ * Wait, a second at most, until the child sleeps in its read of the pipe
+ * that lets it execute the command.  Probes placed then do not count
+ * that read: it is the tool's, not the command's.  Placed while the
+ * child may still be on its way to the read, they counted it sometimes.
+ */
+static void wait_asleep(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (i = 0; i < 1000; i++) {
+		f = fopen(path, "r");
+		p = f && fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		if (f)
+			fclose(f);
+		if (!p || (p[1] == ' ' && p[2] == 'S'))
+			return;
+		usleep(1000);
+	}
+}
+
 static int run_probed(struct probe *ps, int n, char **cmd, int *status)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN };
@@ -782,6 +806,7 @@ static int run_probed(struct probe *ps, int n, char **cmd, int *status)
 		_exit(127);
 	}
 	close(go[0]);
+	wait_asleep(pid);
 	for (i = 0; i < n; i++) {
 		const struct up_place *p = &ps[i].place;
 		int r;
