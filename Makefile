@@ -32,6 +32,15 @@ TARGET_LIBS := $(B)/tests/targets/libutp_torture.so
 TARGET_PROGS := $(patsubst tests/targets/%.c,$(B)/tests/targets/%,$(wildcard tests/targets/*.c)) \
 		$(patsubst tests/targets/%.cc,$(B)/tests/targets/%,$(wildcard tests/targets/*.cc))
 VERDICT_SRCS := scripts/verdict/verdict.c scripts/verdict/verdict.h
+# The kernel's own ptrace and x86 selftests that build for 64-bit, run by
+# tests/guest/kselftests.sh: dynamically linked, built as their own
+# Makefiles build them, against this kernel's uapi headers.
+KST_X86 := single_step_syscall sigreturn ptrace_syscall syscall_nt \
+	   syscall_numbering syscall_arg_fault sigtrap_loop mov_ss_trap
+KST_PTRACE := get_syscall_info peeksiginfo vmaccess get_set_sud
+KST_PROGS := $(KST_X86:%=$(B)/tests/kselftests/%_64) \
+	     $(KST_PTRACE:%=$(B)/tests/kselftests/%)
+KHDR := $(B)/tests/khdr
 
 .PHONY: all deps kernel modules tools image run shell check check-host \
 	host-tap expected-lists check-debug check-harness bench benchmarks-md \
@@ -160,13 +169,29 @@ $(B)/tests/targets/%: tests/targets/%.cc
 	@mkdir -p $(@D)
 	$(CXX) $(CFLAGS) -fPIE -pie -o $@ $<
 
+# uapi headers need no configured kernel: one install serves every flavour
+$(KHDR)/.done: $(KSRC)/.extracted
+	@$(MAKE) -s --no-print-directory -C $(KSRC) O=$(abspath $(B))/khdr-obj \
+		ARCH=x86 headers_install INSTALL_HDR_PATH=$(abspath $(KHDR))
+	@touch $@
+
+$(B)/tests/kselftests/%_64: $(SELFTESTS)/x86/%.c $(KHDR)/.done
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -std=gnu99 -pthread -Wall -isystem $(KHDR)/include -no-pie \
+		-o $@ $< -lrt -ldl
+
+$(B)/tests/kselftests/%: $(SELFTESTS)/ptrace/%.c $(KHDR)/.done
+	@mkdir -p $(@D)
+	$(CC) -std=c99 -pthread -Wall -isystem $(KHDR)/include -o $@ $<
+
 # Both come out of kernel.sh; listed so the rules above can name them.
 $(KSRC)/.extracted: ;
 
 image: modules
 	@$(MAKE) --no-print-directory $(GUEST_TESTS) $(NOUTRACE_TESTS) \
 		$(HARNESS_TESTS) $(BENCH_PROGS) \
-		$(TARGET_PROGS) $(TARGET_LIBS) $(CLI_OBJ)/uprobe-cli
+		$(TARGET_PROGS) $(TARGET_LIBS) $(KST_PROGS) \
+		$(CLI_OBJ)/uprobe-cli
 	@scripts/mkimage.sh $(FLAVOUR)
 
 # ---- running it -----------------------------------------------------------

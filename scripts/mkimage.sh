@@ -25,7 +25,7 @@ mkdir -p "$root"/{usr/bin,usr/sbin,usr/lib,usr/lib64,proc,sys,dev,tmp,run,root,e
 for d in bin sbin lib lib64; do
 	ln -s usr/$d "$root/$d"
 done
-mkdir -p "$root/$libexec"/{t,noutrace,harness} "$root/lib/modules/$release/extra"
+mkdir -p "$root/$libexec"/{t,noutrace,harness,kselftests} "$root/lib/modules/$release/extra"
 
 cp /bin/busybox "$root/usr/bin/busybox"
 for a in $(/bin/busybox --list); do
@@ -68,10 +68,12 @@ install -m 0755 "$top/scripts/guest/init" "$root/init"
 install -m 0755 "$top/scripts/guest/run-tests" "$root/$libexec/run-tests"
 install -m 0755 "$top/scripts/guest/demo" "$root/$libexec/demo"
 install -m 0755 "$top/scripts/guest/bench" "$root/$libexec/bench-run"
-for t in "$build"/tests/{t,noutrace,harness,bench,targets}/*; do
+for t in "$build"/tests/{t,noutrace,harness,bench,targets,kselftests}/*; do
 	[ -f "$t" ] || continue
 	install_prog "$t" "$libexec/$(basename "$(dirname "$t")")/$(basename "$t")"
 done
+# what the kernel's selftests give on the kernel without utrace
+install -m 0644 "$top/tests/guest/kselftests.expected" "$root/$libexec/"
 # the command-line tool, with its libraries (elfutils)
 [ -f "$build/host/cli/uprobe-cli" ] && install_prog "$build/host/cli/uprobe-cli" usr/bin/uprobe-cli
 # a real program from Debian's packages for the demo and the CLI tests,

@@ -1,0 +1,103 @@
+#!/bin/sh
+# The kernel's own ptrace selftests and the x86 single-step, sigreturn,
+# ptrace_syscall and syscall selftests (those that build for 64-bit),
+# built from the extracted tree.  Each program's results (its exit
+# status and every verdict line it prints, "ok", "not ok", "[OK]",
+# "[FAIL]", "[SKIP]") must equal kselftests.expected, recorded on the
+# kernel without utrace (make check FLAVOUR=noutrace checks that it
+# still holds there).  With utprobes, they run twice: with no probe,
+# and with file probes on libc functions that every one of them calls,
+# several of them with the trap flag set or under ptrace.
+#
+#   kselftests.sh           run, compare, print TAP
+#   kselftests.sh record    print one run's results, for the file
+D=/usr/libexec/utrace-tests
+K=$D/kselftests
+EXPECTED=$D/kselftests.expected
+TR=/sys/kernel/tracing
+OUT=/tmp/kselftests.out
+# __libc_start_main: every program, and last, so that no uprobe-cli run
+# but the programs' is counted; the others, most of them
+FUNCS="write sigaction ptrace waitpid syscall __libc_start_main"
+n=0 failed=0
+check() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=1
+	fi
+}
+
+# results: each program's exit status and verdict lines
+results() {
+	for t in "$K"/*; do
+		out=$("$t" 2>&1 < /dev/null)
+		echo "== ${t##*/} exit=$?"
+		echo "$out" | grep -E '^(ok|not ok) |^\[(OK|FAIL|SKIP)\]'
+	done
+}
+
+if [ "$1" = record ]; then
+	results
+	exit
+fi
+
+# the same as expected, or the difference shown
+same() {
+	if cmp -s "$EXPECTED" $OUT; then
+		return 0
+	fi
+	diff "$EXPECTED" $OUT | sed 's/^/# /'
+	return 1
+}
+
+programs=$(ls "$K" | wc -l)
+if [ -e $TR/utprobe_events ]; then
+	echo "TAP version 13"
+	echo "1..4"
+else
+	echo "TAP version 13"
+	echo "1..1"
+fi
+results > $OUT
+same
+check $? "$programs programs, no probe: the results of the kernel without utrace"
+[ -e $TR/utprobe_events ] || exit $failed
+
+# mainline uprobes counts the programs started too, at the second
+# instruction of __libc_start_main (the first offset that is one),
+# enabled once the uprobe-cli runs are over
+off=1
+while [ $off -lt 16 ] &&
+	! uprobe-cli resolve libc:__libc_start_main+$off > /dev/null 2>&1; do
+	off=$((off + 1))
+done
+set -- $(uprobe-cli resolve libc:__libc_start_main+$off)
+echo "p:kst/start $1:$2" >> $TR/uprobe_events
+st=0
+for f in $FUNCS; do
+	uprobe-cli add libc:$f --name kst_$f || st=1
+done
+check $st "file probes on libc: $FUNCS"
+echo 1 > $TR/events/kst/start/enable
+results > $OUT
+same
+check $? "with the probes: the same results"
+hits() {
+	awk -v p="$1" '$1 == p { print $NF }' $TR/utprobe_profile
+}
+for f in $FUNCS; do
+	echo "# kst_$f: $(hits kst_$f) hits"
+done
+main=$(awk '$2 == "start" { print $3 }' $TR/uprobe_profile)
+echo "# mainline: $main programs started"
+[ -n "$main" ] && [ "$main" -ge "$programs" ] &&
+	[ "$(hits kst___libc_start_main)" = "$main" ]
+check $? "the programs started: as many hits as mainline uprobes counts"
+echo 0 > $TR/events/kst/start/enable
+echo "-:kst/start" >> $TR/uprobe_events
+uprobe-cli del --all
+rm -f $OUT
+exit $failed
