@@ -3124,21 +3124,23 @@ static void utp_mmap_work(struct callback_head *cb)
 	if ((current->flags & PF_EXITING) || !current->mm)
 		goto out;
 	ut = utp_current_thread();
-	utp_set_in_work(ut, true);
-	mutex_lock(&utp_mutex);
-	utp_set_in_work(ut, false);
 	if (ut && ut->proc->mm != current->mm) {
 		/*
 		 * Run by a tracer's exec event stop (ptrace_notify() runs
 		 * task_work), before utrace's exec report: the engine is the
 		 * old image's.  It leaves now, as its exec report would have
-		 * it, so that the new image's can attach.
+		 * it (without utp_mutex), so that the new image's can attach:
+		 * a registration holding utp_mutex may be waiting for that
+		 * in utp_proc_cover().
 		 */
 		utp_thread_leave(ut);
 		utp_control(current, ut->engine, UTRACE_DETACH);
 		utp_thread_free(ut);
 		ut = NULL;
 	}
+	utp_set_in_work(ut, true);
+	mutex_lock(&utp_mutex);
+	utp_set_in_work(ut, false);
 	if (ut) {
 		if (w->from) {
 			utp_unmove(ut->proc, w->from, w->from_len, w->start);
