@@ -67,16 +67,20 @@
 #include <linux/highmem.h>
 #include <linux/jump_label.h>
 #include <linux/kref.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
+#include <linux/mmu_notifier.h>
 #include <linux/pagemap.h>
 #include <linux/percpu.h>
 #include <linux/ptrace.h>
+#include <linux/rmap.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/shmem_fs.h>
 #include <linux/slab.h>
+#include <linux/swap.h>
 #include <linux/task_work.h>
 #include <linux/utprobes.h>
 #include <linux/utrace.h>
@@ -812,21 +816,147 @@ static u8 utp_page_byte(struct page *page, unsigned long vaddr)
 }
 
 /*
+ * Map @new_page at @vaddr of @vma in place of @old_page, or just unmap
+ * @old_page if @new_page is NULL (a fault maps the file's page again).
+ * The page-table entry is cleared and flushed from every CPU that may
+ * hold it before the new page goes in: no thread ever executes a page
+ * that is being written, each sees either the old copy or the new one.
+ * mmap_lock held.  Returns 0, or -EAGAIN if @old_page is no longer
+ * mapped there.
+ */
+static int utp_replace_page(struct vm_area_struct *vma, unsigned long vaddr,
+			    struct page *old_page, struct page *new_page)
+{
+	struct folio *old = page_folio(old_page), *new = NULL;
+	DEFINE_FOLIO_VMA_WALK(pvmw, old, vma, vaddr, 0);
+	struct mm_struct *mm = vma->vm_mm;
+	struct mmu_notifier_range range;
+	int ret;
+
+	if (new_page) {
+		new = page_folio(new_page);
+		ret = mem_cgroup_charge(new, mm, GFP_KERNEL);
+		if (ret)
+			return ret;
+	}
+	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, 0, mm, vaddr,
+				vaddr + PAGE_SIZE);
+	/* folio_free_swap() wants it locked */
+	folio_lock(old);
+	mmu_notifier_invalidate_range_start(&range);
+	ret = -EAGAIN;
+	if (!page_vma_mapped_walk(&pvmw))
+		goto unlock;
+	if (!pte_present(ptep_get(pvmw.pte))) {
+		page_vma_mapped_walk_done(&pvmw);
+		goto unlock;
+	}
+	if (new) {
+		folio_get(new);
+		folio_add_new_anon_rmap(new, vma, vaddr, RMAP_EXCLUSIVE);
+		folio_add_lru_vma(new, vma);
+	} else {
+		dec_mm_counter(mm, MM_ANONPAGES);
+	}
+	if (!folio_test_anon(old)) {
+		dec_mm_counter(mm, mm_counter_file(old));
+		inc_mm_counter(mm, MM_ANONPAGES);
+	}
+	flush_cache_page(vma, vaddr, pte_pfn(ptep_get(pvmw.pte)));
+	ptep_clear_flush(vma, vaddr, pvmw.pte);
+	if (new)
+		set_pte_at(mm, vaddr, pvmw.pte,
+			   mk_pte(new_page, vma->vm_page_prot));
+	folio_remove_rmap_pte(old, old_page, vma);
+	if (!folio_mapped(old))
+		folio_free_swap(old);
+	page_vma_mapped_walk_done(&pvmw);
+	folio_put(old);
+	ret = 0;
+unlock:
+	mmu_notifier_invalidate_range_end(&range);
+	folio_unlock(old);
+	return ret;
+}
+
+/*
+ * Is @page, a private copy of a page of @vma's file at @vaddr, the same
+ * as the file's page now?  Then the copy can go, and the process map the
+ * file's page again, as it did before it was probed.
+ */
+static bool utp_same_as_file(struct vm_area_struct *vma, unsigned long vaddr,
+			     struct page *page)
+{
+	struct folio *folio;
+	bool same;
+
+	if (!vma->vm_file)
+		return false;
+	folio = filemap_get_folio(vma->vm_file->f_mapping,
+				  linear_page_index(vma, vaddr));
+	if (IS_ERR(folio))
+		return false;
+	same = folio_test_uptodate(folio) && !folio_test_large(folio) &&
+	       pages_identical(page, &folio->page);
+	folio_put(folio);
+	return same;
+}
+
+/*
+ * Write @new at @vaddr of @vma in a new copy of @old_page, and map that
+ * copy in its place: a byte is never written into a page that threads
+ * may be executing (an emulated CPU, QEMU's TCG, has been seen to keep
+ * running its translation of a page written under it by another CPU).
+ * A copy that comes out the same as the file's page is not mapped: the
+ * file's page comes back.  mmap_lock held.
+ */
+static int utp_write_byte(struct vm_area_struct *vma, unsigned long vaddr,
+			  struct page *old_page, u8 new)
+{
+	struct page *new_page;
+	struct folio *folio;
+	u8 *kaddr;
+	int ret;
+
+	if (is_zero_page(old_page))
+		return -EFAULT;
+	ret = anon_vma_prepare(vma);
+	if (ret)
+		return ret;
+	folio = vma_alloc_folio(GFP_HIGHUSER_MOVABLE, 0, vma, vaddr, false);
+	if (!folio)
+		return -ENOMEM;
+	new_page = &folio->page;
+	__folio_mark_uptodate(folio);
+	copy_highpage(new_page, old_page);
+	kaddr = kmap_local_page(new_page);
+	kaddr[offset_in_page(vaddr)] = new;
+	kunmap_local(kaddr);
+	if (PageAnon(old_page) && utp_same_as_file(vma, vaddr, new_page)) {
+		ret = utp_replace_page(vma, vaddr & PAGE_MASK, old_page, NULL);
+	} else {
+		ret = utp_replace_page(vma, vaddr & PAGE_MASK, old_page,
+				       new_page);
+	}
+	folio_put(folio);
+	return ret;
+}
+
+/*
  * Change the byte at @vaddr in @mm from @old to @new.  Text is only ever
- * written into a private executable mapping, whose private copy of the
- * page the forced write makes (the page cache and the file never see
- * it), and only over the byte expected there: checked under mmap_lock,
- * so that a mapping that replaced the probed one (a shared file mapped
- * at the same place after munmap, say) is never written.
+ * written into a private executable mapping, in a private copy of the
+ * page (utp_write_byte(): the page cache and the file never see it),
+ * and only over the byte expected there: checked under mmap_lock, so
+ * that a mapping that replaced the probed one (a shared file mapped at
+ * the same place after munmap, say) is never written.
  *
  * An int3 for @pt goes in only if @pt is not stale, and for a probe on a
  * file (@up->inode), only into a mapping of that file at the probe's
  * offset: both are checked under mmap_lock, which the mmap that makes a
  * point stale holds for writing.  The caller found the mapping earlier,
  * without that lock.  @pt's own byte goes back over its int3 only if
- * no debugger's breakpoint is there too: checked with mmap_lock held for
- * writing, which keeps debuggers' accesses (__utprobe_access_write())
- * out meanwhile, and not killable.
+ * no debugger's breakpoint is there too: checked under mmap_lock, which
+ * keeps debuggers' accesses (__utprobe_access_write()) out meanwhile.
  *
  * Returns 0, -EFAULT (no private executable mapping there), -EBUSY
  * (another byte there, or a debugger's breakpoint), -EAGAIN (@pt stale,
@@ -839,17 +969,21 @@ static int __utp_poke(struct mm_struct *mm, unsigned long vaddr, u8 old,
 	bool restore = pt && new != UTP_BREAK_INSN;
 	struct vm_area_struct *vma;
 	struct page *page;
-	u8 *kaddr;
 	int ret;
 
 	if (!mmget_not_zero(mm))
 		return -ESRCH;
-	/* an int3 left behind would be a SIGTRAP: a restore is not killable */
+	/*
+	 * Held for writing: a debugger's write into the page between our
+	 * copy of it and the copy's mapping would be lost.  An int3 left
+	 * behind would be a SIGTRAP: a restore is not killable.
+	 */
 	ret = -EINTR;
 	if (restore)
 		mmap_write_lock(mm);
-	else if (mmap_read_lock_killable(mm))
+	else if (mmap_write_lock_killable(mm))
 		goto put;
+again:
 	ret = -EFAULT;
 	vma = vma_lookup(mm, vaddr);
 	if (!vma || !(vma->vm_flags & VM_EXEC) ||
@@ -866,33 +1000,21 @@ static int __utp_poke(struct mm_struct *mm, unsigned long vaddr, u8 old,
 	     ((loff_t)vma->vm_pgoff << PAGE_SHIFT) + (vaddr - vma->vm_start) !=
 	     up->offset))
 		goto unlock;
-	/* look before writing: a write makes a private copy of the page */
-	page = get_user_page_vma_remote(mm, vaddr, FOLL_FORCE, &vma);
-	if (IS_ERR(page)) {
-		ret = PTR_ERR(page);
-		goto unlock;
-	}
-	ret = utp_page_byte(page, vaddr) == old ? 0 : -EBUSY;
-	put_page(page);
-	if (ret)
-		goto unlock;
-	page = get_user_page_vma_remote(mm, vaddr, FOLL_FORCE | FOLL_WRITE,
+	page = get_user_page_vma_remote(mm, vaddr, FOLL_FORCE | FOLL_SPLIT_PMD,
 					&vma);
 	if (IS_ERR(page)) {
 		ret = PTR_ERR(page);
 		goto unlock;
 	}
-	kaddr = kmap_local_page(page);
-	copy_to_user_page(vma, page, vaddr, kaddr + offset_in_page(vaddr),
-			  &new, 1);
-	kunmap_local(kaddr);
-	set_page_dirty_lock(page);
+	ret = utp_page_byte(page, vaddr) == old ? 0 : -EBUSY;
+	if (!ret)
+		ret = utp_write_byte(vma, vaddr, page, new);
 	put_page(page);
+	/* the page changed under us: look again */
+	if (ret == -EAGAIN)
+		goto again;
 unlock:
-	if (restore)
-		mmap_write_unlock(mm);
-	else
-		mmap_read_unlock(mm);
+	mmap_write_unlock(mm);
 put:
 	mmput(mm);
 	return ret;
