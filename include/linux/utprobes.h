@@ -134,7 +134,27 @@ struct utprobe {
 	struct pid *scope;		/* the tree a file probe is limited to */
 };
 
+/**
+ * struct utprobe_spec - one probe of utprobe_register_batch()
+ * @up:		the probe; its handler, name and data set by the caller
+ * @inode:	a probe on an executable file: the file; NULL for a probe
+ *		on one process
+ * @offset:	on a file: the instruction's offset in it
+ * @pid:	on a file: the process whose tree alone gets the probe, or 0
+ *		for every process; on one process: that process (ids in the
+ *		caller's pid namespace)
+ * @vaddr:	on one process: the instruction's address there
+ */
+struct utprobe_spec {
+	struct utprobe *up;
+	struct inode *inode;
+	loff_t offset;
+	pid_t pid;
+	unsigned long vaddr;
+};
+
 #ifdef CONFIG_UTPROBES
+int utprobe_register_batch(struct utprobe_spec *specs, unsigned int n);
 int utprobe_register_pid(struct utprobe *up, pid_t pid, unsigned long vaddr);
 int utprobe_register_file(struct utprobe *up, struct inode *inode,
 			  loff_t offset);
@@ -145,6 +165,12 @@ u64 utprobe_hits(const struct utprobe *up);
 void utprobe_ret_counts(const struct utprobe *up,
 			struct utprobe_ret_counts *counts);
 #else
+static inline int utprobe_register_batch(struct utprobe_spec *specs,
+					 unsigned int n)
+{
+	return -EOPNOTSUPP;
+}
+
 static inline int utprobe_register_pid(struct utprobe *up, pid_t pid,
 				       unsigned long vaddr)
 {

@@ -29,14 +29,17 @@
  * Locking and lifetimes:
  *
  * utp_mutex serialises every change: registration, unregistration, the
- * creation and teardown of struct utp_proc.  A process's points and their
- * consumer lists change only while every other thread of the process is
- * quiesced (stopped by its engine, or dead), so the threads themselves,
- * which are the only readers on the hit path, read them without locks.
- * One addition is made without quiescing: a return site, made by the
- * thread that needs it, complete before it goes into the points xarray,
- * which the hit path reads under RCU, and in the xarray before its int3
- * goes into the text.  Hit counts are per-CPU.
+ * creation and teardown of struct utp_proc.  The threads of a process
+ * are the only readers of its points on the hit path.  Additions are
+ * made under them while they run: a point is complete before it goes
+ * into the points xarray, which the hit path reads under RCU, and in the
+ * xarray before its int3 goes into the text (then utp_sync()); a
+ * consumer is complete before list_add_tail_rcu() puts it on its
+ * point's list, which the hit path walks forwards only.  Registrations
+ * make them under utp_mutex, and a thread makes the return sites it
+ * needs itself.  Removals are made only while every other thread of the
+ * process is quiesced (stopped by its engine, or dead), so that no
+ * thread is left holding what goes.  Hit counts are per-CPU.
  *
  * proc->lock (a spinlock) protects the thread list and the quiesce state
  * of the process; it nests outside utrace's own lock (utrace_control()).
@@ -67,6 +70,7 @@
 #include <linux/highmem.h>
 #include <linux/jump_label.h>
 #include <linux/kref.h>
+#include <linux/list_sort.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
@@ -176,6 +180,7 @@ struct utp_proc {
 	bool quiescing;
 	bool detaching;			/* no point left: threads let go */
 	bool dead;			/* emptied: takes no thread, is freed */
+	bool unsynced;			/* int3s in, utp_sync() to come */
 	bool mmap_key;			/* holds utprobe_mmap_key on */
 	wait_queue_head_t wq;		/* the quiescer waits here */
 	struct mutex xol_lock;		/* xols and slot allocation */
@@ -758,7 +763,9 @@ static struct utp_proc *utp_proc_get(struct task_struct *task)
 		return ERR_PTR(-EOPNOTSUPP);
 	}
 	proc = utp_proc_find(mm);
-	if (proc && utp_proc_revive(proc, &ret)) {
+	/* emptied meanwhile by the last thread letting go: a new one */
+	if (proc && utp_proc_revive(proc, &ret) &&
+	    !(ret == -ESRCH && READ_ONCE(proc->dead))) {
 		mmput(mm);
 		return ret ? ERR_PTR(ret) : proc;
 	}
@@ -1027,13 +1034,23 @@ static int utp_poke(struct mm_struct *mm, unsigned long vaddr, u8 old, u8 new)
 }
 
 /*
- * Make @proc's other threads execute the text as it is now, after an int3
- * was written into current's copy of a page while they run: a full TLB
- * flush of the mm.  The write's own flush of that one page has been seen
- * not to stop an emulated CPU (QEMU's TCG) from running its translation
- * of the old page.
+ * Make every thread of @proc execute its text as it is now, after int3s
+ * were written into it under the running threads: the cross-modifying
+ * code of x86, where the writer makes each CPU that may execute the old
+ * instructions go through a serialising event before it counts the new
+ * ones as in place (text_poke_sync() reasons so for the kernel's text).
+ *
+ * A full TLB flush of the mm does that: its IPI interrupts every CPU
+ * running one of the mm's threads (the return from the interrupt
+ * serialises), and a CPU on which the mm is lazily loaded, or not at
+ * all, reloads CR3 before it runs one of them again.  It must be a full
+ * flush, by CR3: under emulation (QEMU's TCG), a CPU that flushed only
+ * the written page has been seen to go on running its translation of
+ * the page's old copy (the write made a new copy of the page) for
+ * seconds, while a CR3 load drops every translation it looks up by
+ * address.
  */
-static void utp_kick(struct utp_proc *proc)
+static void utp_sync(struct utp_proc *proc)
 {
 	flush_tlb_mm(proc->mm);
 }
@@ -1499,17 +1516,24 @@ static u32 utp_report_quiesce(enum utrace_resume_action action,
 	return utp_resume(ut);
 }
 
-/* Run the handlers of the probes at @pt. */
+/*
+ * Run the handlers of the probes at @pt; in the int3 trap if @trap.  A
+ * probe is added to a point under running threads: one whose handler
+ * may sleep, added since the trap found every handler there safe to run
+ * in it, misses that hit, which came before its registration ended.
+ */
 static void utp_run_handlers(struct utp_thread *ut, struct utp_point *pt,
-			     struct pt_regs *regs)
+			     struct pt_regs *regs, bool trap)
 {
 	struct utp_consumer *c;
 
-	list_for_each_entry(c, &pt->consumers, point_node) {
+	list_for_each_entry_rcu(c, &pt->consumers, point_node, true) {
 		struct utprobe *up = c->up;
 
 		/* unregistered from a handler, and going */
 		if (READ_ONCE(up->gone))
+			continue;
+		if (trap && up->handler && !(up->flags & UTPROBE_TRAP_SAFE))
 			continue;
 		this_cpu_inc(*up->hits);
 		trace_utprobe_hit(up, regs->ip);
@@ -1624,7 +1648,7 @@ static struct utp_point *utp_ret_site(struct utp_proc *proc, unsigned long ra)
 	wake_up_var(&pt->arming);
 	if (ret)
 		return NULL;
-	utp_kick(proc);
+	utp_sync(proc);
 	return pt;
 found:
 	/*
@@ -1655,7 +1679,7 @@ static void utp_ret_enter(struct utp_thread *ut, struct utp_point *pt,
 	struct utp_ret *ri;
 	u64 now = 0;
 
-	list_for_each_entry(c, &pt->consumers, point_node) {
+	list_for_each_entry_rcu(c, &pt->consumers, point_node, true) {
 		struct utprobe *up = c->up;
 
 		if (!up->ret_handler || READ_ONCE(up->gone))
@@ -1736,7 +1760,7 @@ static bool utp_hit_handlers(struct utp_thread *ut, struct utp_point *pt,
 	if (READ_ONCE(pt->ret_site) && ut->rets)
 		utp_ret_hit(ut, pt, regs);
 	if (regs->ip == bp)
-		utp_run_handlers(ut, pt, regs);
+		utp_run_handlers(ut, pt, regs, false);
 	ut->in_handler = false;
 	if (regs->ip != bp)
 		return true;
@@ -1825,13 +1849,13 @@ static enum utp_trap_result utp_trap_hit(struct utp_thread *ut,
 
 	if (READ_ONCE(pt->ret_site) || (pt->ai.kind == UTP_INSN_STEP && !slot))
 		return UTP_TRAP_QUEUE;
-	list_for_each_entry(c, &pt->consumers, point_node)
+	list_for_each_entry_rcu(c, &pt->consumers, point_node, true)
 		if (c->up->ret_handler ||
 		    (c->up->handler && !(c->up->flags & UTPROBE_TRAP_SAFE)))
 			return UTP_TRAP_QUEUE;
 	regs->ip = bp;
 	ut->in_handler = true;
-	utp_run_handlers(ut, pt, regs);
+	utp_run_handlers(ut, pt, regs, true);
 	ut->in_handler = false;
 	if (regs->ip != bp)		/* a handler moved the thread */
 		return UTP_TRAP_DONE;
@@ -2152,7 +2176,7 @@ static bool utp_point_on_file(struct utp_point *pt)
 {
 	struct utp_consumer *c;
 
-	list_for_each_entry(c, &pt->consumers, point_node)
+	list_for_each_entry_rcu(c, &pt->consumers, point_node, true)
 		if (c->up->inode)
 			return true;
 	return false;
@@ -2189,7 +2213,7 @@ static int utp_fork_keep(struct utp_thread *ut, struct utp_point *pt)
 	k->vaddr = pt->vaddr;
 	k->ai = pt->ai;
 	/* the probes on files here are all at one offset of one file */
-	list_for_each_entry(c, &pt->consumers, point_node)
+	list_for_each_entry_rcu(c, &pt->consumers, point_node, true)
 		if (c->up->inode) {
 			k->inode = c->up->inode;
 			k->offset = c->up->offset;
@@ -2422,13 +2446,14 @@ static const struct utrace_engine_ops utp_ops = {
  */
 
 /*
- * How utp_add() may go about it: quiesce the other threads, or not
- * because @vaddr is in a mapping current has just made, which no thread
- * can be executing yet; and with our int3 inherited there already from
- * the parent of a fork.
+ * How utp_add() goes about it: under the running threads, quiescing them
+ * only where that is needed (utp_add_needs_quiesce()), the caller
+ * synchronising them with the new text afterwards (utp_sync()); or in a
+ * mapping current has just made, which no thread can be executing yet;
+ * or with our int3 inherited there already from the parent of a fork.
  */
 enum utp_add_mode {
-	UTP_ADD_QUIESCE,
+	UTP_ADD_LIVE,
 	UTP_ADD_FRESH,
 	UTP_ADD_INHERITED,
 };
@@ -2502,6 +2527,69 @@ static int utp_int3_inherited(struct utp_proc *proc, unsigned long vaddr)
 }
 
 /*
+ * Must adding @up at @vaddr in @proc wait until the other threads are
+ * quiesced?  Only to take out what they may still be using: the point of
+ * text that was mapped over (stale), or to find out whose an int3 that
+ * is already there is (utp_int3_inherited()).  Anything else goes in
+ * under the running threads.  utp_mutex held.
+ */
+static bool utp_add_needs_quiesce(struct utp_proc *proc, struct utprobe *up,
+				  unsigned long vaddr)
+{
+	struct utp_point *pt = xa_load(&proc->points, vaddr);
+	u8 byte;
+
+	if (pt)
+		return READ_ONCE(pt->stale);
+	return up->inode &&
+	       access_remote_vm(proc->mm, vaddr, &byte, 1, FOLL_FORCE) == 1 &&
+	       byte == UTP_BREAK_INSN;
+}
+
+/*
+ * Make the new point @pt of @proc: in the points first, then its int3 in
+ * the text, so that a thread that traps on it finds it.
+ */
+static int utp_point_new(struct utp_proc *proc, struct utprobe *up,
+			 unsigned long vaddr, const struct utp_arch_insn *ai,
+			 enum utp_add_mode mode, struct utp_point **ptp)
+{
+	struct utp_point *pt;
+	int ret;
+
+	if (atomic_read(&proc->npoints) >= UTP_POINTS_MAX)
+		return -ENOSPC;
+	/* run out of line: a slot must be within reach */
+	if (ai->kind == UTP_INSN_STEP && !utp_xol_room(proc, vaddr))
+		return -ENOMEM;
+	pt = kzalloc(sizeof(*pt), GFP_KERNEL_ACCOUNT);
+	if (!pt)
+		return -ENOMEM;
+	pt->vaddr = vaddr;
+	pt->proc = proc;
+	pt->ai = *ai;
+	INIT_LIST_HEAD(&pt->consumers);
+	ret = xa_insert(&proc->points, vaddr, pt, GFP_KERNEL_ACCOUNT);
+	if (ret) {
+		kfree(pt);
+		return ret;
+	}
+	atomic_inc(&proc->npoints);
+	if (mode != UTP_ADD_INHERITED) {
+		ret = __utp_poke(proc->mm, vaddr, ai->bytes[0], UTP_BREAK_INSN,
+				 pt, up);
+		if (ret) {
+			utp_point_drop(proc, pt);
+			return ret;
+		}
+		if (mode == UTP_ADD_LIVE)
+			proc->unsynced = true;
+	}
+	*ptp = pt;
+	return 0;
+}
+
+/*
  * Add @up at @vaddr in @task's process, whose instruction there is @ai,
  * as @mode says.  Adding a probe that is there already does nothing.
  * Called with utp_mutex held.
@@ -2510,10 +2598,10 @@ static int utp_add(struct utprobe *up, struct task_struct *task,
 		   unsigned long vaddr, const struct utp_arch_insn *ai,
 		   enum utp_add_mode mode)
 {
-	bool fresh = mode != UTP_ADD_QUIESCE;
 	struct utp_consumer *c;
 	struct utp_point *pt;
 	struct utp_proc *proc;
+	bool quiesced = false;
 	int ret;
 
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
@@ -2529,16 +2617,16 @@ static int utp_add(struct utprobe *up, struct task_struct *task,
 		kfree(c);
 		return -ESRCH;
 	}
-	ret = fresh ? 0 : utp_quiesce(proc, true);
-	if (ret) {
-		mmput(proc->mm);
-		kfree(c);
-		return ret;
+	if (mode == UTP_ADD_LIVE && utp_add_needs_quiesce(proc, up, vaddr)) {
+		ret = utp_quiesce(proc, true);
+		if (ret)
+			goto out;
+		quiesced = true;
 	}
 	pt = xa_load(&proc->points, vaddr);
 	if (pt && READ_ONCE(pt->stale)) {
 		/* the old text's, never hit again: it can go if quiesced */
-		if (fresh) {
+		if (!quiesced) {
 			ret = -EAGAIN;
 			goto out;
 		}
@@ -2554,53 +2642,31 @@ static int utp_add(struct utprobe *up, struct task_struct *task,
 			ret = -EFAULT;
 		else if (byte != UTP_BREAK_INSN || mode == UTP_ADD_INHERITED)
 			ret = 0;
-		else if (up->inode && mode == UTP_ADD_QUIESCE)
+		else if (up->inode && quiesced)
 			ret = utp_int3_inherited(proc, vaddr);
-		if (!ret && atomic_read(&proc->npoints) >= UTP_POINTS_MAX)
-			ret = -ENOSPC;
-		/* run out of line: a slot must be within reach */
-		if (!ret && ai->kind == UTP_INSN_STEP &&
-		    !utp_xol_room(proc, vaddr))
-			ret = -ENOMEM;
+		if (!ret)
+			ret = utp_point_new(proc, up, vaddr, ai, mode, &pt);
 		if (ret)
 			goto out;
-		pt = kzalloc(sizeof(*pt), GFP_KERNEL_ACCOUNT);
-		ret = -ENOMEM;
-		if (!pt)
-			goto out;
-		pt->vaddr = vaddr;
-		pt->proc = proc;
-		pt->ai = *ai;
-		INIT_LIST_HEAD(&pt->consumers);
-		ret = xa_insert(&proc->points, vaddr, pt, GFP_KERNEL_ACCOUNT);
-		if (!ret)
-			atomic_inc(&proc->npoints);
-		if (!ret && mode != UTP_ADD_INHERITED) {
-			ret = __utp_poke(proc->mm, vaddr, ai->bytes[0],
-					 UTP_BREAK_INSN, pt, up);
-			if (ret) {
-				utp_point_drop(proc, pt);
-				goto out;
-			}
-		}
-		if (ret) {
-			kfree(pt);
-			goto out;
-		}
 	} else {
 		struct utp_consumer *old;
 
+		ret = 0;
 		list_for_each_entry(old, &pt->consumers, point_node)
 			if (old->up == up)
 				goto out;
 	}
+	/*
+	 * Threads may be walking the consumers meanwhile, in the trap too:
+	 * complete before it is published.
+	 */
 	c->up = up;
 	c->point = pt;
 	list_add_tail_rcu(&c->point_node, &pt->consumers);
 	list_add_tail(&c->probe_node, &up->consumers);
 	c = NULL;
 out:
-	if (!fresh)
+	if (quiesced)
 		utp_unquiesce(proc);
 	/* nothing placed in a process that had nothing: it is let go */
 	if (ret)
@@ -2737,55 +2803,9 @@ static int utp_probe_init(struct utprobe *up)
 	up->inode = NULL;
 	up->insn = NULL;
 	up->pid = 0;
+	up->scope = NULL;
 	up->gone = false;
 	return 0;
-}
-
-/* utprobe_register_pid() on @pid; @up initialised first if @init. */
-static int utp_register_pid(struct utprobe *up, struct pid *pid,
-			    unsigned long vaddr, bool init)
-{
-	struct utp_arch_insn ai;
-	u8 buf[MAX_INSN_SIZE];
-	struct task_struct *task;
-	struct mm_struct *mm;
-	struct utp_proc *proc;
-	struct utp_point *pt = NULL;
-	int ret;
-
-	task = get_pid_task(pid, PIDTYPE_TGID);
-	if (!task)
-		return -ESRCH;
-	mm = get_task_mm(task);
-	if (!mm) {
-		put_task_struct(task);
-		return -ESRCH;
-	}
-	ret = init ? utp_probe_init(up) : 0;
-	if (ret)
-		goto out;
-	mutex_lock(&utp_mutex);
-	proc = utp_proc_find(mm);
-	if (proc)
-		pt = xa_load(&proc->points, vaddr);
-	if (pt) {
-		ai = pt->ai;	/* the memory holds our int3 */
-	} else {
-		ret = utp_read_text(mm, vaddr, buf, sizeof(buf));
-		if (ret > 0 && buf[0] == UTP_BREAK_INSN)
-			ret = -EBUSY;
-		if (ret > 0)
-			ret = utp_arch_analyze(&ai, buf, ret);
-	}
-	if (!ret)
-		ret = utp_add(up, task, vaddr, &ai, UTP_ADD_QUIESCE);
-	mutex_unlock(&utp_mutex);
-	if (ret && init)
-		utp_probe_free(up);
-out:
-	mmput(mm);
-	put_task_struct(task);
-	return ret;
 }
 
 /*
@@ -2797,13 +2817,22 @@ out:
  */
 static struct workqueue_struct *utp_wq;
 
-struct utp_deferred {
-	struct work_struct work;
+/*
+ * A probe to register, as utp_register() takes it: on @inode at @offset
+ * (in the tree of @pid, if not NULL), or on @vaddr in the process @pid.
+ * It holds a reference to @pid, and to @inode if not NULL.
+ */
+struct utp_spec {
 	struct utprobe *up;
-	struct pid *pid;
-	unsigned long vaddr;
 	struct inode *inode;
 	loff_t offset;
+	struct pid *pid;
+	unsigned long vaddr;
+};
+
+struct utp_deferred {
+	struct work_struct work;
+	struct utp_spec spec;
 	bool unregister;
 };
 
@@ -2815,8 +2844,8 @@ static bool utp_in_handler(void)
 	return ut && ut->in_handler;
 }
 
-static int utp_register_file(struct utprobe *up, struct inode *inode,
-			     loff_t offset, struct pid *tree, bool init);
+static int utp_register(struct utp_spec *specs, unsigned int n, bool init);
+static void utp_spec_put(struct utp_spec *spec);
 static void utp_unregister(struct utprobe *up);
 
 static void utp_deferred_work(struct work_struct *work)
@@ -2825,18 +2854,13 @@ static void utp_deferred_work(struct work_struct *work)
 					      work);
 	int ret = 0;
 
-	if (d->unregister) {
-		utp_unregister(d->up);
-	} else if (d->inode) {
-		ret = utp_register_file(d->up, d->inode, d->offset, NULL,
-					false);
-		iput(d->inode);
-	} else {
-		ret = utp_register_pid(d->up, d->pid, d->vaddr, false);
-		put_pid(d->pid);
-	}
+	if (d->unregister)
+		utp_unregister(d->spec.up);
+	else
+		ret = utp_register(&d->spec, 1, false);
 	if (ret)
 		pr_debug("utprobes: registration from a handler: %d\n", ret);
+	utp_spec_put(&d->spec);
 	kfree(d);
 }
 
@@ -2874,7 +2898,8 @@ static void utp_defer(struct utp_deferred *d)
  * @nr:		the process's id, in the caller's pid namespace
  * @vaddr:	the instruction's address there
  *
- * The process's threads are quiesced while the breakpoint goes in.
+ * The breakpoint goes in under the process's running threads, which
+ * execute it from the time this returns (see utprobe_register_batch()).
  * Children the process forks do not inherit the probe.  May sleep.
  * From a probe handler, the registration is queued and done shortly
  * after; this then answers 0 or -%ESRCH, and a later failure leaves the
@@ -2891,52 +2916,24 @@ static void utp_defer(struct utp_deferred *d)
  */
 int utprobe_register_pid(struct utprobe *up, pid_t nr, unsigned long vaddr)
 {
-	struct utp_deferred *d;
-	struct pid *pid;
-	int ret;
+	struct utprobe_spec spec = { .up = up, .pid = nr, .vaddr = vaddr };
 
-	pid = find_get_pid(nr);
-	if (!pid)
-		return -ESRCH;
-	up->scope = NULL;
-	if (!utp_in_handler()) {
-		struct utp_thread *ut = utp_kernel_op_begin();
-
-		ret = utp_register_pid(up, pid, vaddr, true);
-		utp_kernel_op_end(ut);
-		put_pid(pid);
-		if (!ret) {
-			up->pid = nr;
-			up->vaddr = vaddr;
-		}
-		return ret;
-	}
-	d = kzalloc(sizeof(*d), GFP_KERNEL);
-	ret = d ? utp_probe_init(up) : -ENOMEM;
-	if (ret) {
-		kfree(d);
-		put_pid(pid);
-		return ret;
-	}
-	up->pid = nr;
-	up->vaddr = vaddr;
-	d->up = up;
-	d->pid = pid;
-	d->vaddr = vaddr;
-	utp_defer(d);
-	return 0;
+	return utprobe_register_batch(&spec, 1);
 }
 EXPORT_SYMBOL_GPL(utprobe_register_pid);
 
-/* Remove @up from every process; see utprobe_unregister(). */
-static void utp_unregister(struct utprobe *up)
+/*
+ * Remove @up from every process; see utprobe_unregister().  utp_mutex
+ * held; the caller lets go of what the probe holds (utp_unregister()).
+ */
+static void utp_unregister_locked(struct utprobe *up)
 {
 	struct utp_consumer *c;
 	struct utp_proc *proc;
 	LIST_HEAD(list);
 
-	mutex_lock(&utp_mutex);
-	if (up->inode) {
+	lockdep_assert_held(&utp_mutex);
+	if (up->inode && !list_empty(&up->file_node)) {
 		/* no new process gets it */
 		list_del_init(&up->file_node);
 		static_branch_dec(&utprobe_mmap_key);
@@ -2953,7 +2950,11 @@ static void utp_unregister(struct utprobe *up)
 				list_move_tail(&c->probe_node, &list);
 		utp_remove(proc, up, &list);
 	}
-	mutex_unlock(&utp_mutex);
+}
+
+/* What a probe holds once it is out of every process. */
+static void utp_probe_release(struct utprobe *up)
+{
 	if (up->inode) {
 		iput(up->inode);
 		up->inode = NULL;
@@ -2962,6 +2963,14 @@ static void utp_unregister(struct utprobe *up)
 	}
 	put_pid(up->scope);
 	up->scope = NULL;
+}
+
+static void utp_unregister(struct utprobe *up)
+{
+	mutex_lock(&utp_mutex);
+	utp_unregister_locked(up);
+	mutex_unlock(&utp_mutex);
+	utp_probe_release(up);
 }
 
 /**
@@ -2990,7 +2999,7 @@ void utprobe_unregister(struct utprobe *up)
 	}
 	WRITE_ONCE(up->gone, true);
 	d = kzalloc(sizeof(*d), GFP_KERNEL | __GFP_NOFAIL);
-	d->up = up;
+	d->spec.up = up;
 	d->unregister = true;
 	utp_defer(d);
 }
@@ -3518,21 +3527,51 @@ out:
 	return found;
 }
 
+/*
+ * Registration: a batch of probes goes in with one pass per process.
+ * Each probe is first looked at on its own (the instruction, the
+ * process or the file); then, under utp_mutex, every place it goes to
+ * is found (struct utp_map: the process, a file's mappings now), and
+ * the places are sorted by process, to take each process once: its
+ * threads get their engines, the int3s go in one after the other under
+ * its running threads, then one utp_sync() for all of them.
+ */
+
+/* One probe to place in one process. */
 struct utp_map {
 	struct list_head node;
-	struct mm_struct *mm;
+	struct mm_struct *mm;		/* mmget()ed */
 	unsigned long vaddr;
+	struct utprobe *up;
+	struct utp_arch_insn ai;
 };
 
-/* Put @up in every process that maps its file now. */
-static int utp_file_existing(struct utprobe *up)
+static int utp_map_cmp(void *priv, const struct list_head *a,
+		       const struct list_head *b)
+{
+	const struct utp_map *ma = list_entry(a, struct utp_map, node);
+	const struct utp_map *mb = list_entry(b, struct utp_map, node);
+
+	if (ma->mm != mb->mm)
+		return ma->mm < mb->mm ? -1 : 1;
+	return 0;
+}
+
+static void utp_map_free(struct utp_map *m)
+{
+	list_del(&m->node);
+	mmput(m->mm);
+	kfree(m);
+}
+
+/* The processes that map @up's file now: a place in each. */
+static int utp_file_maps(struct utprobe *up, struct list_head *maps)
 {
 	struct address_space *mapping = up->inode->i_mapping;
 	pgoff_t pgoff = up->offset >> PAGE_SHIFT;
 	struct vm_area_struct *vma;
-	struct utp_map *m, *next;
-	LIST_HEAD(maps);
-	int ret = 0, r;
+	struct utp_map *m;
+	int ret = 0;
 
 	i_mmap_lock_read(mapping);
 	vma_interval_tree_foreach(vma, &mapping->i_mmap, pgoff, pgoff) {
@@ -3551,49 +3590,124 @@ static int utp_file_existing(struct utprobe *up)
 		m->mm = vma->vm_mm;
 		m->vaddr = vma->vm_start + up->offset -
 			   ((loff_t)vma->vm_pgoff << PAGE_SHIFT);
-		list_add_tail(&m->node, &maps);
+		m->up = up;
+		m->ai = *up->insn;
+		list_add_tail(&m->node, maps);
 	}
 	i_mmap_unlock_read(mapping);
-
-	list_for_each_entry_safe(m, next, &maps, node) {
-		struct task_struct *task = ret ? NULL : utp_mm_task(m->mm);
-
-		if (task && !utp_in_scope(up, task)) {
-			put_task_struct(task);
-			task = NULL;
-		}
-		if (task) {
-			r = utp_add(up, task, m->vaddr, up->insn,
-				    UTP_ADD_QUIESCE);
-			/*
-			 * A process exiting meanwhile is no error, nor is
-			 * -EFAULT, the mapping gone since it was seen, nor
-			 * -EAGAIN: the mapping was replaced meanwhile (one of
-			 * the file is placed by utp_mmap_work()), or a child
-			 * of a fork takes the place over (utp_fork_work()).
-			 */
-			if (r && r != -ESRCH && r != -EPERM && r != -EFAULT &&
-			    r != -EAGAIN)
-				ret = r;
-			put_task_struct(task);
-		}
-		mmput(m->mm);
-		kfree(m);
-	}
 	return ret;
 }
 
-/* utprobe_register_file(); @up initialised first if @init. */
-static int utp_register_file(struct utprobe *up, struct inode *inode,
-			     loff_t offset, struct pid *tree, bool init)
+/*
+ * The place of @spec, a probe on one process, and its instruction: read
+ * from the text, or from the point there if it is probed already (the
+ * text holds our int3 then).  utp_mutex held.
+ */
+static int utp_pid_map(struct utp_spec *spec, struct list_head *maps)
 {
+	struct task_struct *task = get_pid_task(spec->pid, PIDTYPE_TGID);
+	struct utp_point *pt = NULL;
+	u8 buf[MAX_INSN_SIZE];
+	struct utp_proc *proc;
+	struct utp_map *m;
+	int ret;
+
+	if (!task)
+		return -ESRCH;
+	m = kmalloc(sizeof(*m), GFP_KERNEL);
+	if (!m) {
+		put_task_struct(task);
+		return -ENOMEM;
+	}
+	m->mm = get_task_mm(task);
+	put_task_struct(task);
+	if (!m->mm) {
+		kfree(m);
+		return -ESRCH;
+	}
+	proc = utp_proc_find(m->mm);
+	if (proc)
+		pt = xa_load(&proc->points, spec->vaddr);
+	if (pt) {
+		m->ai = pt->ai;
+		ret = 0;
+	} else {
+		ret = utp_read_text(m->mm, spec->vaddr, buf, sizeof(buf));
+		if (ret > 0 && buf[0] == UTP_BREAK_INSN)
+			ret = -EBUSY;
+		if (ret > 0)
+			ret = utp_arch_analyze(&m->ai, buf, ret);
+	}
+	if (ret) {
+		mmput(m->mm);
+		kfree(m);
+		return ret;
+	}
+	m->vaddr = spec->vaddr;
+	m->up = spec->up;
+	list_add_tail(&m->node, maps);
+	return 0;
+}
+
+/*
+ * Place what @maps holds for the process of @mm, the first of them, and
+ * free those maps.  Probes on files skip the processes out of their
+ * scope, and one that has left the place since it was found (exiting,
+ * the mapping gone or replaced, which utp_mmap_work() places; or a child
+ * of a fork taking the place over, in utp_fork_work()) is no error.
+ * utp_mutex held.
+ */
+static int utp_place_proc(struct list_head *maps)
+{
+	struct mm_struct *mm = list_first_entry(maps, struct utp_map,
+						node)->mm;
+	struct task_struct *task = utp_mm_task(mm);
+	struct utp_map *m, *next;
+	struct utp_proc *proc;
+	int ret = 0, r;
+
+	list_for_each_entry_safe(m, next, maps, node) {
+		if (m->mm != mm)
+			break;
+		r = -ESRCH;
+		if (task && !ret) {
+			if (m->up->inode && !utp_in_scope(m->up, task))
+				r = 0;
+			else
+				r = utp_add(m->up, task, m->vaddr, &m->ai,
+					    UTP_ADD_LIVE);
+		}
+		if (m->up->inode && (r == -ESRCH || r == -EPERM ||
+				     r == -EFAULT || r == -EAGAIN))
+			r = 0;
+		if (r && !ret)
+			ret = r;
+		utp_map_free(m);
+		cond_resched();
+	}
+	proc = utp_proc_find(mm);
+	if (proc && proc->unsynced) {
+		proc->unsynced = false;
+		utp_sync(proc);
+	}
+	if (task)
+		put_task_struct(task);
+	return ret;
+}
+
+/* Look at @spec's probe on its own, before it goes anywhere. */
+static int utp_spec_check(struct utp_spec *spec, bool init)
+{
+	struct utprobe *up = spec->up;
 	u8 buf[MAX_INSN_SIZE];
 	struct utp_arch_insn *ai;
 	int ret;
 
-	if (!S_ISREG(inode->i_mode))
+	if (!spec->inode)
+		return init ? utp_probe_init(up) : 0;
+	if (!S_ISREG(spec->inode->i_mode))
 		return -EINVAL;
-	ret = utp_read_file_text(inode, offset, buf, sizeof(buf));
+	ret = utp_read_file_text(spec->inode, spec->offset, buf, sizeof(buf));
 	if (ret < 0)
 		return ret;
 	ai = kmalloc(sizeof(*ai), GFP_KERNEL);
@@ -3606,23 +3720,187 @@ static int utp_register_file(struct utprobe *up, struct inode *inode,
 		kfree(ai);
 		return ret;
 	}
-	ihold(inode);
-	up->inode = inode;
-	up->offset = offset;
 	up->insn = ai;
+	return 0;
+}
 
-	mutex_lock(&utp_mutex);
-	static_branch_inc(&utprobe_mmap_key);
-	list_add_tail(&up->file_node, &utp_files);
-	ret = utp_file_existing(up);
-	mutex_unlock(&utp_mutex);
+/*
+ * Register the probes of @specs, all or none: see
+ * utprobe_register_batch().  Each probe initialised first if @init.
+ */
+static int utp_register(struct utp_spec *specs, unsigned int n, bool init)
+{
+	struct utp_map *m, *next;
+	unsigned int i, checked;
+	LIST_HEAD(maps);
+	int ret = 0;
+
+	for (checked = 0; checked < n && !ret; checked++)
+		ret = utp_spec_check(&specs[checked], init);
 	if (ret) {
-		utp_unregister(up);
-		if (init)
-			utp_probe_free(up);
+		checked--;
+		goto free;
 	}
+	mutex_lock(&utp_mutex);
+	for (i = 0; i < n && !ret; i++) {
+		struct utp_spec *spec = &specs[i];
+		struct utprobe *up = spec->up;
+
+		if (!spec->inode) {
+			up->vaddr = spec->vaddr;
+			up->pid = pid_nr(spec->pid);
+			ret = utp_pid_map(spec, &maps);
+			continue;
+		}
+		/* the probe's from now: no new process may miss it */
+		up->inode = spec->inode;
+		ihold(up->inode);
+		up->offset = spec->offset;
+		up->scope = get_pid(spec->pid);
+		static_branch_inc(&utprobe_mmap_key);
+		list_add_tail(&up->file_node, &utp_files);
+		ret = utp_file_maps(up, &maps);
+	}
+	list_sort(NULL, &maps, utp_map_cmp);
+	while (!list_empty(&maps)) {
+		int r = utp_place_proc(&maps);
+
+		if (!ret)
+			ret = r;
+	}
+	if (ret)
+		for (i = 0; i < n; i++)
+			utp_unregister_locked(specs[i].up);
+	mutex_unlock(&utp_mutex);
+	if (!ret)
+		return 0;
+	for (i = 0; i < n; i++)
+		utp_probe_release(specs[i].up);
+free:
+	for (i = 0; i < checked; i++) {
+		kfree(specs[i].up->insn);
+		specs[i].up->insn = NULL;
+		if (init)
+			utp_probe_free(specs[i].up);
+	}
+	list_for_each_entry_safe(m, next, &maps, node)
+		utp_map_free(m);
 	return ret;
 }
+
+static void utp_spec_put(struct utp_spec *spec)
+{
+	if (spec->inode)
+		iput(spec->inode);
+	put_pid(spec->pid);
+}
+
+/* @spec for @uspec; a reference to its inode and its pid taken. */
+static int utp_spec_get(struct utp_spec *spec,
+			const struct utprobe_spec *uspec)
+{
+	*spec = (struct utp_spec){
+		.up = uspec->up,
+		.offset = uspec->offset,
+		.vaddr = uspec->vaddr,
+	};
+	if (!uspec->inode && uspec->pid <= 0)
+		return -ESRCH;
+	if (uspec->pid) {
+		spec->pid = find_get_pid(uspec->pid);
+		if (!spec->pid)
+			return -ESRCH;
+	}
+	if (uspec->inode) {
+		ihold(uspec->inode);
+		spec->inode = uspec->inode;
+	}
+	return 0;
+}
+
+/* From a probe handler: each registration of @specs queued. */
+static int utp_register_deferred(struct utp_spec *specs, unsigned int n)
+{
+	struct utp_deferred **d;
+	unsigned int i;
+	int ret = 0;
+
+	d = kcalloc(n, sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	for (i = 0; i < n && !ret; i++) {
+		d[i] = kzalloc(sizeof(*d[i]), GFP_KERNEL);
+		ret = d[i] ? utp_probe_init(specs[i].up) : -ENOMEM;
+	}
+	if (ret) {
+		while (i--) {
+			if (d[i])
+				utp_probe_free(specs[i].up);
+			kfree(d[i]);
+		}
+		kfree(d);
+		return ret;
+	}
+	for (i = 0; i < n; i++) {
+		specs[i].up->pid = specs[i].inode ? 0 : pid_nr(specs[i].pid);
+		specs[i].up->vaddr = specs[i].vaddr;
+		d[i]->spec = specs[i];
+		/* the work's now */
+		specs[i].inode = NULL;
+		specs[i].pid = NULL;
+		utp_defer(d[i]);
+	}
+	kfree(d);
+	return 0;
+}
+
+/**
+ * utprobe_register_batch - register many probes at once
+ * @specs:	the probes and where each goes
+ * @n:		how many
+ *
+ * Registers each probe of @specs as utprobe_register_pid() or
+ * utprobe_register_file_scoped() would, all or none: on error, none of
+ * them is left registered.  The breakpoints go into each process in one
+ * pass, under its running threads (which are stopped only to take out
+ * the point of text that was mapped over, or to find out whose an
+ * int3 found in the text is), followed by one synchronisation of the
+ * process's threads with its new text: when this returns, every thread
+ * that executes a probed instruction hits its probe.  May sleep.  From a
+ * probe handler, each registration is queued and done shortly after;
+ * this then answers 0 or an error found at once, and a later failure
+ * leaves that probe without effect.
+ *
+ * Return: 0, or the error of the first probe that failed, as
+ * utprobe_register_pid() and utprobe_register_file_scoped() give them.
+ */
+int utprobe_register_batch(struct utprobe_spec *specs, unsigned int n)
+{
+	struct utp_spec *s;
+	unsigned int i;
+	int ret = 0;
+
+	if (!n)
+		return 0;
+	s = kvcalloc(n, sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; i < n && !ret; i++)
+		ret = utp_spec_get(&s[i], &specs[i]);
+	if (!ret && utp_in_handler()) {
+		ret = utp_register_deferred(s, n);
+	} else if (!ret) {
+		struct utp_thread *ut = utp_kernel_op_begin();
+
+		ret = utp_register(s, n, true);
+		utp_kernel_op_end(ut);
+	}
+	for (i = 0; i < n; i++)
+		utp_spec_put(&s[i]);
+	kvfree(s);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(utprobe_register_batch);
 
 /**
  * utprobe_register_file_scoped - probe an instruction of an executable file
@@ -3633,59 +3911,29 @@ static int utp_register_file(struct utprobe *up, struct inode *inode,
  *		the probe, or 0 for every process
  *
  * Every process (of the tree) that maps the file executable gets the
- * probe: those
- * that do now (their threads quiesced while the breakpoint goes in),
- * those that map it later (before they can run the new text), and the
- * children they fork.  May sleep.  From a probe handler, the
- * registration is queued and done shortly after; this then answers 0,
- * and a later failure leaves the probe without effect.
+ * probe: those that do now (the breakpoint goes in under their running
+ * threads, as utprobe_register_batch() says), those that map it later
+ * (before they can run the new text), and the children they fork.  May
+ * sleep.  From a probe handler, the registration is queued and done
+ * shortly after; this then answers 0, and a later failure leaves the
+ * probe without effect.
  *
  * Return: 0; -%EINVAL @inode is not a regular file; -%ENXIO @offset is
  * beyond its end; -%ENOEXEC it is not a 64-bit ELF file; -%EFAULT
  * @offset is not in an executable segment; -%EILSEQ no valid instruction
  * there; -%EOPNOTSUPP the instruction cannot be probed; -%EBUSY a process
- * has another breakpoint there; -%EINTR; -%ENOMEM (or no
- * room for an out-of-line slot in a process).
+ * has another breakpoint there; -%ESRCH no process @scope; -%EINTR;
+ * -%ENOMEM (or no room for an out-of-line slot in a process).
  * On error, no process has the probe.
  */
 int utprobe_register_file_scoped(struct utprobe *up, struct inode *inode,
 				 loff_t offset, pid_t scope)
 {
-	struct pid *tree = NULL;
-	struct utp_deferred *d;
-	int ret;
+	struct utprobe_spec spec = {
+		.up = up, .inode = inode, .offset = offset, .pid = scope,
+	};
 
-	if (scope) {
-		tree = find_get_pid(scope);
-		if (!tree)
-			return -ESRCH;
-	}
-	up->scope = tree;		/* the probe's now; put by unregister */
-	if (!utp_in_handler()) {
-		struct utp_thread *ut = utp_kernel_op_begin();
-
-		ret = utp_register_file(up, inode, offset, tree, true);
-		utp_kernel_op_end(ut);
-		if (ret) {
-			put_pid(up->scope);
-			up->scope = NULL;
-		}
-		return ret;
-	}
-	d = kzalloc(sizeof(*d), GFP_KERNEL);
-	ret = d ? utp_probe_init(up) : -ENOMEM;
-	if (ret) {
-		kfree(d);
-		put_pid(tree);
-		up->scope = NULL;
-		return ret;
-	}
-	ihold(inode);
-	d->up = up;
-	d->inode = inode;
-	d->offset = offset;
-	utp_defer(d);
-	return 0;
+	return utprobe_register_batch(&spec, 1);
 }
 EXPORT_SYMBOL_GPL(utprobe_register_file_scoped);
 
