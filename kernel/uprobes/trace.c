@@ -14,6 +14,12 @@
  *			times them
  *   -:NAME		remove probe NAME
  *
+ * A write may hold many lines (up to UTP_WRITE_MAX bytes).  If one of
+ * them does not parse, the write changes nothing.  Otherwise they are
+ * done in order, and definitions that follow each other are placed as
+ * one batch (utprobe_register_batch()): all of them or none, in one
+ * pass over each process.
+ *
  * and lists the probes when read; opening it with O_TRUNC removes them
  * all.  utprobe_profile lists each probe with its hit count (calls, for
  * a return probe).  utprobe_returns lists each return probe with what
@@ -32,10 +38,12 @@
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/namei.h>
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/tracefs.h>
@@ -43,6 +51,8 @@
 #include <linux/utprobes.h>
 
 #define UTP_NAME_MAX	64
+/* a write of many definitions, placed together, is this long at most */
+#define UTP_WRITE_MAX	SZ_1M
 #define UTP_LAT_BUCKETS	65	/* fls64() of a u64 */
 
 /* Durations of the calls of a return probe, on one CPU. */
@@ -116,11 +126,18 @@ static void utp_named_free(struct utp_named *n)
 	kfree(n);
 }
 
-/* Register @up on "PATH:OFFSET" (@colon at the last colon). */
-static int utp_add_file(struct utprobe *up, char *target, char *colon,
-			pid_t tree)
+/* A line of a write, parsed: a definition, or a removal. */
+struct utp_line {
+	struct utp_named *n;		/* the probe defined, not yet listed */
+	struct path path;		/* its file, held, if on a file */
+	struct utprobe_spec spec;	/* where it goes */
+	const char *remove;		/* or the name of a probe to remove */
+};
+
+/* "PATH:OFFSET" (@colon at the last colon) into @l's spec. */
+static int utp_parse_file(struct utp_line *l, char *target, char *colon,
+			  pid_t tree)
 {
-	struct path path;
 	u64 offset;
 	int ret;
 
@@ -129,23 +146,52 @@ static int utp_add_file(struct utprobe *up, char *target, char *colon,
 	if (!ret && offset > LLONG_MAX)
 		ret = -EINVAL;
 	if (!ret)
-		ret = kern_path(target, LOOKUP_FOLLOW, &path);
+		ret = kern_path(target, LOOKUP_FOLLOW, &l->path);
 	*colon = ':';
 	if (ret)
 		return ret;
-	ret = utprobe_register_file_scoped(up, d_inode(path.dentry), offset,
-					   tree);
-	path_put(&path);
-	return ret;
+	l->spec.inode = d_inode(l->path.dentry);
+	l->spec.offset = offset;
+	l->spec.pid = tree;
+	return 0;
+}
+
+/* A probe named @name on @target, listed as @shown. */
+static struct utp_named *utp_named_new(const char *name, const char *shown,
+				       bool ret_probe)
+{
+	struct utp_named *n;
+	int cpu;
+
+	n = kzalloc(sizeof(*n), GFP_KERNEL);
+	if (!n)
+		return NULL;
+	n->target = kstrdup(shown, GFP_KERNEL);
+	if (ret_probe)
+		n->lat = alloc_percpu(struct utp_lat);
+	if (!n->target || (ret_probe && !n->lat)) {
+		free_percpu(n->lat);
+		kfree(n->target);
+		kfree(n);
+		return NULL;
+	}
+	strscpy(n->name, name, sizeof(n->name));
+	n->up.name = n->name;
+	if (ret_probe) {
+		for_each_possible_cpu(cpu)
+			per_cpu_ptr(n->lat, cpu)->min = U64_MAX;
+		n->up.ret_handler = utp_named_ret;
+	}
+	return n;
 }
 
 /* "p:NAME PID:ADDR" or "p:NAME PATH:OFFSET [tree=PID]"; r: if @ret */
-static int utp_cmd_add(char *name, char *target, bool ret_probe)
+static int utp_parse_add(struct utp_line *l, char *name, char *target,
+			 bool ret_probe)
 {
-	struct utp_named *n;
+	char *colon, *opt, *shown = NULL;
 	unsigned long vaddr;
-	char *colon, *opt;
-	int pid, ret, cpu, tree = 0;
+	int pid, ret, tree = 0;
 
 	if (!target || !utp_name_valid(name))
 		return -EINVAL;
@@ -160,63 +206,35 @@ static int utp_cmd_add(char *name, char *target, bool ret_probe)
 	colon = strrchr(target, ':');
 	if (!colon || colon == target || !colon[1])
 		return -EINVAL;
-	if (utp_named_find(name))
-		return -EEXIST;
-
-	n = kzalloc(sizeof(*n), GFP_KERNEL);
-	if (!n)
-		return -ENOMEM;
-	n->target = kstrdup(target, GFP_KERNEL);
-	if (!n->target) {
-		kfree(n);
-		return -ENOMEM;
-	}
-	strscpy(n->name, name, sizeof(n->name));
-	n->up.name = n->name;
-	if (ret_probe) {
-		n->lat = alloc_percpu(struct utp_lat);
-		if (!n->lat) {
-			kfree(n->target);
-			kfree(n);
-			return -ENOMEM;
-		}
-		for_each_possible_cpu(cpu)
-			per_cpu_ptr(n->lat, cpu)->min = U64_MAX;
-		n->up.ret_handler = utp_named_ret;
-	}
-	if (tree) {
-		/* listed as written */
-		char *full = kasprintf(GFP_KERNEL, "%s tree=%d", target, tree);
-
-		kfree(n->target);
-		n->target = full;
-		if (!full) {
-			free_percpu(n->lat);
-			kfree(n);
-			return -ENOMEM;
-		}
-	}
 	if (*target == '/') {
-		ret = utp_add_file(&n->up, target, colon, tree);
+		ret = utp_parse_file(l, target, colon, tree);
+		if (ret)
+			return ret;
 	} else {
 		*colon = '\0';
-		if (kstrtoint(target, 10, &pid) || pid <= 0 ||
-		    kstrtoul(colon + 1, 0, &vaddr))
-			ret = -EINVAL;
-		else
-			ret = utprobe_register_pid(&n->up, pid, vaddr);
+		ret = kstrtoint(target, 10, &pid) || pid <= 0 ||
+		      kstrtoul(colon + 1, 0, &vaddr) ? -EINVAL : 0;
+		*colon = ':';
+		if (ret)
+			return ret;
+		l->spec.pid = pid;
+		l->spec.vaddr = vaddr;
 	}
-	if (ret) {
-		free_percpu(n->lat);
-		kfree(n->target);
-		kfree(n);
-		return ret;
+	/* listed as written */
+	if (tree) {
+		shown = kasprintf(GFP_KERNEL, "%s tree=%d", target, tree);
+		if (!shown)
+			return -ENOMEM;
 	}
-	list_add_tail(&n->node, &utp_named_list);
+	l->n = utp_named_new(name, shown ?: target, ret_probe);
+	kfree(shown);
+	if (!l->n)
+		return -ENOMEM;
+	l->spec.up = &l->n->up;
 	return 0;
 }
 
-static int utp_cmd(char *line)
+static int utp_parse(struct utp_line *l, char *line)
 {
 	char *name, *target;
 
@@ -231,40 +249,141 @@ static int utp_cmd(char *line)
 		target = NULL;
 
 	if (!strncmp(name, "p:", 2) || !strncmp(name, "r:", 2))
-		return utp_cmd_add(name + 2, target, name[0] == 'r');
-	if (!strncmp(name, "-:", 2)) {
-		struct utp_named *n = utp_named_find(name + 2);
-
-		if (target)
-			return -EINVAL;
-		if (!n)
-			return -ENOENT;
-		utp_named_free(n);
+		return utp_parse_add(l, name + 2, target, name[0] == 'r');
+	if (!strncmp(name, "-:", 2) && !target) {
+		l->remove = name + 2;
 		return 0;
 	}
 	return -EINVAL;
 }
 
+/*
+ * Register the definitions @lines[0..@n) together, all or none, and
+ * list them.  utp_named_lock held.
+ */
+static int utp_add_batch(struct utp_line *lines, unsigned int n)
+{
+	struct utprobe_spec *specs;
+	unsigned int i, j, k = 0;
+	int ret = 0;
+
+	specs = kvcalloc(n, sizeof(*specs), GFP_KERNEL);
+	if (!specs)
+		return -ENOMEM;
+	for (i = 0; i < n && !ret; i++) {
+		if (!lines[i].n)
+			continue;
+		if (utp_named_find(lines[i].n->name))
+			ret = -EEXIST;
+		for (j = 0; j < i && !ret; j++)
+			if (lines[j].n &&
+			    !strcmp(lines[j].n->name, lines[i].n->name))
+				ret = -EEXIST;
+		specs[k++] = lines[i].spec;
+	}
+	if (!ret)
+		ret = utprobe_register_batch(specs, k);
+	kvfree(specs);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++) {
+		if (!lines[i].n)
+			continue;
+		list_add_tail(&lines[i].n->node, &utp_named_list);
+		lines[i].n = NULL;
+	}
+	return 0;
+}
+
+/*
+ * Do the parsed @lines in order: definitions that follow each other
+ * are registered as one batch; a removal is done where it stands.  Stops
+ * at the first error.  utp_named_lock held.
+ */
+static int utp_run(struct utp_line *lines, unsigned int n)
+{
+	unsigned int i, first = 0;
+	struct utp_named *gone;
+	int ret;
+
+	for (i = 0; i <= n; i++) {
+		if (i < n && !lines[i].remove)
+			continue;
+		/* the definitions before this removal, or the end */
+		ret = i > first ? utp_add_batch(lines + first, i - first) : 0;
+		if (ret)
+			return ret;
+		first = i + 1;
+		if (i == n)
+			break;
+		gone = utp_named_find(lines[i].remove);
+		if (!gone)
+			return -ENOENT;
+		utp_named_free(gone);
+	}
+	return 0;
+}
+
+static void utp_lines_free(struct utp_line *lines, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (lines[i].spec.inode)
+			path_put(&lines[i].path);
+		if (lines[i].n) {
+			free_percpu(lines[i].n->lat);
+			kfree(lines[i].n->target);
+			kfree(lines[i].n);
+		}
+	}
+	kvfree(lines);
+}
+
+/*
+ * A write holds one or more lines.  All of them are parsed first (the
+ * names, the numbers, the files looked up): if one does not parse, the
+ * write changes nothing.  Then they are done in order, each run of
+ * definitions placed together (one pass per process), all or none.
+ */
 static ssize_t utp_events_write(struct file *file, const char __user *ubuf,
 				size_t count, loff_t *ppos)
 {
+	unsigned int n = 0, i;
+	struct utp_line *lines;
 	char *buf, *p, *line;
 	int ret = 0;
 
 	/* the opener's credentials decide, not the writer's (a passed fd) */
 	if (!file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
 		return -EPERM;
-	if (count > PAGE_SIZE)
+	if (count > UTP_WRITE_MAX)
 		return -E2BIG;
-	buf = memdup_user_nul(ubuf, count);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	mutex_lock(&utp_named_lock);
+	buf = kvmalloc(count + 1, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (copy_from_user(buf, ubuf, count)) {
+		kvfree(buf);
+		return -EFAULT;
+	}
+	buf[count] = '\0';
+	for (p = buf, n = 1; *p; p++)
+		n += *p == '\n';
+	lines = kvcalloc(n, sizeof(*lines), GFP_KERNEL);
+	if (!lines) {
+		kvfree(buf);
+		return -ENOMEM;
+	}
 	p = buf;
-	while (!ret && (line = strsep(&p, "\n")))
-		ret = utp_cmd(line);
-	mutex_unlock(&utp_named_lock);
-	kfree(buf);
+	for (i = 0; !ret && (line = strsep(&p, "\n")); i++)
+		ret = utp_parse(&lines[i], line);
+	if (!ret) {
+		mutex_lock(&utp_named_lock);
+		ret = utp_run(lines, n);
+		mutex_unlock(&utp_named_lock);
+	}
+	utp_lines_free(lines, n);
+	kvfree(buf);
 	return ret ? ret : count;
 }
 

@@ -157,7 +157,6 @@ static inline void get_byte(int fd)
 		_exit(121);
 }
 
-/* CLOCK_MONOTONIC in seconds. */
 /*
  * @len bytes of @pid's memory at @addr, as its threads execute them:
  * process_vm_readv() shows our int3s, where ptrace and /proc/PID/mem,
@@ -172,6 +171,7 @@ static inline int text_read(pid_t pid, const void *addr, void *buf,
 	       (ssize_t)len ? 0 : -1;
 }
 
+/* CLOCK_MONOTONIC in seconds. */
 static inline double now(void)
 {
 	struct timespec ts;
