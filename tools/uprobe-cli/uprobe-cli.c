@@ -31,6 +31,8 @@ static const char *tracefs = "/sys/kernel/tracing";
 
 /* The kernel's limit on a probe name, its terminating NUL included. */
 #define NAME_MAX_LEN	64
+/* a definition for utprobe_events */
+#define LINE_MAX_LEN	(PATH_MAX + 256)
 
 static int die(const char *fmt, ...)
 {
@@ -211,6 +213,87 @@ static void remove_probes(const struct probe *ps, int n)
 	}
 }
 
+/* The most one write to utprobe_events may hold, and the kernel place. */
+#define WRITE_MAX	(1 << 20)
+
+/*
+ * Place the probes @ps[0..@n), each defined by its line of @lines: in
+ * one write (or as few as the size allows), which the kernel places
+ * together, one pass over each process, all or none.  If the kernel
+ * refuses a write, the probe it refuses is found by writing that
+ * write's lines one at a time, and *@bad is its index; every probe
+ * placed is removed again.  0, or -errno.
+ */
+static int place_probes(const struct probe *ps, char **lines, int n,
+			int *bad)
+{
+	size_t len = 0, l;
+	int first = 0, i, r = 0;
+	char *buf;
+
+	buf = malloc(WRITE_MAX + 1);
+	if (!buf)
+		return -ENOMEM;
+	for (i = 0; i <= n && !r; i++) {
+		l = i < n ? strlen(lines[i]) : 0;
+		if (i < n && len + l <= WRITE_MAX) {
+			memcpy(buf + len, lines[i], l + 1);
+			len += l;
+			continue;
+		}
+		/* lines[first..i) fill a write */
+		r = len ? kernel_write(buf) : 0;
+		if (r) {
+			*bad = first;
+			for (int k = first; k < i; k++) {
+				int rk = kernel_write(lines[k]);
+
+				if (!rk) {
+					remove_probes(&ps[k], 1);
+					continue;
+				}
+				*bad = k;
+				r = rk;
+				break;
+			}
+			remove_probes(ps, first);
+			break;
+		}
+		first = i;
+		len = 0;
+		if (i < n) {
+			memcpy(buf, lines[i], l + 1);
+			len = l;
+		}
+	}
+	free(buf);
+	return r;
+}
+
+/* @n lines of @size bytes each, to fill in; NULL when out of memory. */
+static char **lines_new(int n, size_t size)
+{
+	char **lines = calloc(n ? n : 1, sizeof(*lines));
+
+	for (int i = 0; lines && i < n; i++) {
+		lines[i] = malloc(size);
+		if (!lines[i]) {
+			while (i--)
+				free(lines[i]);
+			free(lines);
+			return NULL;
+		}
+	}
+	return lines;
+}
+
+static void lines_free(char **lines, int n)
+{
+	for (int i = 0; lines && i < n; i++)
+		free(lines[i]);
+	free(lines);
+}
+
 /*
  * Resolve @spec into more probes at the end of *@ps (*@n so far).  A
  * spec ending in "%return" gives return probes, as any spec does if
@@ -301,10 +384,10 @@ static int cmd_add(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char line[PATH_MAX + 256];
+	int c, n = 0, ret = 0, i, r, bad = 0;
 	struct probe *ps = NULL;
 	const char *name = NULL;
-	int c, n = 0, ret = 0, i;
+	char **lines = NULL;
 	pid_t pid = 0;
 
 	while ((c = getopt_long(argc, argv, "p:n:", opts, NULL)) != -1) {
@@ -335,11 +418,15 @@ static int cmd_add(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
-	for (i = 0; i < n; i++) {
+	lines = lines_new(n, LINE_MAX_LEN);
+	if (!lines) {
+		ret = die("out of memory");
+		goto out;
+	}
+	for (i = 0; i < n && !ret; i++) {
 		struct probe *pr = &ps[i];
 		const struct up_place *p = &pr->place;
 		char kind = pr->ret ? 'r' : 'p';
-		int r;
 
 		if (name)
 			snprintf(pr->name, sizeof(pr->name), "%s", name);
@@ -349,28 +436,26 @@ static int cmd_add(int argc, char **argv)
 			unsigned long addr = runtime_address(pid, p->path,
 							     p->offset);
 
-			if (!addr) {
+			if (!addr)
 				ret = die("%s: process %d does not map %s:%#lx",
 					  pr->name, pid, p->path, p->offset);
-				break;
-			}
-			snprintf(line, sizeof(line), "%c:%s %d:%#lx\n", kind,
-				 pr->name, pid, addr);
+			snprintf(lines[i], LINE_MAX_LEN, "%c:%s %d:%#lx\n",
+				 kind, pr->name, pid, addr);
 		} else {
-			snprintf(line, sizeof(line), "%c:%s %s:%#lx\n", kind,
-				 pr->name, p->path, p->offset);
-		}
-		r = kernel_write(line);
-		if (r) {
-			ret = die("%s (%s+%#lx, %s:%#lx): %s", pr->name,
-				  *p->symbol ? p->symbol : "?", p->sym_off,
-				  p->path, p->offset, kernel_errmsg(r));
-			break;
+			snprintf(lines[i], LINE_MAX_LEN, "%c:%s %s:%#lx\n",
+				 kind, pr->name, p->path, p->offset);
 		}
 	}
-	if (ret)
-		remove_probes(ps, i);
+	r = ret ? 0 : place_probes(ps, lines, n, &bad);
+	if (r) {
+		const struct up_place *p = &ps[bad].place;
+
+		ret = die("%s (%s+%#lx, %s:%#lx): %s", ps[bad].name,
+			  *p->symbol ? p->symbol : "?", p->sym_off, p->path,
+			  p->offset, kernel_errmsg(r));
+	}
 out:
+	lines_free(lines, n);
 	free(ps);
 	return ret;
 }
@@ -784,8 +869,8 @@ static int run_probed(struct probe *ps, int n, char **cmd, int *status)
 	struct sigaction ign = { .sa_handler = SIG_IGN };
 	struct sigaction fwd = { .sa_handler = forward };
 	struct sigaction old_int, old_quit, old_term, old_hup;
-	char line[PATH_MAX + 256];
-	int go[2], ret = 0, st = 0, i;
+	int go[2], ret = 0, st = 0, i, r, bad = 0;
+	char **lines;
 	pid_t pid;
 
 	if (pipe(go))
@@ -807,20 +892,20 @@ static int run_probed(struct probe *ps, int n, char **cmd, int *status)
 	}
 	close(go[0]);
 	wait_asleep(pid);
-	for (i = 0; i < n; i++) {
-		const struct up_place *p = &ps[i].place;
-		int r;
+	lines = lines_new(n, LINE_MAX_LEN);
+	if (!lines)
+		ret = die("out of memory");
+	for (i = 0; i < n && lines; i++)
+		snprintf(lines[i], LINE_MAX_LEN, "%c:%s %s:%#lx tree=%d\n",
+			 ps[i].ret ? 'r' : 'p', ps[i].name, ps[i].place.path,
+			 ps[i].place.offset, pid);
+	r = lines ? place_probes(ps, lines, n, &bad) : 0;
+	lines_free(lines, n);
+	if (r) {
+		const struct up_place *p = &ps[bad].place;
 
-		snprintf(line, sizeof(line), "%c:%s %s:%#lx tree=%d\n",
-			 ps[i].ret ? 'r' : 'p', ps[i].name, p->path, p->offset,
-			 pid);
-		r = kernel_write(line);
-		if (r) {
-			ret = die("%s+%#lx (%s:%#lx): %s", p->symbol,
-				  p->sym_off, p->path, p->offset,
-				  kernel_errmsg(r));
-			break;
-		}
+		ret = die("%s+%#lx (%s:%#lx): %s", p->symbol, p->sym_off,
+			  p->path, p->offset, kernel_errmsg(r));
 	}
 	/*
 	 * As perf stat does: ^C and ^\ go to the command alone (the whole
@@ -839,7 +924,8 @@ static int run_probed(struct probe *ps, int n, char **cmd, int *status)
 	if (ret) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
-		remove_probes(ps, i);
+		/* those refused are all out already */
+		remove_probes(ps, r ? 0 : n);
 		restore_signals(&old_int, &old_quit, &old_term, &old_hup);
 		return ret;
 	}
