@@ -64,7 +64,8 @@ struct utprobe_return {
  * @regs:	the user registers: ip at the return address, the return
  *		value in ax
  *
- * Runs in the context of the returning thread, like a handler.
+ * Runs in the context of the returning thread, like a handler, and in
+ * the trap if the probe has %UTPROBE_TRAP_SAFE.
  *
  * Return: 0; other values are reserved.
  */
@@ -72,7 +73,10 @@ typedef int (*utprobe_ret_handler_t)(struct utprobe *up,
 				     const struct utprobe_return *ret,
 				     struct pt_regs *regs);
 
-/* utprobe.flags: the handler may run in the trap (see utprobe_handler_t) */
+/*
+ * utprobe.flags: the handler and the return handler may run in the trap
+ * (see utprobe_handler_t)
+ */
 #define UTPROBE_TRAP_SAFE	0x1
 
 /*

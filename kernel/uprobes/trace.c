@@ -177,6 +177,8 @@ static struct utp_named *utp_named_new(const char *name, const char *shown,
 	}
 	strscpy(n->name, name, sizeof(n->name));
 	n->up.name = n->name;
+	/* counting, and timing returns: both fine in the int3 trap */
+	n->up.flags = UTPROBE_TRAP_SAFE;
 	if (ret_probe) {
 		for_each_possible_cpu(cpu)
 			per_cpu_ptr(n->lat, cpu)->min = U64_MAX;

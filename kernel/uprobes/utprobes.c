@@ -51,9 +51,11 @@
  * the die notifier, interrupts off) finds the thread by its pid, and the
  * point, in RCU-read xarrays; if the point is there and is
  * emulated or runs through its slot, no SIGTRAP is sent.  If every probe
- * there only counts or has a handler that may run in the trap
- * (UTPROBE_TRAP_SAFE), the hit is done in the trap; otherwise it is
- * queued as a task_work that runs it on the way back to user mode.
+ * there only counts or has handlers that may run in the trap
+ * (UTPROBE_TRAP_SAFE), and the return site a call followed from there
+ * needs is there already, the hit is done in the trap, return sites'
+ * too; otherwise it is queued as a task_work that runs it on the way
+ * back to user mode.
  * Anything else (a point to single-step, a process being quiesced) is
  * left to the SIGTRAP and report_signal().
  *
@@ -1667,11 +1669,36 @@ found:
 }
 
 /*
+ * The return site at @ra, in the trap: only one that is there already,
+ * its int3 in (NULL otherwise: making one may sleep).
+ */
+static struct utp_point *utp_ret_site_trap(struct utp_proc *proc,
+					   unsigned long ra)
+{
+	struct utp_point *pt = xa_load(&proc->points, ra);
+
+	if (!pt || READ_ONCE(pt->arming) || READ_ONCE(pt->stale))
+		return NULL;
+	if (!READ_ONCE(pt->ret_site))
+		WRITE_ONCE(pt->ret_site, true);
+	return pt;
+}
+
+/* The word of user stack at @addr; in the trap, without faulting. */
+static int utp_read_word(unsigned long addr, unsigned long *val, bool trap)
+{
+	if (trap)
+		return copy_from_user_nofault(val, (void __user *)addr,
+					      sizeof(*val)) ? -EFAULT : 0;
+	return get_user(*val, (unsigned long __user *)addr);
+}
+
+/*
  * @pt, at a function's entry, was hit: follow the call to its return for
- * each return probe there.
+ * each return probe there; in the int3 trap if @trap.
  */
 static void utp_ret_enter(struct utp_thread *ut, struct utp_point *pt,
-			  struct pt_regs *regs)
+			  struct pt_regs *regs, bool trap)
 {
 	unsigned long stack = utp_arch_ret_slot(regs), ra = 0;
 	struct utp_point *site = NULL;
@@ -1684,17 +1711,21 @@ static void utp_ret_enter(struct utp_thread *ut, struct utp_point *pt,
 
 		if (!up->ret_handler || READ_ONCE(up->gone))
 			continue;
+		/* added since the trap found every probe here trap-safe */
+		if (trap && !(up->flags & UTPROBE_TRAP_SAFE))
+			continue;
 		if (!now) {
 			/* the first return probe here: where does it return? */
 			now = ktime_get_ns();
-			if (stack && !get_user(ra, (unsigned long __user *)stack)) {
+			if (stack && !utp_read_word(stack, &ra, trap)) {
 				utp_ret_drop_unwound(ut, stack, ra, pt->vaddr);
-				site = utp_ret_site(ut->proc, ra);
+				site = trap ? utp_ret_site_trap(ut->proc, ra) :
+					      utp_ret_site(ut->proc, ra);
 			}
 		}
 		ri = NULL;
 		if (site && ut->depth < UTPROBE_RET_DEPTH_MAX)
-			ri = kmalloc(sizeof(*ri), GFP_KERNEL);
+			ri = kmalloc(sizeof(*ri), trap ? GFP_ATOMIC : GFP_KERNEL);
 		if (!ri) {
 			this_cpu_inc(up->rets->missed);
 			continue;
@@ -1713,10 +1744,11 @@ static void utp_ret_enter(struct utp_thread *ut, struct utp_point *pt,
 
 /*
  * The return site @pt was hit: calls returning there have returned, and
- * those below were unwound.  regs->ip is the return address.
+ * those below were unwound.  regs->ip is the return address.  In the
+ * int3 trap if @trap.
  */
 static void utp_ret_hit(struct utp_thread *ut, struct utp_point *pt,
-			struct pt_regs *regs)
+			struct pt_regs *regs, bool trap)
 {
 	unsigned long stack = utp_arch_ret_popped(regs), ra;
 	struct utprobe_return ret;
@@ -1726,7 +1758,7 @@ static void utp_ret_hit(struct utp_thread *ut, struct utp_point *pt,
 	 * A return has just popped this address.  A jump here (a loop,
 	 * the way on from a catch block) finds what a later call left.
 	 */
-	if (get_user(ra, (unsigned long __user *)stack) || ra != pt->vaddr)
+	if (utp_read_word(stack, &ra, trap) || ra != pt->vaddr)
 		return;
 	utp_ret_drop_unwound(ut, stack, pt->vaddr, 0);
 	while ((ri = ut->rets) && ri->stack == stack) {
@@ -1748,23 +1780,24 @@ static void utp_ret_hit(struct utp_thread *ut, struct utp_point *pt,
 
 /*
  * What a hit of @pt does before its instruction runs: returns that end
- * there, the handlers, calls followed from there.  The ip is at the
- * point.  Returns true if a handler moved the thread elsewhere.
+ * there, the handlers, calls followed from there; in the int3 trap if
+ * @trap.  The ip is at the point.  Returns true if a handler moved the
+ * thread elsewhere.
  */
 static bool utp_hit_handlers(struct utp_thread *ut, struct utp_point *pt,
-			     struct pt_regs *regs)
+			     struct pt_regs *regs, bool trap)
 {
 	unsigned long bp = regs->ip;
 
 	ut->in_handler = true;
 	if (READ_ONCE(pt->ret_site) && ut->rets)
-		utp_ret_hit(ut, pt, regs);
+		utp_ret_hit(ut, pt, regs, trap);
 	if (regs->ip == bp)
-		utp_run_handlers(ut, pt, regs, false);
+		utp_run_handlers(ut, pt, regs, trap);
 	ut->in_handler = false;
 	if (regs->ip != bp)
 		return true;
-	utp_ret_enter(ut, pt, regs);
+	utp_ret_enter(ut, pt, regs, trap);
 	return false;
 }
 
@@ -1795,7 +1828,8 @@ static void __utp_hit_work(struct utp_thread *ut)
 	rcu_read_lock();
 	pt = xa_load(&ut->proc->points, bp);
 	rcu_read_unlock();
-	if (!pt || READ_ONCE(pt->stale) || utp_hit_handlers(ut, pt, regs))
+	if (!pt || READ_ONCE(pt->stale) ||
+	    utp_hit_handlers(ut, pt, regs, false))
 		return;
 	if (!utp_arch_emulate(&pt->ai, bp, regs))
 		return;
@@ -1832,10 +1866,45 @@ enum utp_trap_result {
 };
 
 /*
- * The whole hit in the trap, interrupts off, if it can be: no handler
- * that may sleep, no return probe, not a return site, and an emulated
- * instruction or a slot made already.  An emulated stack access that
- * would fault is left to the task_work.
+ * Can the calls followed from a hit of @pt, at a function's entry, be
+ * followed in the trap?  Only to a return site that is there already.
+ */
+static bool utp_trap_enter_ok(struct utp_thread *ut, struct pt_regs *regs)
+{
+	unsigned long stack = utp_arch_ret_slot(regs), ra;
+
+	/* no call to follow: the missed count takes it, anywhere */
+	if (!stack)
+		return true;
+	return !utp_read_word(stack, &ra, true) &&
+	       utp_ret_site_trap(ut->proc, ra);
+}
+
+/*
+ * Can the returns that end at the return site @pt be reported in the
+ * trap?  If every return handler of theirs may run there.
+ */
+static bool utp_trap_returns_ok(struct utp_thread *ut, struct utp_point *pt,
+				struct pt_regs *regs)
+{
+	unsigned long stack = utp_arch_ret_popped(regs), ra;
+	struct utp_ret *ri;
+
+	if (utp_read_word(stack, &ra, true))
+		return false;
+	if (ra != pt->vaddr)
+		return true;
+	for (ri = ut->rets; ri && ri->stack <= stack; ri = ri->next)
+		if (ri->up && !(ri->up->flags & UTPROBE_TRAP_SAFE))
+			return false;
+	return true;
+}
+
+/*
+ * The whole hit in the trap, interrupts off, if it can be: every handler
+ * and return handler there trap-safe, any return site it needs made
+ * already, and an emulated instruction or a slot made already.  An
+ * emulated stack access that would fault is left to the task_work.
  */
 static enum utp_trap_result utp_trap_hit(struct utp_thread *ut,
 					 struct utp_point *pt,
@@ -1845,20 +1914,27 @@ static enum utp_trap_result utp_trap_hit(struct utp_thread *ut,
 	/* pairs with the release in utp_slot() */
 	unsigned long slot = smp_load_acquire(&pt->slot);
 	struct utp_consumer *c;
+	bool enter = false;
 	int ret;
 
-	if (READ_ONCE(pt->ret_site) || (pt->ai.kind == UTP_INSN_STEP && !slot))
+	if (pt->ai.kind == UTP_INSN_STEP && !slot)
 		return UTP_TRAP_QUEUE;
-	list_for_each_entry_rcu(c, &pt->consumers, point_node, true)
-		if (c->up->ret_handler ||
-		    (c->up->handler && !(c->up->flags & UTPROBE_TRAP_SAFE)))
+	list_for_each_entry_rcu(c, &pt->consumers, point_node, true) {
+		struct utprobe *up = c->up;
+
+		if ((up->handler || up->ret_handler) &&
+		    !(up->flags & UTPROBE_TRAP_SAFE))
 			return UTP_TRAP_QUEUE;
+		enter |= up->ret_handler && !READ_ONCE(up->gone);
+	}
 	regs->ip = bp;
-	ut->in_handler = true;
-	utp_run_handlers(ut, pt, regs, true);
-	ut->in_handler = false;
-	if (regs->ip != bp)		/* a handler moved the thread */
-		return UTP_TRAP_DONE;
+	if (enter && !utp_trap_enter_ok(ut, regs))
+		return UTP_TRAP_QUEUE;
+	if (READ_ONCE(pt->ret_site) && ut->rets &&
+	    !utp_trap_returns_ok(ut, pt, regs))
+		return UTP_TRAP_QUEUE;
+	if (utp_hit_handlers(ut, pt, regs, true))
+		return UTP_TRAP_DONE;	/* a handler moved the thread */
 	if (pt->ai.kind == UTP_INSN_STEP) {
 		regs->ip = slot;	/* runs through it */
 		return UTP_TRAP_DONE;
@@ -1990,7 +2066,7 @@ static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 	user_step = utp_arch_user_stepping(regs);
 	regs->ip = bp;
 	/* a replay of a fast-path hit whose handlers ran: they do not again */
-	if (!replay && utp_hit_handlers(ut, pt, regs))
+	if (!replay && utp_hit_handlers(ut, pt, regs, false))
 		return utp_hit_done(user_step, regs);
 	if (READ_ONCE(pt->dbg_bp)) {
 		/*
