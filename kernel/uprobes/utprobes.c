@@ -86,6 +86,7 @@
 #include <linux/sched/task.h>
 #include <linux/shmem_fs.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/swap.h>
 #include <linux/task_work.h>
 #include <linux/utprobes.h>
@@ -912,18 +913,35 @@ static bool utp_same_as_file(struct vm_area_struct *vma, unsigned long vaddr,
 }
 
 /*
- * Write @new at @vaddr of @vma in a new copy of @old_page, and map that
- * copy in its place: a byte is never written into a page that threads
- * may be executing (an emulated CPU, QEMU's TCG, has been seen to keep
- * running its translation of a page written under it by another CPU).
- * A copy that comes out the same as the file's page is not mapped: the
- * file's page comes back.  mmap_lock held.
+ * One byte of text to change, from @old to @new, at @vaddr: an int3 for
+ * the point @pt of the probe @up, or @pt's own byte back over its int3;
+ * see __utp_poke_page().  @ret is the outcome.
  */
-static int utp_write_byte(struct vm_area_struct *vma, unsigned long vaddr,
-			  struct page *old_page, u8 new)
+struct utp_poke {
+	unsigned long vaddr;
+	u8 old;
+	u8 new;
+	const struct utp_point *pt;
+	const struct utprobe *up;
+	int ret;
+};
+
+/*
+ * Write the bytes of @pk[0..@n) that are still to go (->ret 0), all in
+ * the page of @vma that @old_page is, into a new copy of @old_page, and
+ * map that copy in its place: a byte is never written into a page that
+ * threads may be executing (an emulated CPU, QEMU's TCG, has been seen to
+ * keep running its translation of a page written under it by another
+ * CPU).  A copy that comes out the same as the file's page is not
+ * mapped: the file's page comes back.  mmap_lock held.
+ */
+static int utp_write_bytes(struct vm_area_struct *vma, struct page *old_page,
+			   struct utp_poke *pk, unsigned int n)
 {
+	unsigned long vaddr = pk[0].vaddr & PAGE_MASK;
 	struct page *new_page;
 	struct folio *folio;
+	unsigned int i;
 	u8 *kaddr;
 	int ret;
 
@@ -939,94 +957,128 @@ static int utp_write_byte(struct vm_area_struct *vma, unsigned long vaddr,
 	__folio_mark_uptodate(folio);
 	copy_highpage(new_page, old_page);
 	kaddr = kmap_local_page(new_page);
-	kaddr[offset_in_page(vaddr)] = new;
+	for (i = 0; i < n; i++)
+		if (!pk[i].ret)
+			kaddr[offset_in_page(pk[i].vaddr)] = pk[i].new;
 	kunmap_local(kaddr);
-	if (PageAnon(old_page) && utp_same_as_file(vma, vaddr, new_page)) {
-		ret = utp_replace_page(vma, vaddr & PAGE_MASK, old_page, NULL);
-	} else {
-		ret = utp_replace_page(vma, vaddr & PAGE_MASK, old_page,
-				       new_page);
-	}
+	if (PageAnon(old_page) && utp_same_as_file(vma, vaddr, new_page))
+		ret = utp_replace_page(vma, vaddr, old_page, NULL);
+	else
+		ret = utp_replace_page(vma, vaddr, old_page, new_page);
 	folio_put(folio);
 	return ret;
 }
 
+/* May @pk's byte be written into @vma?  0, or why not. */
+static int utp_poke_check(struct vm_area_struct *vma,
+			  const struct utp_poke *pk, bool restore)
+{
+	const struct utprobe *up = pk->up;
+
+	if (!vma || !(vma->vm_flags & VM_EXEC) ||
+	    (vma->vm_flags & VM_MAYSHARE))
+		return -EFAULT;
+	if (pk->pt && READ_ONCE(pk->pt->stale))
+		return -EAGAIN;
+	if (restore && READ_ONCE(pk->pt->dbg_bp))
+		return -EBUSY;
+	if (up && up->inode &&
+	    (!vma->vm_file || file_inode(vma->vm_file) != up->inode ||
+	     ((loff_t)vma->vm_pgoff << PAGE_SHIFT) +
+	     (pk->vaddr - vma->vm_start) != up->offset))
+		return -EAGAIN;
+	return 0;
+}
+
 /*
- * Change the byte at @vaddr in @mm from @old to @new.  Text is only ever
+ * Change the bytes of @pk[0..@n), all in one page of @mm, each from its
+ * ->old to its ->new, with one copy of the page.  Text is only ever
  * written into a private executable mapping, in a private copy of the
- * page (utp_write_byte(): the page cache and the file never see it),
+ * page (utp_write_bytes(): the page cache and the file never see it),
  * and only over the byte expected there: checked under mmap_lock, so
  * that a mapping that replaced the probed one (a shared file mapped at
  * the same place after munmap, say) is never written.
  *
- * An int3 for @pt goes in only if @pt is not stale, and for a probe on a
- * file (@up->inode), only into a mapping of that file at the probe's
+ * An int3 for a point goes in only if the point is not stale, and for a
+ * probe on a file, only into a mapping of that file at the probe's
  * offset: both are checked under mmap_lock, which the mmap that makes a
  * point stale holds for writing.  The caller found the mapping earlier,
- * without that lock.  @pt's own byte goes back over its int3 only if
- * no debugger's breakpoint is there too: checked under mmap_lock, which
- * keeps debuggers' accesses (__utprobe_access_write()) out meanwhile.
+ * without that lock.  A point's own byte goes back over its int3 only
+ * if no debugger's breakpoint is there too: checked under mmap_lock,
+ * which keeps debuggers' accesses (__utprobe_access_write()) out
+ * meanwhile.  mmap_lock is held for writing: a debugger's write into
+ * the page between our copy of it and the copy's mapping would be lost.
+ * @restore (bytes going back): not killable, an int3 left behind would
+ * be a SIGTRAP.
  *
- * Returns 0, -EFAULT (no private executable mapping there), -EBUSY
- * (another byte there, or a debugger's breakpoint), -EAGAIN (@pt stale,
- * or not @up's file there) or another -errno.
+ * Each ->ret is 0, -EFAULT (no private executable mapping there),
+ * -EBUSY (another byte there, or a debugger's breakpoint), -EAGAIN
+ * (the point stale, or not the probe's file there) or another -errno.
  */
-static int __utp_poke(struct mm_struct *mm, unsigned long vaddr, u8 old,
-		      u8 new, const struct utp_point *pt,
-		      const struct utprobe *up)
+static void __utp_poke_page(struct mm_struct *mm, struct utp_poke *pk,
+			    unsigned int n, bool restore)
 {
-	bool restore = pt && new != UTP_BREAK_INSN;
 	struct vm_area_struct *vma;
+	unsigned int i, todo;
 	struct page *page;
-	int ret;
+	int ret = -ESRCH;
 
 	if (!mmget_not_zero(mm))
-		return -ESRCH;
-	/*
-	 * Held for writing: a debugger's write into the page between our
-	 * copy of it and the copy's mapping would be lost.  An int3 left
-	 * behind would be a SIGTRAP: a restore is not killable.
-	 */
+		goto fail;
 	ret = -EINTR;
-	if (restore)
+	if (restore) {
 		mmap_write_lock(mm);
-	else if (mmap_write_lock_killable(mm))
-		goto put;
-again:
-	ret = -EFAULT;
-	vma = vma_lookup(mm, vaddr);
-	if (!vma || !(vma->vm_flags & VM_EXEC) ||
-	    (vma->vm_flags & VM_MAYSHARE))
-		goto unlock;
-	ret = -EAGAIN;
-	if (pt && READ_ONCE(pt->stale))
-		goto unlock;
-	ret = -EBUSY;
-	if (restore && READ_ONCE(pt->dbg_bp))
-		goto unlock;
-	if (up && up->inode &&
-	    (!vma->vm_file || file_inode(vma->vm_file) != up->inode ||
-	     ((loff_t)vma->vm_pgoff << PAGE_SHIFT) + (vaddr - vma->vm_start) !=
-	     up->offset))
-		goto unlock;
-	page = get_user_page_vma_remote(mm, vaddr, FOLL_FORCE | FOLL_SPLIT_PMD,
-					&vma);
-	if (IS_ERR(page)) {
-		ret = PTR_ERR(page);
-		goto unlock;
+	} else if (mmap_write_lock_killable(mm)) {
+		mmput(mm);
+		goto fail;
 	}
-	ret = utp_page_byte(page, vaddr) == old ? 0 : -EBUSY;
-	if (!ret)
-		ret = utp_write_byte(vma, vaddr, page, new);
+again:
+	vma = vma_lookup(mm, pk[0].vaddr);
+	for (i = 0, todo = 0; i < n; i++) {
+		pk[i].ret = utp_poke_check(vma, &pk[i], restore);
+		todo += !pk[i].ret;
+	}
+	if (!todo)
+		goto unlock;
+	page = get_user_page_vma_remote(mm, pk[0].vaddr,
+					FOLL_FORCE | FOLL_SPLIT_PMD, &vma);
+	ret = IS_ERR(page) ? PTR_ERR(page) : 0;
+	for (i = 0, todo = 0; i < n; i++) {
+		if (!pk[i].ret)
+			pk[i].ret = ret ?: (utp_page_byte(page, pk[i].vaddr) ==
+					    pk[i].old ? 0 : -EBUSY);
+		todo += !pk[i].ret;
+	}
+	if (ret)
+		goto unlock;
+	ret = todo ? utp_write_bytes(vma, page, pk, n) : 0;
 	put_page(page);
 	/* the page changed under us: look again */
 	if (ret == -EAGAIN)
 		goto again;
+	for (i = 0; ret && i < n; i++)
+		if (!pk[i].ret)
+			pk[i].ret = ret;
 unlock:
 	mmap_write_unlock(mm);
-put:
 	mmput(mm);
-	return ret;
+	return;
+fail:
+	for (i = 0; i < n; i++)
+		pk[i].ret = ret;
+}
+
+/* __utp_poke_page() of one byte: its outcome. */
+static int __utp_poke(struct mm_struct *mm, unsigned long vaddr, u8 old,
+		      u8 new, const struct utp_point *pt,
+		      const struct utprobe *up)
+{
+	struct utp_poke pk = {
+		.vaddr = vaddr, .old = old, .new = new, .pt = pt, .up = up,
+	};
+
+	__utp_poke_page(mm, &pk, 1, pt && new != UTP_BREAK_INSN);
+	return pk.ret;
 }
 
 /* Put back the byte an int3 of ours replaced, or take one out. */
@@ -2523,8 +2575,8 @@ static const struct utrace_engine_ops utp_ops = {
 
 /*
  * How utp_add() goes about it: under the running threads, quiescing them
- * only where that is needed (utp_add_needs_quiesce()), the caller
- * synchronising them with the new text afterwards (utp_sync()); or in a
+ * only where that is needed, the caller synchronising them with the new
+ * text afterwards (utp_sync()); or in a
  * mapping current has just made, which no thread can be executing yet;
  * or with our int3 inherited there already from the parent of a fork.
  */
@@ -2603,32 +2655,24 @@ static int utp_int3_inherited(struct utp_proc *proc, unsigned long vaddr)
 }
 
 /*
- * Must adding @up at @vaddr in @proc wait until the other threads are
- * quiesced?  Only to take out what they may still be using: the point of
- * text that was mapped over (stale), or to find out whose an int3 that
- * is already there is (utp_int3_inherited()).  Anything else goes in
- * under the running threads.  utp_mutex held.
+ * The int3s of a batch's new points in one process, written after all of
+ * them are in the process's table, a page at a time (utp_place_pokes()).
  */
-static bool utp_add_needs_quiesce(struct utp_proc *proc, struct utprobe *up,
-				  unsigned long vaddr)
-{
-	struct utp_point *pt = xa_load(&proc->points, vaddr);
-	u8 byte;
-
-	if (pt)
-		return READ_ONCE(pt->stale);
-	return up->inode &&
-	       access_remote_vm(proc->mm, vaddr, &byte, 1, FOLL_FORCE) == 1 &&
-	       byte == UTP_BREAK_INSN;
-}
+struct utp_pokes {
+	struct utp_poke *pk;
+	unsigned int n;
+	unsigned int max;
+};
 
 /*
  * Make the new point @pt of @proc: in the points first, then its int3 in
- * the text, so that a thread that traps on it finds it.
+ * the text (or in @defer, to write later), so that a thread that traps
+ * on it finds it.
  */
 static int utp_point_new(struct utp_proc *proc, struct utprobe *up,
 			 unsigned long vaddr, const struct utp_arch_insn *ai,
-			 enum utp_add_mode mode, struct utp_point **ptp)
+			 enum utp_add_mode mode, struct utp_pokes *defer,
+			 struct utp_point **ptp)
 {
 	struct utp_point *pt;
 	int ret;
@@ -2651,28 +2695,40 @@ static int utp_point_new(struct utp_proc *proc, struct utprobe *up,
 		return ret;
 	}
 	atomic_inc(&proc->npoints);
-	if (mode != UTP_ADD_INHERITED) {
-		ret = __utp_poke(proc->mm, vaddr, ai->bytes[0], UTP_BREAK_INSN,
-				 pt, up);
-		if (ret) {
-			utp_point_drop(proc, pt);
-			return ret;
-		}
-		if (mode == UTP_ADD_LIVE)
-			proc->unsynced = true;
-	}
 	*ptp = pt;
+	if (mode == UTP_ADD_INHERITED)
+		return 0;
+	if (mode == UTP_ADD_LIVE && defer && defer->n < defer->max) {
+		defer->pk[defer->n++] = (struct utp_poke){
+			.vaddr = vaddr, .old = ai->bytes[0],
+			.new = UTP_BREAK_INSN, .pt = pt, .up = up,
+		};
+		return 0;
+	}
+	ret = __utp_poke(proc->mm, vaddr, ai->bytes[0], UTP_BREAK_INSN, pt, up);
+	if (ret) {
+		utp_point_drop(proc, pt);
+		return ret;
+	}
+	if (mode == UTP_ADD_LIVE)
+		proc->unsynced = true;
 	return 0;
 }
 
 /*
  * Add @up at @vaddr in @task's process, whose instruction there is @ai,
- * as @mode says.  Adding a probe that is there already does nothing.
- * Called with utp_mutex held.
+ * as @mode says; a new point's int3 goes into @defer if not NULL.
+ * Adding a probe that is there already does nothing.
+ *
+ * Under the running threads, but for two cases that wait until they
+ * are quiesced, to take out what they may still be using: the point of
+ * text that was mapped over (stale), or to find out whose an int3 that
+ * is in the text already is (utp_int3_inherited()).  Called with
+ * utp_mutex held.
  */
 static int utp_add(struct utprobe *up, struct task_struct *task,
 		   unsigned long vaddr, const struct utp_arch_insn *ai,
-		   enum utp_add_mode mode)
+		   enum utp_add_mode mode, struct utp_pokes *defer)
 {
 	struct utp_consumer *c;
 	struct utp_point *pt;
@@ -2693,19 +2749,15 @@ static int utp_add(struct utprobe *up, struct task_struct *task,
 		kfree(c);
 		return -ESRCH;
 	}
-	if (mode == UTP_ADD_LIVE && utp_add_needs_quiesce(proc, up, vaddr)) {
-		ret = utp_quiesce(proc, true);
-		if (ret)
-			goto out;
-		quiesced = true;
-	}
+again:
 	pt = xa_load(&proc->points, vaddr);
 	if (pt && READ_ONCE(pt->stale)) {
 		/* the old text's, never hit again: it can go if quiesced */
-		if (!quiesced) {
-			ret = -EAGAIN;
+		ret = -EAGAIN;
+		if (mode == UTP_ADD_LIVE && !quiesced)
+			goto quiesce;
+		if (!quiesced)
 			goto out;
-		}
 		utp_point_drop(proc, pt);
 		pt = NULL;
 	}
@@ -2718,10 +2770,13 @@ static int utp_add(struct utprobe *up, struct task_struct *task,
 			ret = -EFAULT;
 		else if (byte != UTP_BREAK_INSN || mode == UTP_ADD_INHERITED)
 			ret = 0;
+		else if (up->inode && mode == UTP_ADD_LIVE && !quiesced)
+			goto quiesce;
 		else if (up->inode && quiesced)
 			ret = utp_int3_inherited(proc, vaddr);
 		if (!ret)
-			ret = utp_point_new(proc, up, vaddr, ai, mode, &pt);
+			ret = utp_point_new(proc, up, vaddr, ai, mode, defer,
+					    &pt);
 		if (ret)
 			goto out;
 	} else {
@@ -2750,6 +2805,12 @@ out:
 	mmput(proc->mm);
 	kfree(c);
 	return ret;
+quiesce:
+	ret = utp_quiesce(proc, true);
+	if (ret)
+		goto out;
+	quiesced = true;
+	goto again;
 }
 
 /*
@@ -3206,7 +3267,7 @@ static void utp_fork_work(struct callback_head *cb)
 			    up->offset == k->offset &&
 			    utp_in_scope(up, current) &&
 			    !utp_add(up, current, k->vaddr, &k->ai,
-				     UTP_ADD_INHERITED))
+				     UTP_ADD_INHERITED, NULL))
 				kept++;
 		if (!kept)
 			utp_poke(current->mm, k->vaddr, UTP_BREAK_INSN,
@@ -3363,7 +3424,7 @@ static void utp_mmap_work(struct callback_head *cb)
 			    utp_in_scope(up, current))
 				utp_add(up, current,
 					w->start + (up->offset - start),
-					up->insn, UTP_ADD_FRESH);
+					up->insn, UTP_ADD_FRESH, NULL);
 	mutex_unlock(&utp_mutex);
 out:
 	if (w->file)
@@ -3725,23 +3786,87 @@ static int utp_pid_map(struct utp_spec *spec, struct list_head *maps)
 	return 0;
 }
 
+/* Can a probe on a file that did not get a place with @err go on? */
+static bool utp_file_place_gone(int err)
+{
+	/*
+	 * The process exiting, the mapping gone or replaced since it was
+	 * found (one of the file is placed by utp_mmap_work()), or a child
+	 * of a fork taking the place over (utp_fork_work()).
+	 */
+	return err == -ESRCH || err == -EPERM || err == -EFAULT ||
+	       err == -EAGAIN;
+}
+
+static int utp_poke_cmp(const void *a, const void *b)
+{
+	const struct utp_poke *pa = a, *pb = b;
+
+	if (pa->vaddr != pb->vaddr)
+		return pa->vaddr < pb->vaddr ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Write the int3s of @pokes, the new points of a batch in the process of
+ * @mm, with one copy of each page they are in.  A point whose int3 could
+ * not go in goes, with its probes: no thread can have hit it.  Returns
+ * the first error that is one.  utp_mutex held.
+ */
+static int utp_place_pokes(struct mm_struct *mm, struct utp_pokes *pokes)
+{
+	struct utp_poke *pk = pokes->pk;
+	struct utp_proc *proc;
+	unsigned int i, j;
+	int ret = 0;
+
+	sort(pk, pokes->n, sizeof(*pk), utp_poke_cmp, NULL);
+	for (i = 0; i < pokes->n; i = j) {
+		for (j = i + 1; j < pokes->n; j++)
+			if ((pk[j].vaddr ^ pk[i].vaddr) & PAGE_MASK)
+				break;
+		__utp_poke_page(mm, pk + i, j - i, false);
+		cond_resched();
+	}
+	for (i = 0; i < pokes->n; i++) {
+		proc = pk[i].pt->proc;
+		if (!pk[i].ret) {
+			proc->unsynced = true;
+			continue;
+		}
+		if (!ret && !(pk[i].up->inode && utp_file_place_gone(pk[i].ret)))
+			ret = pk[i].ret;
+		utp_point_drop(proc, (struct utp_point *)pk[i].pt);
+		utp_proc_idle(proc);
+	}
+	return ret;
+}
+
 /*
  * Place what @maps holds for the process of @mm, the first of them, and
- * free those maps.  Probes on files skip the processes out of their
- * scope, and one that has left the place since it was found (exiting,
- * the mapping gone or replaced, which utp_mmap_work() places; or a child
- * of a fork taking the place over, in utp_fork_work()) is no error.
- * utp_mutex held.
+ * free those maps: the points first, then their int3s page by page, then
+ * one utp_sync().  Probes on files skip the processes out of their
+ * scope, and one that has left the place since it was found is no
+ * error.  utp_mutex held.
  */
 static int utp_place_proc(struct list_head *maps)
 {
 	struct mm_struct *mm = list_first_entry(maps, struct utp_map,
 						node)->mm;
 	struct task_struct *task = utp_mm_task(mm);
+	struct utp_pokes pokes = {};
 	struct utp_map *m, *next;
 	struct utp_proc *proc;
 	int ret = 0, r;
 
+	list_for_each_entry(m, maps, node) {
+		if (m->mm != mm)
+			break;
+		pokes.max++;
+	}
+	pokes.pk = kvmalloc_array(pokes.max, sizeof(*pokes.pk), GFP_KERNEL);
+	if (!pokes.pk)
+		pokes.max = 0;	/* each written at once, then */
 	list_for_each_entry_safe(m, next, maps, node) {
 		if (m->mm != mm)
 			break;
@@ -3751,21 +3876,24 @@ static int utp_place_proc(struct list_head *maps)
 				r = 0;
 			else
 				r = utp_add(m->up, task, m->vaddr, &m->ai,
-					    UTP_ADD_LIVE);
+					    UTP_ADD_LIVE, &pokes);
 		}
-		if (m->up->inode && (r == -ESRCH || r == -EPERM ||
-				     r == -EFAULT || r == -EAGAIN))
+		if (m->up->inode && utp_file_place_gone(r))
 			r = 0;
 		if (r && !ret)
 			ret = r;
 		utp_map_free(m);
 		cond_resched();
 	}
+	r = utp_place_pokes(mm, &pokes);
+	if (!ret)
+		ret = r;
 	proc = utp_proc_find(mm);
 	if (proc && proc->unsynced) {
 		proc->unsynced = false;
 		utp_sync(proc);
 	}
+	kvfree(pokes.pk);
 	if (task)
 		put_task_struct(task);
 	return ret;
