@@ -111,6 +111,8 @@
  * allocate is bounded, and charged to its memory cgroup.
  */
 #define UTP_POINTS_MAX	65536
+/* Notes of followed calls a thread keeps for reuse. */
+#define UTP_RET_CACHE	8
 
 /* Engine events: hits, fork and thread creation, exec, death. */
 #define UTP_EVENTS	(UTRACE_EVENT(QUIESCE) | UTRACE_EVENT(SIGNAL) | \
@@ -213,6 +215,12 @@ struct utp_thread {
 	struct utp_fork_work *fork_pending; /* for the child being forked */
 	struct utp_ret *rets;		/* calls followed, newest first */
 	unsigned int depth;		/* how many */
+	struct utp_ret *ret_cache;	/* notes to reuse; see utp_ret_alloc() */
+	unsigned int ncached;		/* how many */
+	/* what utp_trap_hit() read of the stack, for the hit in the trap */
+	struct utp_point *trap_site;	/* the return site of the call */
+	unsigned long trap_ra;		/* ... its return address */
+	int trap_returning;		/* 1 a return, 0 not, -1 not read */
 	struct callback_head hit_work;	/* a hit taken on the fast path */
 	unsigned long hit_bp;		/* its address */
 	bool hit_queued;
@@ -351,9 +359,14 @@ static void utp_thread_leave(struct utp_thread *ut)
 static void utp_thread_free(struct utp_thread *ut)
 {
 	struct utp_delayed *d, *next;
+	struct utp_ret *ri;
 
 	list_for_each_entry_safe(d, next, &ut->delayed, node)
 		kfree(d);
+	while ((ri = ut->ret_cache)) {
+		ut->ret_cache = ri->next;
+		kfree(ri);
+	}
 	put_task_struct(ut->task);
 	utrace_engine_put(ut->engine);
 	kfree(ut);
@@ -1600,11 +1613,36 @@ static void utp_run_handlers(struct utp_thread *ut, struct utp_point *pt,
  * Return probes.
  */
 
-/* @ri is done with: no longer pending for its probe. */
-static void utp_ret_free(struct utp_ret *ri)
+/*
+ * A note for a call to follow, from the thread's own cache first.  Only
+ * the thread itself takes from its cache and puts back into it, in the
+ * trap or in the kernel on its behalf, never both at once.
+ */
+static struct utp_ret *utp_ret_alloc(struct utp_thread *ut, bool trap)
+{
+	struct utp_ret *ri = ut->ret_cache;
+
+	if (!ri)
+		return kmalloc(sizeof(*ri), trap ? GFP_ATOMIC : GFP_KERNEL);
+	ut->ret_cache = ri->next;
+	ut->ncached--;
+	return ri;
+}
+
+/*
+ * @ri is done with: no longer pending for its probe.  Into the cache of
+ * @ut, the thread it was current's note in, or freed (@ut NULL).
+ */
+static void utp_ret_free(struct utp_thread *ut, struct utp_ret *ri)
 {
 	if (ri->up)
 		this_cpu_dec(ri->up->rets->pending);
+	if (ut && ut->ncached < UTP_RET_CACHE) {
+		ri->next = ut->ret_cache;
+		ut->ret_cache = ri;
+		ut->ncached++;
+		return;
+	}
 	kfree(ri);
 }
 
@@ -1615,7 +1653,7 @@ static void utp_ret_free_all(struct utp_thread *ut)
 
 	while ((ri = ut->rets)) {
 		ut->rets = ri->next;
-		utp_ret_free(ri);
+		utp_ret_free(NULL, ri);
 	}
 	ut->depth = 0;
 }
@@ -1639,7 +1677,7 @@ static void utp_ret_drop_unwound(struct utp_thread *ut, unsigned long stack,
 		ut->depth--;
 		if (ri->up)
 			this_cpu_inc(ri->up->rets->unwound);
-		utp_ret_free(ri);
+		utp_ret_free(ut, ri);
 	}
 }
 
@@ -1769,15 +1807,21 @@ static void utp_ret_enter(struct utp_thread *ut, struct utp_point *pt,
 		if (!now) {
 			/* the first return probe here: where does it return? */
 			now = ktime_get_ns();
-			if (stack && !utp_read_word(stack, &ra, trap)) {
+			if (trap) {
+				/* read by utp_trap_enter_ok() */
+				ra = ut->trap_ra;
+				site = ut->trap_site;
+				if (site)
+					utp_ret_drop_unwound(ut, stack, ra,
+							     pt->vaddr);
+			} else if (stack && !utp_read_word(stack, &ra, false)) {
 				utp_ret_drop_unwound(ut, stack, ra, pt->vaddr);
-				site = trap ? utp_ret_site_trap(ut->proc, ra) :
-					      utp_ret_site(ut->proc, ra);
+				site = utp_ret_site(ut->proc, ra);
 			}
 		}
 		ri = NULL;
 		if (site && ut->depth < UTPROBE_RET_DEPTH_MAX)
-			ri = kmalloc(sizeof(*ri), trap ? GFP_ATOMIC : GFP_KERNEL);
+			ri = utp_ret_alloc(ut, trap);
 		if (!ri) {
 			this_cpu_inc(up->rets->missed);
 			continue;
@@ -1809,9 +1853,14 @@ static void utp_ret_hit(struct utp_thread *ut, struct utp_point *pt,
 	/*
 	 * A return has just popped this address.  A jump here (a loop,
 	 * the way on from a catch block) finds what a later call left.
+	 * The trap has read it already (utp_trap_returns_ok()).
 	 */
-	if (utp_read_word(stack, &ra, trap) || ra != pt->vaddr)
+	if (trap && ut->trap_returning >= 0) {
+		if (!ut->trap_returning)
+			return;
+	} else if (utp_read_word(stack, &ra, trap) || ra != pt->vaddr) {
 		return;
+	}
 	utp_ret_drop_unwound(ut, stack, pt->vaddr, 0);
 	while ((ri = ut->rets) && ri->stack == stack) {
 		ut->rets = ri->next;
@@ -1826,7 +1875,7 @@ static void utp_ret_hit(struct utp_thread *ut, struct utp_point *pt,
 			ret.entry_ns = ri->entry_ns;
 			ri->up->ret_handler(ri->up, &ret, regs);
 		}
-		utp_ret_free(ri);
+		utp_ret_free(ut, ri);
 	}
 }
 
@@ -1923,13 +1972,15 @@ enum utp_trap_result {
  */
 static bool utp_trap_enter_ok(struct utp_thread *ut, struct pt_regs *regs)
 {
-	unsigned long stack = utp_arch_ret_slot(regs), ra;
+	unsigned long stack = utp_arch_ret_slot(regs);
 
 	/* no call to follow: the missed count takes it, anywhere */
 	if (!stack)
 		return true;
-	return !utp_read_word(stack, &ra, true) &&
-	       utp_ret_site_trap(ut->proc, ra);
+	if (utp_read_word(stack, &ut->trap_ra, true))
+		return false;
+	ut->trap_site = utp_ret_site_trap(ut->proc, ut->trap_ra);
+	return ut->trap_site;
 }
 
 /*
@@ -1944,7 +1995,8 @@ static bool utp_trap_returns_ok(struct utp_thread *ut, struct utp_point *pt,
 
 	if (utp_read_word(stack, &ra, true))
 		return false;
-	if (ra != pt->vaddr)
+	ut->trap_returning = ra == pt->vaddr;
+	if (!ut->trap_returning)
 		return true;
 	for (ri = ut->rets; ri && ri->stack <= stack; ri = ri->next)
 		if (ri->up && !(ri->up->flags & UTPROBE_TRAP_SAFE))
@@ -1971,6 +2023,8 @@ static enum utp_trap_result utp_trap_hit(struct utp_thread *ut,
 
 	if (pt->ai.kind == UTP_INSN_STEP && !slot)
 		return UTP_TRAP_QUEUE;
+	ut->trap_site = NULL;
+	ut->trap_returning = -1;
 	list_for_each_entry_rcu(c, &pt->consumers, point_node, true) {
 		struct utprobe *up = c->up;
 
@@ -2832,7 +2886,7 @@ static void utp_ret_forget(struct utp_proc *proc, struct utprobe *up)
 			}
 			*pp = ri->next;
 			ut->depth--;
-			utp_ret_free(ri);
+			utp_ret_free(NULL, ri);
 		}
 	}
 	spin_unlock(&proc->lock);
