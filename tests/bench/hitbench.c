@@ -15,6 +15,12 @@
  *   hitbench wait THREADS
  *	start THREADS threads that block, say "ready", and exit at the
  *	end of standard input
+ *   hitbench spin THREADS
+ *	start THREADS threads that spin, timing each turn of their loop,
+ *	and say "ready"; then, for each line read from standard input,
+ *	"start" opens a window (answered "measuring") and "stop" closes
+ *	it, answered "max_gap_ns N": the longest time any thread went
+ *	without a turn within the window; exit at the end of the input
  *
  * The functions: push (push %rbp) and nop (a 1-byte nop), which mainline
  * uprobes emulate; lea, mov, sub (sub $imm,%rsp), endbr (endbr64) and
@@ -24,6 +30,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +125,77 @@ static void *blocked(void *arg)
 	return NULL;
 }
 
+/* hitbench spin: the measuring window, 0 while not open (or closed) */
+static volatile unsigned long long win_start, win_end;
+static volatile int spin_stop;
+static struct {
+	volatile unsigned long long last, max_gap;
+} gaps[64];
+
+static void *spin(void *arg)
+{
+	long n = (long)arg;
+	unsigned long long last = now_ns();
+
+	while (!spin_stop) {
+		unsigned long long t = now_ns(), s = win_start, e = win_end;
+
+		if (s) {
+			/* the part of the gap since the last turn in the window */
+			unsigned long long lo = last > s ? last : s;
+			unsigned long long hi = e && t > e ? e : t;
+
+			if (hi > lo && hi - lo > gaps[n].max_gap)
+				gaps[n].max_gap = hi - lo;
+		}
+		last = t;
+		gaps[n].last = t;
+	}
+	return NULL;
+}
+
+static int spin_main(int n)
+{
+	pthread_t t[64];
+	char line[32];
+
+	if (n < 1 || n > 64)
+		return 2;
+	for (long i = 0; i < n; i++)
+		if (pthread_create(&t[i], NULL, spin, (void *)i))
+			return 2;
+	printf("ready\n");
+	fflush(stdout);
+	while (fgets(line, sizeof(line), stdin)) {
+		unsigned long long max = 0, e;
+
+		if (!strncmp(line, "start", 5)) {
+			for (int i = 0; i < n; i++)
+				gaps[i].max_gap = 0;
+			win_end = 0;
+			win_start = now_ns();
+			printf("measuring\n");
+		} else if (!strncmp(line, "stop", 4)) {
+			e = now_ns();
+			win_end = e;
+			/* each thread's last gap of the window ends after it */
+			for (int i = 0; i < n; i++)
+				while (gaps[i].last <= e)
+					sched_yield();
+			win_start = 0;
+			for (int i = 0; i < n; i++)
+				if (gaps[i].max_gap > max)
+					max = gaps[i].max_gap;
+			printf("max_gap_ns %llu\n", max);
+		}
+		fflush(stdout);
+	}
+	spin_stop = 1;
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long t0, t1;
@@ -149,6 +227,8 @@ int main(int argc, char **argv)
 			pthread_join(t[i], NULL);
 		return 0;
 	}
+	if (argc >= 3 && !strcmp(argv[1], "spin"))
+		return spin_main(atoi(argv[2]));
 	if (argc < 4 || strcmp(argv[1], "run"))
 		return 2;
 	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++)

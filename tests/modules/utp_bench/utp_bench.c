@@ -94,6 +94,36 @@ static void bench_clear(void)
 	register_ns = 0;
 }
 
+/* @count probes of ours, placed as one batch. */
+static int bench_place_ours(struct inode *inode, loff_t offset, int count,
+			    int stride, bool ret)
+{
+	struct utprobe_spec *specs;
+	int i, err;
+
+	specs = vcalloc(count, sizeof(*specs));
+	if (!specs)
+		return -ENOMEM;
+	for (i = 0; i < count; i++) {
+		struct bench_probe *b = &probes[nprobes + i];
+
+		/* counting: safe in the trap, as utprobes allows */
+		b->up.handler = ours_hit;
+		b->up.flags = UTPROBE_TRAP_SAFE;
+		b->up.name = "bench";
+		if (ret && !i)
+			b->up.ret_handler = ours_ret;
+		specs[i].up = &b->up;
+		specs[i].inode = inode;
+		specs[i].offset = offset + (loff_t)i * stride;
+	}
+	err = utprobe_register_batch(specs, count);
+	if (!err)
+		nprobes += count;
+	vfree(specs);
+	return err;
+}
+
 static int bench_place(bool on_mainline, const char *path, loff_t offset,
 		       int count, int stride, bool ret, bool more)
 {
@@ -113,31 +143,25 @@ static int bench_place(bool on_mainline, const char *path, loff_t offset,
 		bench_clear();
 	mainline = on_mainline;
 	start = ktime_get_ns();
-	for (i = 0; i < count; i++) {
-		struct bench_probe *b = &probes[nprobes];
-		loff_t off = offset + (loff_t)i * stride;
+	if (mainline) {
+		/* mainline has no batch: one registration after the other */
+		for (i = 0; i < count; i++) {
+			struct bench_probe *b = &probes[nprobes];
 
-		if (mainline) {
 			b->uc.handler = mainline_hit;
 			if (ret && !i)
 				b->uc.ret_handler = mainline_ret;
-			b->uprobe = uprobe_register(inode, off, 0, &b->uc);
+			b->uprobe = uprobe_register(inode,
+						    offset + (loff_t)i * stride,
+						    0, &b->uc);
 			if (IS_ERR(b->uprobe)) {
 				err = PTR_ERR(b->uprobe);
 				break;
 			}
-		} else {
-			/* counting: safe in the trap, as utprobes allows */
-			b->up.handler = ours_hit;
-			b->up.flags = UTPROBE_TRAP_SAFE;
-			b->up.name = "bench";
-			if (ret && !i)
-				b->up.ret_handler = ours_ret;
-			err = utprobe_register_file(&b->up, inode, off);
-			if (err)
-				break;
+			nprobes++;
 		}
-		nprobes++;
+	} else {
+		err = bench_place_ours(inode, offset, count, stride, ret);
 	}
 	register_ns = ktime_get_ns() - start;
 	path_put(&p);
