@@ -910,17 +910,17 @@ unlock:
 static bool utp_same_as_file(struct vm_area_struct *vma, unsigned long vaddr,
 			     struct page *page)
 {
+	pgoff_t index = linear_page_index(vma, vaddr);
 	struct folio *folio;
 	bool same;
 
 	if (!vma->vm_file)
 		return false;
-	folio = filemap_get_folio(vma->vm_file->f_mapping,
-				  linear_page_index(vma, vaddr));
+	folio = filemap_get_folio(vma->vm_file->f_mapping, index);
 	if (IS_ERR(folio))
 		return false;
-	same = folio_test_uptodate(folio) && !folio_test_large(folio) &&
-	       pages_identical(page, &folio->page);
+	same = folio_test_uptodate(folio) &&
+	       pages_identical(page, folio_file_page(folio, index));
 	folio_put(folio);
 	return same;
 }
@@ -4020,12 +4020,8 @@ static int utp_register(struct utp_spec *specs, unsigned int n, bool init)
 		ret = utp_file_maps(up, &maps);
 	}
 	list_sort(NULL, &maps, utp_map_cmp);
-	while (!list_empty(&maps)) {
-		int r = utp_place_proc(&maps);
-
-		if (!ret)
-			ret = r;
-	}
+	while (!ret && !list_empty(&maps))
+		ret = utp_place_proc(&maps);
 	if (ret)
 		for (i = 0; i < n; i++)
 			utp_unregister_locked(specs[i].up);
