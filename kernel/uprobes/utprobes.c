@@ -641,19 +641,31 @@ static void utp_proc_free_work(struct work_struct *work)
 	struct utp_point *pt;
 	struct utp_xol *xol, *next;
 	unsigned long idx;
+	unsigned int n;
 
 	mutex_lock(&utp_mutex);
 	list_del_init(&proc->node);
 	if (!hlist_unhashed(&proc->mm_node))
 		hash_del_rcu(&proc->mm_node);
-	xa_for_each(&proc->points, idx, pt) {
-		utp_point_drop(proc, pt);
-		/* up to UTP_POINTS_MAX of them */
-		cond_resched();
-	}
 	if (proc->mmap_key)
 		static_branch_dec(&utprobe_mmap_key);
 	mutex_unlock(&utp_mutex);
+	/*
+	 * Up to UTP_POINTS_MAX of them, whose probes' lists change under
+	 * utp_mutex: a few at a time, so that registrations meanwhile do
+	 * not wait for all of them (tens of seconds on a debug kernel).
+	 */
+	do {
+		n = 0;
+		mutex_lock(&utp_mutex);
+		xa_for_each(&proc->points, idx, pt) {
+			utp_point_drop(proc, pt);
+			if (++n == 256)
+				break;
+		}
+		mutex_unlock(&utp_mutex);
+		cond_resched();
+	} while (n == 256);
 	list_for_each_entry_safe(xol, next, &proc->xols, node) {
 		list_del(&xol->node);
 		kref_put(&xol->kref, utp_xol_release);
