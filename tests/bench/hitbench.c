@@ -15,9 +15,10 @@
  *   hitbench wait THREADS
  *	start THREADS threads that block, say "ready", and exit at the
  *	end of standard input
- *   hitbench spin THREADS
- *	start THREADS threads that spin, timing each turn of their loop,
- *	and say "ready"; then, for each line read from standard input,
+ *   hitbench spin THREADS [SPINNING]
+ *	start THREADS threads, SPINNING of them (default all) spinning
+ *	and timing each turn of their loop, the others blocked, and say
+ *	"ready"; then, for each line read from standard input,
  *	"start" opens a window (answered "measuring") and "stop" closes
  *	it, answered "max_gap_ns N": the longest time any thread went
  *	without a turn within the window; exit at the end of the input
@@ -154,15 +155,17 @@ static void *spin(void *arg)
 	return NULL;
 }
 
-static int spin_main(int n)
+static int spin_main(int threads, int n)
 {
 	pthread_t t[64];
 	char line[32];
+	int fd[2];
 
-	if (n < 1 || n > 64)
+	if (n < 1 || n > threads || threads > 64 || pipe(fd))
 		return 2;
-	for (long i = 0; i < n; i++)
-		if (pthread_create(&t[i], NULL, spin, (void *)i))
+	for (long i = 0; i < threads; i++)
+		if (pthread_create(&t[i], NULL, i < n ? spin : blocked,
+				   i < n ? (void *)i : (void *)fd))
 			return 2;
 	printf("ready\n");
 	fflush(stdout);
@@ -191,7 +194,8 @@ static int spin_main(int n)
 		fflush(stdout);
 	}
 	spin_stop = 1;
-	for (int i = 0; i < n; i++)
+	close(fd[1]);
+	for (int i = 0; i < threads; i++)
 		pthread_join(t[i], NULL);
 	return 0;
 }
@@ -228,7 +232,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc >= 3 && !strcmp(argv[1], "spin"))
-		return spin_main(atoi(argv[2]));
+		return spin_main(atoi(argv[2]),
+				 argc > 3 ? atoi(argv[3]) : atoi(argv[2]));
 	if (argc < 4 || strcmp(argv[1], "run"))
 		return 2;
 	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++)
