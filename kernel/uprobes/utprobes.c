@@ -3013,10 +3013,10 @@ static int utp_probe_init(struct utprobe *up)
 
 /*
  * Calls from probe handlers.  A handler runs in a thread of a probed
- * process, which a registration or unregistration must quiesce, and
- * while the thread walks the list of probes at the point: so the work is
- * queued on utp_wq and done shortly after.  Calls from elsewhere first
- * wait for what was queued.
+ * process, which an unregistration (and a registration, in the cases of
+ * utp_add() that do) must quiesce, and while the thread walks the list
+ * of probes at the point: so the work is queued on utp_wq and done
+ * shortly after.  Calls from elsewhere first wait for what was queued.
  */
 static struct workqueue_struct *utp_wq;
 
