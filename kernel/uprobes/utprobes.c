@@ -207,8 +207,10 @@ struct utp_thread {
 	unsigned long idle_switches;	/* its context switches then */
 	bool in_handler;		/* running probe handlers */
 	bool in_hit;			/* in the slow path of a hit */
-	struct utp_point *stepping;	/* the point being stepped */
-	unsigned long step_slot;
+	bool stepping;			/* stepping a displaced instruction: */
+	struct utp_arch_insn step_ai;	/* ... this one, a copy of its point's */
+	unsigned long step_vaddr;	/* ... from here */
+	unsigned long step_slot;	/* ... in this slot */
 	bool user_step;			/* single-stepped at the hit */
 	bool user_step_traced;		/* ... by a ptracer */
 	struct list_head delayed;	/* signals that came mid-step */
@@ -1531,7 +1533,7 @@ static void utp_send_delayed(struct utp_thread *ut)
 
 static void utp_end_step(struct utp_thread *ut)
 {
-	ut->stepping = NULL;
+	ut->stepping = false;
 	utp_set_events(ut, UTP_EVENTS);
 	utp_send_delayed(ut);
 }
@@ -2213,7 +2215,10 @@ static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 		return UTRACE_SIGNAL_IGN | utp_resume(ut);
 	}
 	utp_arch_pre_step(&pt->ai, slot, regs);
-	ut->stepping = pt;
+	/* the point may go during the step: the step needs only these */
+	ut->stepping = true;
+	ut->step_ai = pt->ai;
+	ut->step_vaddr = bp;
 	ut->step_slot = slot;
 	ut->user_step = user_step;
 	ut->user_step_traced = user_step && current->ptrace;
@@ -2253,7 +2258,6 @@ static bool utp_fault_signal(int signo)
 static u32 utp_signal_stepping(struct utp_thread *ut, struct pt_regs *regs,
 			       kernel_siginfo_t *info, u32 action)
 {
-	struct utp_point *pt = ut->stepping;
 	struct utp_delayed *d;
 	int signo = info ? info->si_signo : 0;
 
@@ -2266,7 +2270,8 @@ static u32 utp_signal_stepping(struct utp_thread *ut, struct pt_regs *regs,
 	 * too, after a loop or jrcxz that branched to itself.
 	 */
 	if (signo == SIGTRAP && info->si_code == TRAP_TRACE) {
-		if (utp_arch_post_step(&pt->ai, pt->vaddr, ut->step_slot, regs))
+		if (utp_arch_post_step(&ut->step_ai, ut->step_vaddr,
+				       ut->step_slot, regs))
 			force_sig(SIGSEGV);
 		else if (ut->user_step &&
 			 (!ut->user_step_traced || current->ptrace))
@@ -2278,7 +2283,7 @@ static u32 utp_signal_stepping(struct utp_thread *ut, struct pt_regs *regs,
 	if (regs->ip == ut->step_slot && info && info->si_code > 0 &&
 	    utp_fault_signal(signo)) {
 		/* the instruction faulted: as if at its own address */
-		utp_arch_abort_step(pt->vaddr, regs);
+		utp_arch_abort_step(ut->step_vaddr, regs);
 		utp_end_step(ut);
 		return utrace_signal_action(action) | UTRACE_RESUME;
 	}
