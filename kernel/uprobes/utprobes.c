@@ -87,6 +87,7 @@
 #include <linux/shmem_fs.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/srcu.h>
 #include <linux/swap.h>
 #include <linux/task_work.h>
 #include <linux/utprobes.h>
@@ -121,6 +122,8 @@
 
 /* Serialises all changes; see the top of the file. */
 static DEFINE_MUTEX(utp_mutex);
+/* Read across the hit paths that may sleep; see utp_point_free(). */
+DEFINE_STATIC_SRCU(utp_srcu);
 /* Probed processes; under utp_mutex. */
 static LIST_HEAD(utp_procs);
 /* The same by mm, for debuggers' accesses: changed under utp_mutex, RCU-read. */
@@ -156,7 +159,7 @@ struct utp_point {
 	bool stale;			/* mapped over; see utp_mark_stale() */
 	bool dbg_bp;			/* a debugger's int3 is under ours */
 	unsigned long moved_to;		/* its int3's place after mremap() */
-	struct rcu_head rcu;		/* freed after the trap path's readers */
+	struct rcu_head rcu;		/* freed after the hit paths' readers */
 };
 
 /* Part of the out-of-line area of a process. */
@@ -608,9 +611,32 @@ static int utp_quiesce(struct utp_proc *proc, bool killable)
  */
 
 /*
- * Free @pt, out of @proc's points and slots already, and its consumers.
- * The trap path reads them under RCU: they go after a grace period.
+ * Points and consumers out of the lists are freed after a grace period
+ * of utp_srcu, then one of RCU: the hit paths that may sleep (handlers,
+ * slot allocation) read them in utp_srcu's read sections, the trap in
+ * RCU's.  The RCU head serves twice: it is free again once the SRCU
+ * callback runs.
  */
+static void utp_consumer_srcu_cb(struct rcu_head *head)
+{
+	struct utp_consumer *c = container_of(head, struct utp_consumer, rcu);
+
+	kfree_rcu(c, rcu);
+}
+
+static void utp_consumer_free(struct utp_consumer *c)
+{
+	call_srcu(&utp_srcu, &c->rcu, utp_consumer_srcu_cb);
+}
+
+static void utp_point_srcu_cb(struct rcu_head *head)
+{
+	struct utp_point *pt = container_of(head, struct utp_point, rcu);
+
+	kfree_rcu(pt, rcu);
+}
+
+/* Free @pt, out of @proc's points and slots already, and its consumers. */
 static void utp_point_free(struct utp_point *pt)
 {
 	struct utp_consumer *c, *next;
@@ -618,9 +644,9 @@ static void utp_point_free(struct utp_point *pt)
 	list_for_each_entry_safe(c, next, &pt->consumers, point_node) {
 		list_del(&c->probe_node);
 		list_del_rcu(&c->point_node);
-		kfree_rcu(c, rcu);
+		utp_consumer_free(c);
 	}
-	kfree_rcu(pt, rcu);
+	call_srcu(&utp_srcu, &pt->rcu, utp_point_srcu_cb);
 }
 
 /* Take @pt out of @proc, where it is found by address and slot; free it. */
@@ -1965,8 +1991,11 @@ static void __utp_hit_work(struct utp_thread *ut)
 static void utp_hit_work(struct callback_head *cb)
 {
 	struct utp_thread *ut = container_of(cb, struct utp_thread, hit_work);
+	int idx;
 
+	idx = srcu_read_lock(&utp_srcu);
 	__utp_hit_work(ut);
+	srcu_read_unlock(&utp_srcu, idx);
 	/* only now, with the point let go, may a quiescer count it asleep */
 	WRITE_ONCE(ut->hit_queued, false);
 	/* its process lost its last point meanwhile: report to let go */
@@ -2236,9 +2265,12 @@ static u32 utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 		   unsigned long bp, u32 action)
 {
 	u32 ret;
+	int idx;
 
 	WRITE_ONCE(ut->in_hit, true);
+	idx = srcu_read_lock(&utp_srcu);
 	ret = __utp_hit(ut, regs, bp, action);
+	srcu_read_unlock(&utp_srcu, idx);
 	WRITE_ONCE(ut->in_hit, false);
 	/* the point went meanwhile, and the process's last with it */
 	if (utrace_resume_action(ret) == UTRACE_RESUME &&
@@ -2970,7 +3002,7 @@ static void utp_remove(struct utp_proc *proc, struct utprobe *up,
 		pt = c->point;
 		list_del_rcu(&c->point_node);
 		list_del(&c->probe_node);
-		kfree_rcu(c, rcu);
+		utp_consumer_free(c);
 		/* a return site stays while calls return there */
 		if (!list_empty(&pt->consumers) || pt->ret_site)
 			continue;
