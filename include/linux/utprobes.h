@@ -226,6 +226,20 @@ static inline void utprobe_mmap(struct vm_area_struct *vma,
 		__utprobe_mmap(vma, addr, len);
 }
 
+void __utprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *mm);
+
+/*
+ * For dup_mmap(): @mm is the copy of @oldmm a fork made, both locked for
+ * writing.  The int3s of a probed process go out of the copy, but those
+ * the child takes over.
+ */
+static inline void utprobe_dup_mmap(struct mm_struct *oldmm,
+				    struct mm_struct *mm)
+{
+	if (static_branch_unlikely(&utprobe_mmap_key))
+		__utprobe_dup_mmap(oldmm, mm);
+}
+
 void __utprobe_mremap(struct vm_area_struct *vma, unsigned long old_addr,
 		      unsigned long old_len, unsigned long new_addr,
 		      unsigned long new_len);
@@ -274,6 +288,11 @@ static inline void utprobe_access_write(struct vm_area_struct *vma,
 #else
 static inline void utprobe_mmap(struct vm_area_struct *vma,
 				unsigned long addr, unsigned long len)
+{
+}
+
+static inline void utprobe_dup_mmap(struct mm_struct *oldmm,
+				    struct mm_struct *mm)
 {
 }
 

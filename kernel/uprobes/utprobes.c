@@ -1043,6 +1043,45 @@ static int utp_poke_check(struct vm_area_struct *vma,
 	return 0;
 }
 
+/* __utp_poke_page() with @mm's mmap_lock held for writing already. */
+static void utp_poke_page_locked(struct mm_struct *mm, struct utp_poke *pk,
+				 unsigned int n, bool restore)
+{
+	struct vm_area_struct *vma;
+	unsigned int i, todo;
+	struct page *page;
+	int ret;
+
+	mmap_assert_write_locked(mm);
+again:
+	vma = vma_lookup(mm, pk[0].vaddr);
+	for (i = 0, todo = 0; i < n; i++) {
+		pk[i].ret = utp_poke_check(vma, &pk[i], restore);
+		todo += !pk[i].ret;
+	}
+	if (!todo)
+		return;
+	page = get_user_page_vma_remote(mm, pk[0].vaddr,
+					FOLL_FORCE | FOLL_SPLIT_PMD, &vma);
+	ret = IS_ERR(page) ? PTR_ERR(page) : 0;
+	for (i = 0, todo = 0; i < n; i++) {
+		if (!pk[i].ret)
+			pk[i].ret = ret ?: (utp_page_byte(page, pk[i].vaddr) ==
+					    pk[i].old ? 0 : -EBUSY);
+		todo += !pk[i].ret;
+	}
+	if (ret)
+		return;
+	ret = todo ? utp_write_bytes(vma, page, pk, n) : 0;
+	put_page(page);
+	/* the page changed under us: look again */
+	if (ret == -EAGAIN)
+		goto again;
+	for (i = 0; ret && i < n; i++)
+		if (!pk[i].ret)
+			pk[i].ret = ret;
+}
+
 /*
  * Change the bytes of @pk[0..@n), all in one page of @mm, each from its
  * ->old to its ->new, with one copy of the page.  Text is only ever
@@ -1071,9 +1110,7 @@ static int utp_poke_check(struct vm_area_struct *vma,
 static void __utp_poke_page(struct mm_struct *mm, struct utp_poke *pk,
 			    unsigned int n, bool restore)
 {
-	struct vm_area_struct *vma;
-	unsigned int i, todo;
-	struct page *page;
+	unsigned int i;
 	int ret = -ESRCH;
 
 	if (!mmget_not_zero(mm))
@@ -1085,34 +1122,7 @@ static void __utp_poke_page(struct mm_struct *mm, struct utp_poke *pk,
 		mmput(mm);
 		goto fail;
 	}
-again:
-	vma = vma_lookup(mm, pk[0].vaddr);
-	for (i = 0, todo = 0; i < n; i++) {
-		pk[i].ret = utp_poke_check(vma, &pk[i], restore);
-		todo += !pk[i].ret;
-	}
-	if (!todo)
-		goto unlock;
-	page = get_user_page_vma_remote(mm, pk[0].vaddr,
-					FOLL_FORCE | FOLL_SPLIT_PMD, &vma);
-	ret = IS_ERR(page) ? PTR_ERR(page) : 0;
-	for (i = 0, todo = 0; i < n; i++) {
-		if (!pk[i].ret)
-			pk[i].ret = ret ?: (utp_page_byte(page, pk[i].vaddr) ==
-					    pk[i].old ? 0 : -EBUSY);
-		todo += !pk[i].ret;
-	}
-	if (ret)
-		goto unlock;
-	ret = todo ? utp_write_bytes(vma, page, pk, n) : 0;
-	put_page(page);
-	/* the page changed under us: look again */
-	if (ret == -EAGAIN)
-		goto again;
-	for (i = 0; ret && i < n; i++)
-		if (!pk[i].ret)
-			pk[i].ret = ret;
-unlock:
+	utp_poke_page_locked(mm, pk, n, restore);
 	mmap_write_unlock(mm);
 	mmput(mm);
 	return;
@@ -2376,9 +2386,10 @@ static u32 utp_report_signal(u32 action, struct utrace_engine *engine,
  * Probes on files.
  *
  * A forked child inherits the breakpoints of probes on files: the
- * parent's clone report lists them (utp_fork_keep()) in a task_work that
- * the child runs before it first returns to user mode, where it makes
- * them its own points.  A new executable mapping of a probed file gets
+ * parent lists them (utp_fork_keep()) when its text is copied, and its
+ * clone report hands the list to the child in a task_work that the child
+ * runs before it first returns to user mode, where it makes them its own
+ * points.  A new executable mapping of a probed file gets
  * its breakpoints the same way, from mmap() (utprobe_mmap()).
  */
 struct utp_kept {
@@ -2421,7 +2432,7 @@ static struct task_struct *utp_mm_task(struct mm_struct *mm);
 /*
  * Note @pt, a point of probes on files, for the child being forked.
  * Returns nonzero if it cannot be kept (then the breakpoint goes).
- * Runs in the parent's clone report, before the child runs.
+ * Runs in the parent, when its text is copied for the child.
  */
 static int utp_fork_keep(struct utp_thread *ut, struct utp_point *pt)
 {
@@ -2471,6 +2482,13 @@ static void utp_fork_work_free(struct utp_fork_work *w)
 		kfree(k);
 	xa_destroy(&w->kept);
 	kfree(w);
+}
+
+/* The list utp_fork_keep() made for a child that was never made. */
+static void utp_fork_forget(struct utp_thread *ut)
+{
+	utp_fork_work_free(ut->fork_pending);
+	ut->fork_pending = NULL;
 }
 
 /* Hand the list made by utp_fork_keep() to the child. */
@@ -2570,7 +2588,66 @@ static void utp_ret_fork(struct utp_thread *ut)
 		w->rets = utp_ret_copy(ut, utp_keep_file);
 }
 
-/* Threads of a probed process are followed; forked children get the
+/**
+ * __utprobe_dup_mmap - a fork copied the text of a probed process
+ * @oldmm:	the parent's mm, its mmap_lock held for writing
+ * @mm:		the child's copy, its mmap_lock held for writing
+ *
+ * The child's text holds our int3s as the parent's holds them now: no
+ * int3 goes in or out meanwhile, every text write takes @oldmm's
+ * mmap_lock, and a point is in the parent's list before its int3 goes
+ * in and after its int3 has gone.  Those of probes on files stay, listed
+ * for the child to take over before it first runs (utp_fork_work());
+ * the others go now, before anybody runs the child's text.  Called
+ * through utprobe_dup_mmap(), by the forking thread.
+ */
+void __utprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *mm)
+{
+	struct utp_poke pk[16];
+	struct utp_thread *ut;
+	struct utp_proc *proc;
+	struct utp_point *pt;
+	unsigned int n = 0;
+	unsigned long idx;
+	int srcu;
+
+	rcu_read_lock();
+	proc = utp_proc_find_rcu(oldmm);
+	if (proc && !kref_get_unless_zero(&proc->kref))
+		proc = NULL;
+	rcu_read_unlock();
+	if (!proc)
+		return;
+	ut = utp_current_thread();
+	if (ut && ut->proc != proc)
+		ut = NULL;
+	/* left by a fork that failed after its copy */
+	if (ut && ut->fork_pending)
+		utp_fork_forget(ut);
+	srcu = srcu_read_lock(&utp_srcu);
+	xa_for_each(&proc->points, idx, pt) {
+		if (READ_ONCE(pt->stale) ||
+		    (ut && utp_point_on_file(pt) && !utp_fork_keep(ut, pt)))
+			continue;
+		/* the bytes of one page back with one copy of it */
+		if (n == ARRAY_SIZE(pk) ||
+		    (n && (pk[0].vaddr ^ pt->vaddr) & PAGE_MASK)) {
+			utp_poke_page_locked(mm, pk, n, false);
+			n = 0;
+		}
+		pk[n++] = (struct utp_poke){
+			.vaddr = pt->vaddr, .old = UTP_BREAK_INSN,
+			.new = pt->ai.bytes[0],
+		};
+	}
+	if (n)
+		utp_poke_page_locked(mm, pk, n, false);
+	srcu_read_unlock(&utp_srcu, srcu);
+	kref_put(&proc->kref, utp_proc_release);
+}
+
+/*
+ * Threads of a probed process are followed; forked children get the
  * breakpoints of probes on files only.
  */
 static u32 utp_report_clone(enum utrace_resume_action action,
@@ -2581,10 +2658,16 @@ static u32 utp_report_clone(enum utrace_resume_action action,
 {
 	struct utp_thread *ut = engine->data;
 	struct utp_proc *proc = ut->proc;
-	struct mm_struct *mm;
-	struct utp_point *pt;
-	unsigned long idx;
 
+	/*
+	 * A fork: __utprobe_dup_mmap() took the int3s out of its copy of the
+	 * text but those the child takes over, before it first runs.
+	 */
+	if (!(clone_flags & CLONE_VM)) {
+		utp_ret_fork(ut);
+		utp_fork_queue(ut, child);
+		return utp_resume(ut);
+	}
 	/* no point left: the child needs nothing, the parent lets go */
 	if (READ_ONCE(proc->detaching))
 		return utp_resume(ut);
@@ -2593,42 +2676,20 @@ static u32 utp_report_clone(enum utrace_resume_action action,
 	 * breakpoints, so it is one of the process's threads for us until
 	 * it execs or exits.
 	 */
-	if (clone_flags & CLONE_VM) {
-		if (!utp_thread_attach(proc, child)) {
-			struct utp_thread *cut = NULL, *t;
+	if (!utp_thread_attach(proc, child)) {
+		struct utp_thread *cut = NULL, *t;
 
-			spin_lock(&proc->lock);
-			list_for_each_entry(t, &proc->threads, node)
-				if (t->task == child)
-					cut = t;
-			/* a new thread stops before user mode if need be */
-			if (cut && proc->quiescing)
-				utp_control(child, cut->engine,
-					    UTRACE_INTERRUPT);
-			spin_unlock(&proc->lock);
-			if (cut && (clone_flags & CLONE_VFORK))
-				utp_ret_vfork(ut, cut);
-		}
-		return utp_resume(ut);
+		spin_lock(&proc->lock);
+		list_for_each_entry(t, &proc->threads, node)
+			if (t->task == child)
+				cut = t;
+		/* a new thread stops before user mode if need be */
+		if (cut && proc->quiescing)
+			utp_control(child, cut->engine, UTRACE_INTERRUPT);
+		spin_unlock(&proc->lock);
+		if (cut && (clone_flags & CLONE_VFORK))
+			utp_ret_vfork(ut, cut);
 	}
-	/*
-	 * A fork: its copy of the text has all our breakpoints.  Those of
-	 * probes on files stay, and the child takes them over before it
-	 * first runs (utp_fork_work()); the others go now.
-	 */
-	mm = get_task_mm(child);
-	if (mm) {
-		xa_for_each(&proc->points, idx, pt)
-			if (READ_ONCE(pt->stale))
-				continue;
-			else if (!utp_point_on_file(pt) || utp_fork_keep(ut, pt))
-				utp_poke(mm, pt->vaddr, UTP_BREAK_INSN,
-					 pt->ai.bytes[0]);
-		/* return sites without a probe of their own went above */
-		utp_ret_fork(ut);
-		mmput(mm);
-	}
-	utp_fork_queue(ut, child);
 	return utp_resume(ut);
 }
 
@@ -2648,6 +2709,8 @@ static u32 utp_report_exec(enum utrace_resume_action action,
 	if (ut->proc->mm == task->mm)
 		return UTRACE_RESUME;
 	/* the old image and its points are gone */
+	if (ut->fork_pending)
+		utp_fork_forget(ut);
 	utp_thread_leave(ut);
 	utp_thread_free(ut);
 	return UTRACE_DETACH;
@@ -2659,6 +2722,8 @@ static u32 utp_report_death(struct utrace_engine *engine,
 {
 	struct utp_thread *ut = engine->data;
 
+	if (ut->fork_pending)
+		utp_fork_forget(ut);
 	utp_thread_leave(ut);
 	utp_thread_free(ut);
 	return UTRACE_DETACH;
