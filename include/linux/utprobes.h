@@ -135,6 +135,7 @@ struct utprobe {
 	pid_t pid;			/* the process of a pid probe */
 	unsigned long vaddr;		/* its address there */
 	bool gone;			/* unregistered from a handler */
+	struct list_head unsynced_node;	/* removed, handlers may run still */
 	struct pid *scope;		/* the tree a file probe is limited to */
 };
 
@@ -165,6 +166,8 @@ int utprobe_register_file(struct utprobe *up, struct inode *inode,
 int utprobe_register_file_scoped(struct utprobe *up, struct inode *inode,
 				 loff_t offset, pid_t scope);
 void utprobe_unregister(struct utprobe *up);
+void utprobe_unregister_nosync(struct utprobe *up);
+void utprobe_unregister_sync(void);
 u64 utprobe_hits(const struct utprobe *up);
 void utprobe_ret_counts(const struct utprobe *up,
 			struct utprobe_ret_counts *counts);
@@ -195,6 +198,14 @@ static inline int utprobe_register_file_scoped(struct utprobe *up,
 }
 
 static inline void utprobe_unregister(struct utprobe *up)
+{
+}
+
+static inline void utprobe_unregister_nosync(struct utprobe *up)
+{
+}
+
+static inline void utprobe_unregister_sync(void)
 {
 }
 

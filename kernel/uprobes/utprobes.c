@@ -30,16 +30,23 @@
  *
  * utp_mutex serialises every change: registration, unregistration, the
  * creation and teardown of struct utp_proc.  The threads of a process
- * are the only readers of its points on the hit path.  Additions are
- * made under them while they run: a point is complete before it goes
- * into the points xarray, which the hit path reads under RCU, and in the
- * xarray before its int3 goes into the text (then utp_sync()); a
- * consumer is complete before list_add_tail_rcu() puts it on its
- * point's list, which the hit path walks forwards only.  Registrations
- * make them under utp_mutex, and a thread makes the return sites it
- * needs itself.  Removals are made only while every other thread of the
- * process is quiesced (stopped by its engine, or dead), so that no
- * thread is left holding what goes.  Hit counts are per-CPU.
+ * are the only readers of its points on the hit path: in the trap under
+ * RCU, elsewhere (where handlers may sleep) in read sections of
+ * utp_srcu.  Changes are made under them while they run.  A point is
+ * complete before it goes into the points xarray, and in the xarray
+ * before its int3 goes into the text (then utp_sync()); a consumer is
+ * complete before list_add_tail_rcu() puts it on its point's list,
+ * which the hit path walks forwards only.  Registrations make them
+ * under utp_mutex, and a thread makes the return sites it needs itself.
+ * A removal takes the consumer off its list, writes the original byte
+ * back over the int3 and only then takes the point out of the xarray;
+ * both are freed after a grace period of each kind, and the probe is let
+ * go after one too (utprobe_unregister_sync()).  A thread stepping an
+ * instruction out of line holds a copy of what it needs, not the point.
+ * A fork's copy of the text loses its int3s under the same mmap_lock
+ * that every text write takes (__utprobe_dup_mmap()).  Only a return
+ * probe's removal quiesces the threads (see utp_remove()).  Hit counts
+ * are per-CPU.
  *
  * proc->lock (a spinlock) protects the thread list and the quiesce state
  * of the process; it nests outside utrace's own lock (utrace_control()).
@@ -158,6 +165,7 @@ struct utp_point {
 	bool arming;			/* a new return site, int3 not in yet */
 	bool stale;			/* mapped over; see utp_mark_stale() */
 	bool dbg_bp;			/* a debugger's int3 is under ours */
+	bool gone;			/* out of the process; under xol_lock */
 	unsigned long moved_to;		/* its int3's place after mremap() */
 	struct rcu_head rcu;		/* freed after the hit paths' readers */
 };
@@ -649,16 +657,20 @@ static void utp_point_free(struct utp_point *pt)
 	call_srcu(&utp_srcu, &pt->rcu, utp_point_srcu_cb);
 }
 
-/* Take @pt out of @proc, where it is found by address and slot; free it. */
+/*
+ * Take @pt out of @proc, where it is found by address and slot; free it.
+ * A thread in a hit of it meanwhile gets no slot for it any more: its
+ * int3 has gone, and the thread runs the instruction in place.
+ */
 static void utp_point_drop(struct utp_proc *proc, struct utp_point *pt)
 {
-	/* pairs with smp_store_release() in utp_slot() */
-	unsigned long slot = smp_load_acquire(&pt->slot);
-
 	xa_erase(&proc->points, pt->vaddr);
 	atomic_dec(&proc->npoints);
-	if (slot && pt->ai.through)
-		xa_cmpxchg(&proc->slots, slot, pt, NULL, 0);
+	mutex_lock(&proc->xol_lock);
+	WRITE_ONCE(pt->gone, true);
+	if (pt->slot && pt->ai.through)
+		xa_cmpxchg(&proc->slots, pt->slot, pt, NULL, 0);
+	mutex_unlock(&proc->xol_lock);
 	utp_point_free(pt);
 }
 
@@ -1516,7 +1528,7 @@ static int utp_xol_fill(struct utp_xol *xol, const u8 *bytes)
 
 /*
  * The slot of @pt, filled in on its first step.  Runs in a thread of
- * the process.  Returns 0 if none can be had.
+ * the process.  Returns 0 if none can be had, or if @pt has gone.
  */
 static unsigned long utp_slot(struct utp_proc *proc, struct utp_point *pt)
 {
@@ -1529,7 +1541,7 @@ static unsigned long utp_slot(struct utp_proc *proc, struct utp_point *pt)
 		return slot;
 	mutex_lock(&proc->xol_lock);
 	slot = pt->slot;
-	if (slot)
+	if (slot || pt->gone)
 		goto out;
 	xol = utp_xol_find(proc, pt->vaddr);
 	if (IS_ERR(xol))
@@ -1989,6 +2001,9 @@ static void __utp_hit_work(struct utp_thread *ut)
 		regs->ip = slot;
 		return;
 	}
+	/* removed meanwhile: its instruction is back in place */
+	if (READ_ONCE(pt->gone))
+		return;
 	/*
 	 * The emulated stack access faulted, or no out-of-line area: the
 	 * slow path takes it from the int3 again, without the handlers.
@@ -2243,6 +2258,11 @@ static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 		return utp_hit_done(user_step, regs);
 
 	slot = utp_slot(ut->proc, pt);
+	if (!slot && READ_ONCE(pt->gone)) {
+		/* removed meanwhile: its instruction is back in place */
+		regs->ip = bp;
+		return UTRACE_SIGNAL_IGN | utp_resume(ut);
+	}
 	if (!slot) {
 		/* no out-of-line area: the thread cannot go on */
 		force_sig(SIGSEGV);
@@ -3052,7 +3072,11 @@ static void utp_ret_sweep(struct utp_proc *proc)
 
 /*
  * Remove the consumers in @list (all of @up, in one process) and their
- * points.
+ * points, under the running threads: a thread that reads them meanwhile
+ * does so in a read section of utp_srcu or RCU, which the caller waits
+ * out (utp_unregister_wait()) before @up goes.  A return probe's calls
+ * pending in each thread's list are forgotten, and return sites no call
+ * returns to any more go: that is done with the threads quiesced.
  */
 static void utp_remove(struct utp_proc *proc, struct utprobe *up,
 		       struct list_head *list)
@@ -3060,9 +3084,10 @@ static void utp_remove(struct utp_proc *proc, struct utprobe *up,
 	struct utp_consumer *c, *next;
 	struct utp_point *pt;
 
-	utp_quiesce(proc, false);
-	if (up->ret_handler)
+	if (up->ret_handler) {
+		utp_quiesce(proc, false);
 		utp_ret_forget(proc, up);
+	}
 	list_for_each_entry_safe(c, next, list, probe_node) {
 		pt = c->point;
 		list_del_rcu(&c->point_node);
@@ -3072,16 +3097,19 @@ static void utp_remove(struct utp_proc *proc, struct utprobe *up,
 		if (!list_empty(&pt->consumers) || pt->ret_site)
 			continue;
 		/*
-		 * The last probe here: the original instruction goes back.
-		 * A thread that trapped on it meanwhile finds no point and
-		 * runs the original instruction.
+		 * The last probe here: the original instruction goes back,
+		 * then the point.  A thread that trapped on the int3 before
+		 * finds the point and takes the hit, or finds none and runs
+		 * the original instruction; one in the middle of a hit of it
+		 * runs it in place if it has no slot yet.
 		 */
 		utp_point_restore(proc, pt);
 		utp_point_drop(proc, pt);
 	}
-	if (up->ret_handler)
+	if (up->ret_handler) {
 		utp_ret_sweep(proc);
-	utp_unquiesce(proc);
+		utp_unquiesce(proc);
+	}
 	utp_proc_idle(proc);
 }
 
@@ -3105,6 +3133,7 @@ static int utp_probe_init(struct utprobe *up)
 	}
 	INIT_LIST_HEAD(&up->consumers);
 	INIT_LIST_HEAD(&up->file_node);
+	INIT_LIST_HEAD(&up->unsynced_node);
 	up->inode = NULL;
 	up->insn = NULL;
 	up->pid = 0;
@@ -3115,10 +3144,11 @@ static int utp_probe_init(struct utprobe *up)
 
 /*
  * Calls from probe handlers.  A handler runs in a thread of a probed
- * process, which an unregistration (and a registration, in the cases of
- * utp_add() that do) must quiesce, and while the thread walks the list
- * of probes at the point: so the work is queued on utp_wq and done
- * shortly after.  Calls from elsewhere first wait for what was queued.
+ * process, which some changes must quiesce (see utp_add() and
+ * utp_remove()), in a read section that an unregistration waits out,
+ * and while the thread walks the list of probes at the point: so the
+ * work is queued on utp_wq and done shortly after.  Calls from elsewhere
+ * first wait for what was queued.
  */
 static struct workqueue_struct *utp_wq;
 
@@ -3270,43 +3300,120 @@ static void utp_probe_release(struct utprobe *up)
 	up->scope = NULL;
 }
 
+/*
+ * Wait until no thread reads what was removed before: the hit paths
+ * that may sleep read in utp_srcu's read sections, the trap in RCU's.
+ */
+static void utp_unregister_wait(void)
+{
+	synchronize_rcu();
+	synchronize_srcu(&utp_srcu);
+}
+
+/* From a probe handler's queued work: all of utprobe_unregister(). */
 static void utp_unregister(struct utprobe *up)
 {
 	mutex_lock(&utp_mutex);
 	utp_unregister_locked(up);
 	mutex_unlock(&utp_mutex);
+	utp_unregister_wait();
 	utp_probe_release(up);
 }
+
+/*
+ * Probes removed by utprobe_unregister_nosync(), whose handlers may run
+ * still; under utp_mutex.  utp_sync_mutex serialises their release: a
+ * caller of utprobe_unregister_sync() that finds none waits for the one
+ * that took them away to release them.
+ */
+static LIST_HEAD(utp_unsynced);
+static DEFINE_MUTEX(utp_sync_mutex);
+
+/**
+ * utprobe_unregister_nosync - remove a probe, without waiting for it
+ * @up:		a registered probe
+ *
+ * Takes @up's breakpoints out of every process, under the running
+ * threads (a return probe's processes are quiesced for it).  Threads
+ * that hit @up before may still be running its handlers: @up must stay
+ * as it is until utprobe_unregister_sync() has returned.  Removing many
+ * probes this way and then calling utprobe_unregister_sync() once waits
+ * for all of them at once.  From a probe handler, this is
+ * utprobe_unregister().  Calling it again on a probe already removed
+ * does nothing.  May sleep.
+ */
+void utprobe_unregister_nosync(struct utprobe *up)
+{
+	struct utp_deferred *d;
+	struct utp_thread *ut;
+
+	if (utp_in_handler()) {
+		WRITE_ONCE(up->gone, true);
+		d = kzalloc(sizeof(*d), GFP_KERNEL | __GFP_NOFAIL);
+		d->spec.up = up;
+		d->unregister = true;
+		utp_defer(d);
+		return;
+	}
+	ut = utp_kernel_op_begin();
+	mutex_lock(&utp_mutex);
+	utp_unregister_locked(up);
+	if (up->hits && list_empty(&up->unsynced_node))
+		list_add_tail(&up->unsynced_node, &utp_unsynced);
+	mutex_unlock(&utp_mutex);
+	utp_kernel_op_end(ut);
+}
+EXPORT_SYMBOL_GPL(utprobe_unregister_nosync);
+
+/**
+ * utprobe_unregister_sync - wait for probes removed without waiting
+ *
+ * When this returns, no handler of a probe that utprobe_unregister_nosync()
+ * removed before the call runs any more, and what the kernel kept for
+ * those probes is freed: they may be freed, or registered again, and
+ * their module may go.  Not from a probe handler, whose own hit it
+ * would wait for.  May sleep.
+ */
+void utprobe_unregister_sync(void)
+{
+	struct utprobe *up, *next;
+	LIST_HEAD(list);
+
+	if (WARN_ON_ONCE(utp_in_handler()))
+		return;
+	mutex_lock(&utp_sync_mutex);
+	mutex_lock(&utp_mutex);
+	list_splice_init(&utp_unsynced, &list);
+	mutex_unlock(&utp_mutex);
+	utp_unregister_wait();
+	list_for_each_entry_safe(up, next, &list, unsynced_node) {
+		list_del_init(&up->unsynced_node);
+		utp_probe_release(up);
+		utp_probe_free(up);
+	}
+	mutex_unlock(&utp_sync_mutex);
+}
+EXPORT_SYMBOL_GPL(utprobe_unregister_sync);
 
 /**
  * utprobe_unregister - remove a probe
  * @up:		a probe registered with utprobe_register_pid() or
  *		utprobe_register_file()
  *
- * Each process's threads are quiesced while its breakpoints come out.
- * When this returns, no handler of @up runs any more, so the module may
- * go.  From a probe handler, the probe stops being hit at once but the
- * removal is queued: @up must then stay allocated until a later call
- * from outside handlers (at module exit, say) has returned.  Calling it
- * again on a probe already removed does nothing.
+ * Takes @up's breakpoints out of every process, under the running
+ * threads (see utprobe_unregister_nosync()), and waits until the
+ * threads that hit it before have left its handlers.  When this
+ * returns, no handler of @up runs any more, so the module may go.  From
+ * a probe handler, the probe stops being hit at once but the removal is
+ * queued: @up must then stay allocated until a later call from outside
+ * handlers (at module exit, say) has returned.  Calling it again on a
+ * probe already removed does nothing.  May sleep.
  */
 void utprobe_unregister(struct utprobe *up)
 {
-	struct utp_deferred *d;
-
-	if (!utp_in_handler()) {
-		struct utp_thread *ut = utp_kernel_op_begin();
-
-		utp_unregister(up);
-		utp_kernel_op_end(ut);
-		utp_probe_free(up);
-		return;
-	}
-	WRITE_ONCE(up->gone, true);
-	d = kzalloc(sizeof(*d), GFP_KERNEL | __GFP_NOFAIL);
-	d->spec.up = up;
-	d->unregister = true;
-	utp_defer(d);
+	utprobe_unregister_nosync(up);
+	if (!utp_in_handler())
+		utprobe_unregister_sync();
 }
 EXPORT_SYMBOL_GPL(utprobe_unregister);
 
@@ -4142,6 +4249,8 @@ static int utp_register(struct utp_spec *specs, unsigned int n, bool init)
 	mutex_unlock(&utp_mutex);
 	if (!ret)
 		return 0;
+	/* threads may have hit the probes whose int3s went in */
+	utp_unregister_wait();
 	for (i = 0; i < n; i++)
 		utp_probe_release(specs[i].up);
 free:

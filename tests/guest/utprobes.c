@@ -1373,8 +1373,9 @@ static bool sleeps_in(pid_t tid, const char *fn)
 }
 
 /*
- * SIGKILL while one thread is stopped by a quiescer (a removal) and
- * another sleeps in a handler, which the quiescer waits for.
+ * SIGKILL while one thread is stopped by a quiescer (a return probe's
+ * removal) and another sleeps in a handler, which the quiescer waits
+ * for.
  */
 TEST_F_TIMEOUT(slow, sigkill_during_stop_and_handler, 120)
 {
@@ -1398,8 +1399,11 @@ TEST_F_TIMEOUT(slow, sigkill_during_stop_and_handler, 120)
 	for (int i = 0; i < 2000 && sample_param("hits") < 1; i++)
 		usleep(5000);
 	ASSERT_LE(1, sample_param("hits"));
-	/* placed under the running threads; its removal quiesces them */
-	ASSERT_EQ(0, events("p:s %d:%p", pid, slot_case->label));
+	/*
+	 * Placed under the running threads.  Only a return probe's removal
+	 * quiesces them, to forget the calls they follow.
+	 */
+	ASSERT_EQ(0, events("r:s %d:%p", pid, slot_case->label));
 	writer = fork();
 	if (writer == 0)
 		_exit(events("-:s") ? 1 : 0);
