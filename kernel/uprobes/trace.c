@@ -117,13 +117,30 @@ static bool utp_name_valid(const char *name)
 	return true;
 }
 
-static void utp_named_free(struct utp_named *n)
+/*
+ * Remove @n from the processes and from the list, onto @gone: its
+ * handlers may run until utp_named_free() has waited for them.
+ */
+static void utp_named_remove(struct utp_named *n, struct list_head *gone)
 {
-	utprobe_unregister(&n->up);
-	list_del(&n->node);
-	free_percpu(n->lat);
-	kfree(n->target);
-	kfree(n);
+	utprobe_unregister_nosync(&n->up);
+	list_move_tail(&n->node, gone);
+}
+
+/* Free the probes utp_named_remove() put on @gone, after one wait. */
+static void utp_named_free(struct list_head *gone)
+{
+	struct utp_named *n, *next;
+
+	if (list_empty(gone))
+		return;
+	utprobe_unregister_sync();
+	list_for_each_entry_safe(n, next, gone, node) {
+		list_del(&n->node);
+		free_percpu(n->lat);
+		kfree(n->target);
+		kfree(n);
+	}
 }
 
 /* A line of a write, parsed: a definition, or a removal. */
@@ -299,13 +316,14 @@ static int utp_add_batch(struct utp_line *lines, unsigned int n)
 
 /*
  * Do the parsed @lines in order: definitions that follow each other
- * are registered as one batch; a removal is done where it stands.  Stops
- * at the first error.  utp_named_lock held.
+ * are registered as one batch; a removal is done where it stands, onto
+ * @gone.  Stops at the first error.  utp_named_lock held.
  */
-static int utp_run(struct utp_line *lines, unsigned int n)
+static int __utp_run(struct utp_line *lines, unsigned int n,
+		     struct list_head *gone)
 {
 	unsigned int i, first = 0;
-	struct utp_named *gone;
+	struct utp_named *victim;
 	int ret;
 
 	for (i = 0; i <= n; i++) {
@@ -318,12 +336,23 @@ static int utp_run(struct utp_line *lines, unsigned int n)
 		first = i + 1;
 		if (i == n)
 			break;
-		gone = utp_named_find(lines[i].remove);
-		if (!gone)
+		victim = utp_named_find(lines[i].remove);
+		if (!victim)
 			return -ENOENT;
-		utp_named_free(gone);
+		utp_named_remove(victim, gone);
 	}
 	return 0;
+}
+
+/* __utp_run(), then one wait for the probes it removed; they are freed. */
+static int utp_run(struct utp_line *lines, unsigned int n)
+{
+	LIST_HEAD(gone);
+	int ret;
+
+	ret = __utp_run(lines, n, &gone);
+	utp_named_free(&gone);
+	return ret;
 }
 
 static void utp_lines_free(struct utp_line *lines, unsigned int n)
@@ -480,13 +509,15 @@ static const struct seq_operations utp_profile_seq_ops = {
 static int utp_events_open(struct inode *inode, struct file *file)
 {
 	struct utp_named *n, *next;
+	LIST_HEAD(gone);
 
 	if ((file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC)) {
 		if (!file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
 			return -EPERM;
 		mutex_lock(&utp_named_lock);
 		list_for_each_entry_safe(n, next, &utp_named_list, node)
-			utp_named_free(n);
+			utp_named_remove(n, &gone);
+		utp_named_free(&gone);
 		mutex_unlock(&utp_named_lock);
 	}
 	return seq_open(file, &utp_events_seq_ops);
