@@ -81,10 +81,12 @@ static void bench_clear(void)
 			uprobe_unregister_nosync(probes[i].uprobe,
 						 &probes[i].uc);
 		else
-			utprobe_unregister(&probes[i].up);
+			utprobe_unregister_nosync(&probes[i].up);
 	}
 	if (mainline && nprobes)
 		uprobe_unregister_sync();
+	else if (nprobes)
+		utprobe_unregister_sync();
 	nprobes = 0;
 	memset(probes, 0, BENCH_MAX * sizeof(*probes));
 	for_each_possible_cpu(cpu) {
