@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Placing probes under running threads, and in batches.
+ * Placing and removing probes under running threads, and in batches.
  *
  * A probe goes in without stopping the target's threads; once the write
  * to utprobe_events has returned, every call of the probed function is
  * counted, by threads that were spinning through it the whole time too.
- * Several definitions in one write are placed together, all or none.
+ * It comes out the same way, and a fork meanwhile never leaves an int3
+ * in the child.  Several definitions in one write are placed together,
+ * all or none.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -136,6 +138,160 @@ TEST(counted_from_the_return_of_the_write)
 		pthread_join(spinners[i].thread, NULL);
 		EXPECT_EQ(0, spinners[i].bad);
 	}
+}
+
+static void start_spinners(struct __test_metadata *_metadata)
+{
+	stop = 0;
+	hold = 0;
+	for (int i = 0; i < SPINNERS; i++) {
+		spinners[i].calls = 0;
+		ASSERT_EQ(0, pthread_create(&spinners[i].thread, NULL, spin,
+					    &spinners[i]));
+	}
+}
+
+static void stop_spinners(struct __test_metadata *_metadata)
+{
+	stop = 1;
+	for (int i = 0; i < SPINNERS; i++) {
+		pthread_join(spinners[i].thread, NULL);
+		EXPECT_EQ(0, spinners[i].bad);
+	}
+}
+
+/* Until each spinner has made @n calls more than in @from. */
+static void spin_on(const long *from, long n)
+{
+	for (int i = 0; i < SPINNERS; i++)
+		while (spinners[i].calls - from[i] < n)
+			sched_yield();
+}
+
+/* What the thread @tid of this process reports in its status for @key. */
+static long task_status(pid_t tid, const char *key)
+{
+	char path[64], buf[2048], *p;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
+	p = strstr(read_file(path, buf, sizeof(buf)), key);
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+static int sleeper_pipe[2];
+static volatile pid_t sleeper_tid;
+
+static void *sleeper(void *arg)
+{
+	sleeper_tid = gettid();
+	get_byte(sleeper_pipe[0]);
+	return NULL;
+}
+
+/*
+ * 100 rounds of a probe on spin_fn() placed and removed while the
+ * spinners call it: once the removal's write has returned the original
+ * instruction is back in the text, and the spinners go on calling it.
+ * Neither the placement nor the removal stops or wakes the threads: a
+ * thread asleep in read() the whole time never runs (its voluntary
+ * context switches stay as they were).  Another probe of the process
+ * stays meanwhile: the removal of a process's last probe lets its
+ * threads go, which they do at a report.
+ */
+TEST(removed_under_running_threads)
+{
+	unsigned char orig = *(volatile unsigned char *)spin_fn;
+	long mark[SPINNERS], switches;
+	pthread_t sleeping;
+	int round;
+
+	ASSERT_NE(0xcc, orig);
+	ASSERT_EQ(0, events("p:plc_keep %d:%#lx", getpid(),
+			    (unsigned long)batch_c));
+	ASSERT_EQ(0, pipe(sleeper_pipe));
+	ASSERT_EQ(0, pthread_create(&sleeping, NULL, sleeper, NULL));
+	start_spinners(_metadata);
+	while (!sleeper_tid)
+		sched_yield();
+	/* asleep in read(), and for good */
+	while (task_status(sleeper_tid, "State:\tS") < 0)
+		usleep(1000);
+	usleep(100000);
+	switches = task_status(sleeper_tid, "voluntary_ctxt_switches:");
+	ASSERT_LT(0, switches);
+	for (round = 0; round < ROUNDS; round++) {
+		ASSERT_EQ(0, events("p:plc_spin %d:%#lx", getpid(),
+				    (unsigned long)spin_fn));
+		ASSERT_EQ(0xcc, *(volatile unsigned char *)spin_fn);
+		sum_calls(mark);
+		spin_on(mark, AFTER);
+		ASSERT_LE(SPINNERS * AFTER, hits("plc_spin"));
+		ASSERT_EQ(0, events("-:plc_spin"));
+		ASSERT_EQ(orig, *(volatile unsigned char *)spin_fn)
+			TH_LOG("round %d: the int3 outlived its removal", round);
+		sum_calls(mark);
+		spin_on(mark, AFTER);
+	}
+	EXPECT_EQ(switches, task_status(sleeper_tid,
+					"voluntary_ctxt_switches:"));
+	stop_spinners(_metadata);
+	put_byte(sleeper_pipe[1]);
+	pthread_join(sleeping, NULL);
+	ASSERT_EQ(0, events("-:plc_keep"));
+}
+
+static volatile long forks, fork_bad;
+
+/* Forks children that call spin_fn(), until stopped. */
+static void *forker(void *arg)
+{
+	int st;
+
+	while (!stop) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			fork_bad = -errno;
+			return NULL;
+		}
+		if (!pid) {
+			for (long k = 0; k < 50; k++)
+				if (spin_fn(k) != k + 1)
+					_exit(2);
+			_exit(0);
+		}
+		if (waitpid(pid, &st, 0) != pid ||
+		    !WIFEXITED(st) || WEXITSTATUS(st))
+			fork_bad = st ? st : -1;
+		forks++;
+	}
+	return NULL;
+}
+
+/*
+ * A thread forks again and again while probes on spin_fn() come and go.
+ * A probe on one process is not inherited: every child, whenever it was
+ * forked, finds the original instruction there (an int3 left in it
+ * would kill it with SIGTRAP).
+ */
+TEST(forks_while_probes_come_and_go)
+{
+	pthread_t t;
+	int round;
+
+	stop = 0;
+	forks = 0;
+	fork_bad = 0;
+	ASSERT_EQ(0, pthread_create(&t, NULL, forker, NULL));
+	for (round = 0; round < ROUNDS; round++) {
+		ASSERT_EQ(0, events("p:plc_spin %d:%#lx", getpid(),
+				    (unsigned long)spin_fn));
+		ASSERT_EQ(0, events("-:plc_spin"));
+	}
+	stop = 1;
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, fork_bad) TH_LOG("a child's status: %#lx", fork_bad);
+	EXPECT_LT(0, forks);
 }
 
 static char self[256];
