@@ -112,6 +112,8 @@ struct utprobe_ret_counts {
  *
  * The members after these are utprobes' own, set by utprobe_register_*().
  */
+struct utp_ret_probe;
+
 struct utprobe {
 	utprobe_handler_t handler;
 	utprobe_ret_handler_t ret_handler;
@@ -127,6 +129,7 @@ struct utprobe {
 	 * the sum means anything)
 	 */
 	struct utprobe_ret_counts __percpu *rets;
+	struct utp_ret_probe *ret_probe; /* what its calls' notes hold */
 	struct list_head consumers;	/* its places in probed processes */
 	struct list_head file_node;	/* in the list of probes on files */
 	struct inode *inode;		/* the file of a probe on a file */

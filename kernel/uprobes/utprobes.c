@@ -24,7 +24,10 @@
  * calls returning, whose return handlers run; then the instruction
  * there runs as at any point.  Return sites are added by the thread
  * that needs one, without quiescing the others (a point that is not
- * there yet is never trapped on), and removed only with them quiesced.
+ * there yet is never trapped on), and removed once the process has no
+ * return probe left.  A note refers to its probe through a struct
+ * utp_ret_probe, which forgets the probe when it goes: a removal never
+ * looks into the threads' lists.
  *
  * Locking and lifetimes:
  *
@@ -44,9 +47,8 @@
  * go after one too (utprobe_unregister_sync()).  A thread stepping an
  * instruction out of line holds a copy of what it needs, not the point.
  * A fork's copy of the text loses its int3s under the same mmap_lock
- * that every text write takes (__utprobe_dup_mmap()).  Only a return
- * probe's removal quiesces the threads (see utp_remove()).  Hit counts
- * are per-CPU.
+ * that every text write takes (__utprobe_dup_mmap()).  Hit counts are
+ * per-CPU.
  *
  * proc->lock (a spinlock) protects the thread list and the quiesce state
  * of the process; it nests outside utrace's own lock (utrace_control()).
@@ -68,8 +70,7 @@
  *
  * A thread's list of calls followed to their return (utp_thread.rets) is
  * changed by the thread itself without locks, and by others only under
- * proc->lock while the thread is quiesced (a probe going) or once it has
- * left the process (exit, exec).
+ * proc->lock once it has left the process (exit, exec).
  */
 #include <linux/delay.h>
 #include <linux/elf.h>
@@ -197,6 +198,7 @@ struct utp_proc {
 	bool detaching;			/* no point left: threads let go */
 	bool dead;			/* emptied: takes no thread, is freed */
 	bool unsynced;			/* int3s in, utp_sync() to come */
+	bool ret_sweep;			/* lost a return probe: utp_ret_sweep() */
 	bool mmap_key;			/* holds utprobe_mmap_key on */
 	wait_queue_head_t wq;		/* the quiescer waits here */
 	struct mutex xol_lock;		/* xols and slot allocation */
@@ -245,10 +247,24 @@ struct utp_thread {
 	unsigned long dbg_sp;		/* ... with this stack pointer */
 };
 
+/*
+ * A return probe, as the notes of the calls it follows know it: the
+ * probe while it is registered, NULL once it has gone (read in the hit
+ * paths' read sections, which its unregistration waits out, or under
+ * utp_mutex, under which it is cleared).  The probe holds a reference,
+ * and so does each note: it outlives the probe until the last note
+ * made for it has gone, so that a removal need not look for the notes
+ * in the threads' lists.
+ */
+struct utp_ret_probe {
+	struct utprobe *up;
+	refcount_t ref;
+};
+
 /* A call of a function probed for its return, not returned yet. */
 struct utp_ret {
 	struct utp_ret *next;		/* the call it was made in */
-	struct utprobe *up;		/* NULL once the probe has gone */
+	struct utp_ret_probe *rp;	/* a reference, or NULL: no probe */
 	unsigned long func;		/* the probed function */
 	unsigned long orig;		/* the real return address */
 	unsigned long stack;		/* where that lies on the stack */
@@ -566,12 +582,11 @@ static void utp_proc_idle(struct utp_proc *proc)
 /*
  * Stop every thread of @proc but current, or wait until those that
  * cannot stop now could only go on through a report that stops them
- * (see utp_quiescent()).  With @killable, a fatal signal to current
- * ends the wait: the threads go on and -EINTR is returned, and the
- * caller must change nothing.  Without, the wait is as long as it takes
- * the threads to answer: a removal cannot be left half done.
+ * (see utp_quiescent()).  A fatal signal to current ends the wait: the
+ * threads go on and -EINTR is returned, and the caller must change
+ * nothing.
  */
-static int utp_quiesce(struct utp_proc *proc, bool killable)
+static int utp_quiesce(struct utp_proc *proc)
 {
 	struct utp_thread *ut;
 
@@ -597,12 +612,6 @@ static int utp_quiesce(struct utp_proc *proc, bool killable)
 			utp_control(ut->task, ut->engine, UTRACE_INTERRUPT);
 		}
 		spin_unlock(&proc->lock);
-		if (!killable) {
-			if (wait_event_timeout(proc->wq, utp_all_stopped(proc),
-					       HZ / 10))
-				return 0;
-			continue;
-		}
 		left = wait_event_killable_timeout(proc->wq,
 						   utp_all_stopped(proc), HZ / 10);
 		if (left > 0)
@@ -1675,6 +1684,33 @@ static void utp_run_handlers(struct utp_thread *ut, struct utp_point *pt,
  * Return probes.
  */
 
+/* The probe of @ri, if it has one and it is still registered. */
+static struct utprobe *utp_ret_up(const struct utp_ret *ri)
+{
+	return ri->rp ? READ_ONCE(ri->rp->up) : NULL;
+}
+
+static void utp_ret_probe_put(struct utp_ret_probe *rp)
+{
+	if (rp && refcount_dec_and_test(&rp->ref))
+		kfree(rp);
+}
+
+/* A note's reference to @rp, which may be NULL. */
+static struct utp_ret_probe *utp_ret_probe_get(struct utp_ret_probe *rp)
+{
+	if (rp)
+		refcount_inc(&rp->ref);
+	return rp;
+}
+
+/* Free @ri, not in a list nor a cache. */
+static void utp_ret_kfree(struct utp_ret *ri)
+{
+	utp_ret_probe_put(ri->rp);
+	kfree(ri);
+}
+
 /*
  * A note for a call to follow, from the thread's own cache first.  Only
  * the thread itself takes from its cache and puts back into it, in the
@@ -1697,26 +1733,36 @@ static struct utp_ret *utp_ret_alloc(struct utp_thread *ut, bool trap)
  */
 static void utp_ret_free(struct utp_thread *ut, struct utp_ret *ri)
 {
-	if (ri->up)
-		this_cpu_dec(ri->up->rets->pending);
+	struct utprobe *up = utp_ret_up(ri);
+
+	if (up)
+		this_cpu_dec(up->rets->pending);
 	if (ut && ut->ncached < UTP_RET_CACHE) {
+		utp_ret_probe_put(ri->rp);
+		ri->rp = NULL;
 		ri->next = ut->ret_cache;
 		ut->ret_cache = ri;
 		ut->ncached++;
 		return;
 	}
-	kfree(ri);
+	utp_ret_kfree(ri);
 }
 
-/* Forget every call @ut follows; proc->lock held or @ut gone from it. */
+/*
+ * Forget every call @ut follows; proc->lock held or @ut gone from it.
+ * The probes are read in an RCU read section, which their removal
+ * waits out.
+ */
 static void utp_ret_free_all(struct utp_thread *ut)
 {
 	struct utp_ret *ri;
 
+	rcu_read_lock();
 	while ((ri = ut->rets)) {
 		ut->rets = ri->next;
 		utp_ret_free(NULL, ri);
 	}
+	rcu_read_unlock();
 	ut->depth = 0;
 }
 
@@ -1735,10 +1781,12 @@ static void utp_ret_drop_unwound(struct utp_thread *ut, unsigned long stack,
 	while ((ri = ut->rets) &&
 	       (ri->stack < stack ||
 		(ri->stack == stack && (ri->orig != ra || ri->func == func)))) {
+		struct utprobe *up = utp_ret_up(ri);
+
 		ut->rets = ri->next;
 		ut->depth--;
-		if (ri->up)
-			this_cpu_inc(ri->up->rets->unwound);
+		if (up)
+			this_cpu_inc(up->rets->unwound);
 		utp_ret_free(ut, ri);
 	}
 }
@@ -1808,7 +1856,7 @@ found:
 	/*
 	 * Another thread's new return site: its call returning before the
 	 * int3 is in would go unseen (and be counted unwound later).  The
-	 * point stays while this thread is in its hit (a quiescer waits).
+	 * point stays while this thread is in its hit (a read section).
 	 */
 	if (wait_var_event_killable(&pt->arming, !READ_ONCE(pt->arming)))
 		return NULL;	/* dying: no return to follow */
@@ -1888,7 +1936,7 @@ static void utp_ret_enter(struct utp_thread *ut, struct utp_point *pt,
 			this_cpu_inc(up->rets->missed);
 			continue;
 		}
-		ri->up = up;
+		ri->rp = utp_ret_probe_get(up->ret_probe);
 		ri->func = pt->vaddr;
 		ri->orig = ra;
 		ri->stack = stack;
@@ -1925,17 +1973,19 @@ static void utp_ret_hit(struct utp_thread *ut, struct utp_point *pt,
 	}
 	utp_ret_drop_unwound(ut, stack, pt->vaddr, 0);
 	while ((ri = ut->rets) && ri->stack == stack) {
+		struct utprobe *up = utp_ret_up(ri);
+
 		ut->rets = ri->next;
 		ut->depth--;
-		if (ri->up && !READ_ONCE(ri->up->gone)) {
-			this_cpu_inc(ri->up->rets->returns);
+		if (up && !READ_ONCE(up->gone)) {
+			this_cpu_inc(up->rets->returns);
 			if (trace_utprobe_ret_enabled())
-				trace_utprobe_ret(ri->up, ri->func, pt->vaddr,
+				trace_utprobe_ret(up, ri->func, pt->vaddr,
 						  regs->ax,
 						  ktime_get_ns() - ri->entry_ns);
 			ret.func = ri->func;
 			ret.entry_ns = ri->entry_ns;
-			ri->up->ret_handler(ri->up, &ret, regs);
+			up->ret_handler(up, &ret, regs);
 		}
 		utp_ret_free(ut, ri);
 	}
@@ -2066,9 +2116,12 @@ static bool utp_trap_returns_ok(struct utp_thread *ut, struct utp_point *pt,
 	ut->trap_returning = ra == pt->vaddr;
 	if (!ut->trap_returning)
 		return true;
-	for (ri = ut->rets; ri && ri->stack <= stack; ri = ri->next)
-		if (ri->up && !(ri->up->flags & UTPROBE_TRAP_SAFE))
+	for (ri = ut->rets; ri && ri->stack <= stack; ri = ri->next) {
+		struct utprobe *up = utp_ret_up(ri);
+
+		if (up && !(up->flags & UTPROBE_TRAP_SAFE))
 			return false;
+	}
 	return true;
 }
 
@@ -2496,7 +2549,7 @@ static void utp_fork_work_free(struct utp_fork_work *w)
 
 	while ((ri = w->rets)) {
 		w->rets = ri->next;
-		kfree(ri);
+		utp_ret_kfree(ri);
 	}
 	xa_for_each(&w->kept, idx, k)
 		kfree(k);
@@ -2544,24 +2597,26 @@ static void utp_fork_queue(struct utp_thread *ut, struct task_struct *child)
 /*
  * Copies of the calls @ut follows, in order, for the probes @keep()
  * accepts (the others' copies have no probe).  NULL if there are none,
- * or no memory (then the child follows none).
+ * or no memory (then the child follows none).  In a read section of
+ * utp_srcu: the probes are read.
  */
 static struct utp_ret *utp_ret_copy(struct utp_thread *ut,
 				    bool (*keep)(struct utprobe *up))
 {
 	struct utp_ret *head = NULL, **tail = &head, *ri, *copy;
+	struct utprobe *up;
 
 	for (ri = ut->rets; ri; ri = ri->next) {
 		copy = kmemdup(ri, sizeof(*ri), GFP_KERNEL);
 		if (!copy) {
 			while ((ri = head)) {
 				head = ri->next;
-				kfree(ri);
+				utp_ret_kfree(ri);
 			}
 			return NULL;
 		}
-		if (copy->up && !keep(copy->up))
-			copy->up = NULL;
+		up = utp_ret_up(ri);
+		copy->rp = up && keep(up) ? utp_ret_probe_get(ri->rp) : NULL;
 		copy->next = NULL;
 		*tail = copy;
 		tail = &copy->next;
@@ -2585,14 +2640,19 @@ static bool utp_keep_file(struct utprobe *up)
  */
 static void utp_ret_vfork(struct utp_thread *ut, struct utp_thread *cut)
 {
+	struct utprobe *up;
 	struct utp_ret *ri;
+	int srcu;
 
+	srcu = srcu_read_lock(&utp_srcu);
 	cut->rets = utp_ret_copy(ut, utp_keep_all);
 	for (ri = cut->rets; ri; ri = ri->next) {
 		cut->depth++;
-		if (ri->up)
-			this_cpu_inc(ri->up->rets->pending);
+		up = utp_ret_up(ri);
+		if (up)
+			this_cpu_inc(up->rets->pending);
 	}
+	srcu_read_unlock(&utp_srcu, srcu);
 }
 
 /*
@@ -2603,9 +2663,13 @@ static void utp_ret_vfork(struct utp_thread *ut, struct utp_thread *cut)
 static void utp_ret_fork(struct utp_thread *ut)
 {
 	struct utp_fork_work *w = ut->fork_pending;
+	int srcu;
 
-	if (ut->rets && w)
-		w->rets = utp_ret_copy(ut, utp_keep_file);
+	if (!ut->rets || !w)
+		return;
+	srcu = srcu_read_lock(&utp_srcu);
+	w->rets = utp_ret_copy(ut, utp_keep_file);
+	srcu_read_unlock(&utp_srcu, srcu);
 }
 
 /**
@@ -2994,51 +3058,11 @@ out:
 	kfree(c);
 	return ret;
 quiesce:
-	ret = utp_quiesce(proc, true);
+	ret = utp_quiesce(proc);
 	if (ret)
 		goto out;
 	quiesced = true;
 	goto again;
-}
-
-/*
- * @up goes: @proc's threads forget the calls they follow for it.  They
- * are quiesced (or gone from the list).
- */
-static void utp_ret_forget(struct utp_proc *proc, struct utprobe *up)
-{
-	struct utp_thread *ut;
-	struct utp_ret **pp, *ri;
-
-	spin_lock(&proc->lock);
-	list_for_each_entry(ut, &proc->threads, node) {
-		pp = &ut->rets;
-		while ((ri = *pp)) {
-			if (ri->up != up) {
-				pp = &ri->next;
-				continue;
-			}
-			*pp = ri->next;
-			ut->depth--;
-			utp_ret_free(NULL, ri);
-		}
-	}
-	spin_unlock(&proc->lock);
-}
-
-/* Does a thread of @proc follow a call that returns to @vaddr? */
-static bool utp_ret_site_used(struct utp_proc *proc, unsigned long vaddr)
-{
-	struct utp_thread *ut;
-	struct utp_ret *ri;
-	bool used = false;
-
-	spin_lock(&proc->lock);
-	list_for_each_entry(ut, &proc->threads, node)
-		for (ri = ut->rets; ri && !used; ri = ri->next)
-			used = ri->orig == vaddr;
-	spin_unlock(&proc->lock);
-	return used;
 }
 
 /* Write back the byte @pt's int3 replaced, unless its text is gone. */
@@ -3049,34 +3073,67 @@ static void utp_point_restore(struct utp_proc *proc, struct utp_point *pt)
 		   NULL);
 }
 
+/* Has @proc a return probe left?  utp_mutex held. */
+static bool utp_proc_has_ret_probe(struct utp_proc *proc)
+{
+	struct utp_consumer *c;
+	struct utp_point *pt;
+	unsigned long idx;
+
+	xa_for_each(&proc->points, idx, pt)
+		list_for_each_entry(c, &pt->consumers, point_node)
+			if (c->up->ret_handler)
+				return true;
+	return false;
+}
+
 /*
- * Return sites no call returns to any more go, with @proc's threads
- * quiesced; a return site that is a probe's point too stays as that.
+ * @proc lost a return probe.  If it has none left, its return sites go,
+ * but those that are a probe's point too.  The calls its threads still
+ * follow have no probe any more; their notes go when the threads unwind
+ * them or exit.  Called after a grace period that followed the removal:
+ * no thread is still in a hit that saw a return probe of @proc, so none
+ * makes a return site any more.  utp_mutex held.
  */
 static void utp_ret_sweep(struct utp_proc *proc)
 {
 	struct utp_point *pt;
 	unsigned long idx;
 
+	proc->ret_sweep = false;
+	if (utp_proc_has_ret_probe(proc))
+		return;
 	xa_for_each(&proc->points, idx, pt) {
 		cond_resched();
-		if (!pt->ret_site || utp_ret_site_used(proc, pt->vaddr))
+		if (!pt->ret_site)
 			continue;
-		pt->ret_site = false;
+		WRITE_ONCE(pt->ret_site, false);
 		if (!list_empty(&pt->consumers))
 			continue;
 		utp_point_restore(proc, pt);
 		utp_point_drop(proc, pt);
 	}
+	utp_proc_idle(proc);
+}
+
+/* The sweeps utp_remove() left to after the grace period. */
+static void utp_ret_sweep_all(void)
+{
+	struct utp_proc *proc;
+
+	mutex_lock(&utp_mutex);
+	list_for_each_entry(proc, &utp_procs, node)
+		if (proc->ret_sweep)
+			utp_ret_sweep(proc);
+	mutex_unlock(&utp_mutex);
 }
 
 /*
  * Remove the consumers in @list (all of @up, in one process) and their
  * points, under the running threads: a thread that reads them meanwhile
  * does so in a read section of utp_srcu or RCU, which the caller waits
- * out (utp_unregister_wait()) before @up goes.  A return probe's calls
- * pending in each thread's list are forgotten, and return sites no call
- * returns to any more go: that is done with the threads quiesced.
+ * out (utp_unregister_wait()) before @up goes.  A return probe's return
+ * sites are left to utp_ret_sweep(), after that wait.
  */
 static void utp_remove(struct utp_proc *proc, struct utprobe *up,
 		       struct list_head *list)
@@ -3084,10 +3141,6 @@ static void utp_remove(struct utp_proc *proc, struct utprobe *up,
 	struct utp_consumer *c, *next;
 	struct utp_point *pt;
 
-	if (up->ret_handler) {
-		utp_quiesce(proc, false);
-		utp_ret_forget(proc, up);
-	}
 	list_for_each_entry_safe(c, next, list, probe_node) {
 		pt = c->point;
 		list_del_rcu(&c->point_node);
@@ -3106,10 +3159,8 @@ static void utp_remove(struct utp_proc *proc, struct utprobe *up,
 		utp_point_restore(proc, pt);
 		utp_point_drop(proc, pt);
 	}
-	if (up->ret_handler) {
-		utp_ret_sweep(proc);
-		utp_unquiesce(proc);
-	}
+	if (up->ret_handler)
+		proc->ret_sweep = true;
 	utp_proc_idle(proc);
 }
 
@@ -3119,17 +3170,26 @@ static void utp_probe_free(struct utprobe *up)
 	up->hits = NULL;
 	free_percpu(up->rets);
 	up->rets = NULL;
+	utp_ret_probe_put(up->ret_probe);
+	up->ret_probe = NULL;
 }
 
 static int utp_probe_init(struct utprobe *up)
 {
 	up->hits = alloc_percpu(u64);
 	up->rets = NULL;
-	if (up->hits && up->ret_handler)
+	up->ret_probe = NULL;
+	if (up->hits && up->ret_handler) {
 		up->rets = alloc_percpu(struct utprobe_ret_counts);
-	if (!up->hits || (up->ret_handler && !up->rets)) {
+		up->ret_probe = kmalloc(sizeof(*up->ret_probe), GFP_KERNEL);
+	}
+	if (!up->hits || (up->ret_handler && (!up->rets || !up->ret_probe))) {
 		utp_probe_free(up);
 		return -ENOMEM;
+	}
+	if (up->ret_probe) {
+		up->ret_probe->up = up;
+		refcount_set(&up->ret_probe->ref, 1);
 	}
 	INIT_LIST_HEAD(&up->consumers);
 	INIT_LIST_HEAD(&up->file_node);
@@ -3268,6 +3328,9 @@ static void utp_unregister_locked(struct utprobe *up)
 	LIST_HEAD(list);
 
 	lockdep_assert_held(&utp_mutex);
+	/* the calls followed for it have no probe from now */
+	if (up->ret_probe)
+		WRITE_ONCE(up->ret_probe->up, NULL);
 	if (up->inode && !list_empty(&up->file_node)) {
 		/* no new process gets it */
 		list_del_init(&up->file_node);
@@ -3317,6 +3380,7 @@ static void utp_unregister(struct utprobe *up)
 	utp_unregister_locked(up);
 	mutex_unlock(&utp_mutex);
 	utp_unregister_wait();
+	utp_ret_sweep_all();
 	utp_probe_release(up);
 }
 
@@ -3386,6 +3450,7 @@ void utprobe_unregister_sync(void)
 	list_splice_init(&utp_unsynced, &list);
 	mutex_unlock(&utp_mutex);
 	utp_unregister_wait();
+	utp_ret_sweep_all();
 	list_for_each_entry_safe(up, next, &list, unsynced_node) {
 		list_del_init(&up->unsynced_node);
 		utp_probe_release(up);
@@ -3494,18 +3559,18 @@ static void utp_ret_adopt(struct utp_fork_work *w)
 		return;
 	tail = &ut->rets;
 	while ((ri = w->rets)) {
+		/* cleared under utp_mutex, which is held: up is there */
+		struct utprobe *up = utp_ret_up(ri);
+
 		w->rets = ri->next;
 		ri->next = NULL;
-		if (!ri->up || !utp_consumes(ut->proc, ri->up, ri->func) ||
-		    ut->depth >= UTPROBE_RET_DEPTH_MAX) {
-			kfree(ri);
+		if (!up || !utp_consumes(ut->proc, up, ri->func) ||
+		    ut->depth >= UTPROBE_RET_DEPTH_MAX ||
+		    !utp_ret_site(ut->proc, ri->orig)) {
+			utp_ret_kfree(ri);
 			continue;
 		}
-		if (!utp_ret_site(ut->proc, ri->orig)) {
-			kfree(ri);
-			continue;
-		}
-		this_cpu_inc(ri->up->rets->pending);
+		this_cpu_inc(up->rets->pending);
 		*tail = ri;
 		tail = &ri->next;
 		ut->depth++;
@@ -3625,7 +3690,7 @@ static void utp_drop_stale(struct utp_proc *proc, unsigned long start,
 	xa_for_each_range(&proc->points, idx, pt, start, end - 1)
 		any |= READ_ONCE(pt->stale);
 	/* a stale point left is harmless: it is never hit nor written */
-	if (!any || utp_quiesce(proc, true))
+	if (!any || utp_quiesce(proc))
 		return;
 	xa_for_each_range(&proc->points, idx, pt, start, end - 1)
 		if (READ_ONCE(pt->stale))
@@ -4251,6 +4316,7 @@ static int utp_register(struct utp_spec *specs, unsigned int n, bool init)
 		return 0;
 	/* threads may have hit the probes whose int3s went in */
 	utp_unregister_wait();
+	utp_ret_sweep_all();
 	for (i = 0; i < n; i++)
 		utp_probe_release(specs[i].up);
 free:
