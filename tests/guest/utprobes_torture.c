@@ -202,8 +202,13 @@ static void chaos_worker(int iters, unsigned int seed)
 
 		if (!(kinds & (1U << (what % KINDS))))
 			continue;
-		if (chaos_step(what))
+		if (chaos_step(what)) {
+			/* a TAP comment: the child's status, if there was one */
+			printf("# chaos step %u (kind %u) failed: status %#x\n",
+			       i, what % KINDS, last_status);
+			fflush(stdout);
 			_exit(10 + what % KINDS);
+		}
 	}
 	_exit(0);
 }
