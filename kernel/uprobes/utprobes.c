@@ -198,7 +198,8 @@ struct utp_proc {
 	bool detaching;			/* no point left: threads let go */
 	bool dead;			/* emptied: takes no thread, is freed */
 	bool unsynced;			/* int3s in, utp_sync() to come */
-	bool ret_sweep;			/* lost a return probe: utp_ret_sweep() */
+	bool removed;			/* lost probes: utp_after_removals() */
+	bool ret_sweep;			/* ... a return probe among them */
 	bool mmap_key;			/* holds utprobe_mmap_key on */
 	wait_queue_head_t wq;		/* the quiescer waits here */
 	struct mutex xol_lock;		/* xols and slot allocation */
@@ -3091,16 +3092,13 @@ static bool utp_proc_has_ret_probe(struct utp_proc *proc)
  * @proc lost a return probe.  If it has none left, its return sites go,
  * but those that are a probe's point too.  The calls its threads still
  * follow have no probe any more; their notes go when the threads unwind
- * them or exit.  Called after a grace period that followed the removal:
- * no thread is still in a hit that saw a return probe of @proc, so none
- * makes a return site any more.  utp_mutex held.
+ * them or exit.  See utp_after_removals().  utp_mutex held.
  */
 static void utp_ret_sweep(struct utp_proc *proc)
 {
 	struct utp_point *pt;
 	unsigned long idx;
 
-	proc->ret_sweep = false;
 	if (utp_proc_has_ret_probe(proc))
 		return;
 	xa_for_each(&proc->points, idx, pt) {
@@ -3113,18 +3111,29 @@ static void utp_ret_sweep(struct utp_proc *proc)
 		utp_point_restore(proc, pt);
 		utp_point_drop(proc, pt);
 	}
-	utp_proc_idle(proc);
 }
 
-/* The sweeps utp_remove() left to after the grace period. */
-static void utp_ret_sweep_all(void)
+/*
+ * What removals leave to after their grace period, when no thread is
+ * still in a hit that saw a probe removed (utp_unregister_wait()): such
+ * a thread may yet add a return site for a return probe it saw.  Then a
+ * process that lost a return probe sweeps its return sites, and one
+ * left with no point lets its threads go.
+ */
+static void utp_after_removals(void)
 {
 	struct utp_proc *proc;
 
 	mutex_lock(&utp_mutex);
-	list_for_each_entry(proc, &utp_procs, node)
+	list_for_each_entry(proc, &utp_procs, node) {
+		if (!proc->removed)
+			continue;
 		if (proc->ret_sweep)
 			utp_ret_sweep(proc);
+		proc->removed = false;
+		proc->ret_sweep = false;
+		utp_proc_idle(proc);
+	}
 	mutex_unlock(&utp_mutex);
 }
 
@@ -3133,7 +3142,8 @@ static void utp_ret_sweep_all(void)
  * points, under the running threads: a thread that reads them meanwhile
  * does so in a read section of utp_srcu or RCU, which the caller waits
  * out (utp_unregister_wait()) before @up goes.  A return probe's return
- * sites are left to utp_ret_sweep(), after that wait.
+ * sites, and letting the threads go if no point is left, wait for that
+ * too (utp_after_removals()).
  */
 static void utp_remove(struct utp_proc *proc, struct utprobe *up,
 		       struct list_head *list)
@@ -3159,9 +3169,9 @@ static void utp_remove(struct utp_proc *proc, struct utprobe *up,
 		utp_point_restore(proc, pt);
 		utp_point_drop(proc, pt);
 	}
+	proc->removed = true;
 	if (up->ret_handler)
 		proc->ret_sweep = true;
-	utp_proc_idle(proc);
 }
 
 static void utp_probe_free(struct utprobe *up)
@@ -3380,7 +3390,7 @@ static void utp_unregister(struct utprobe *up)
 	utp_unregister_locked(up);
 	mutex_unlock(&utp_mutex);
 	utp_unregister_wait();
-	utp_ret_sweep_all();
+	utp_after_removals();
 	utp_probe_release(up);
 }
 
@@ -3450,7 +3460,7 @@ void utprobe_unregister_sync(void)
 	list_splice_init(&utp_unsynced, &list);
 	mutex_unlock(&utp_mutex);
 	utp_unregister_wait();
-	utp_ret_sweep_all();
+	utp_after_removals();
 	list_for_each_entry_safe(up, next, &list, unsynced_node) {
 		list_del_init(&up->unsynced_node);
 		utp_probe_release(up);
@@ -4316,7 +4326,7 @@ static int utp_register(struct utp_spec *specs, unsigned int n, bool init)
 		return 0;
 	/* threads may have hit the probes whose int3s went in */
 	utp_unregister_wait();
-	utp_ret_sweep_all();
+	utp_after_removals();
 	for (i = 0; i < n; i++)
 		utp_probe_release(specs[i].up);
 free:
