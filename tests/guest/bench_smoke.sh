@@ -57,9 +57,11 @@ tap $st "the JSON parses and every figure in it is a number"
 	for f in probes ours_ms mainline_ms vs_mainline; do
 		echo register_in_64_threads.$f
 		echo register_in_64_spinning.$f
+		echo unregister_in_64_spinning.$f
 	done
 	for f in ours_ms mainline_ms vs_mainline; do
 		echo pause_while_placing.$f
+		echo pause_while_removing.$f
 	done
 } | sort > $T/want
 cut -d' ' -f1 $T/values | sort > $T/have

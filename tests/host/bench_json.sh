@@ -46,6 +46,8 @@ good='{"calls": 20000, "runs": 5, "kernel": "6.12.1", "cpus": 2,
  "register_in_64_threads": {"probes": 1000, "ours_ms": 2052.3, "mainline_ms": 29.1, "vs_mainline": 70.52},
  "register_in_64_spinning": {"probes": 1000, "ours_ms": 25.3, "mainline_ms": 29.1, "vs_mainline": 0.87},
  "pause_while_placing": {"ours_ms": 40.25, "mainline_ms": 41.5, "vs_mainline": 0.97},
+ "unregister_in_64_spinning": {"probes": 1000, "ours_ms": 18.2, "mainline_ms": 30.4, "vs_mainline": 0.6},
+ "pause_while_removing": {"ours_ms": 0.5, "mainline_ms": 1.1, "vs_mainline": 0.45},
  "untraced_syscall_loop": {"utrace_ns": 382.2, "noutrace_ns": 412.0, "ratio": 0.928,
   "calls": 1000000, "runs": 5},
  "date": "2026-12-03", "machine": "QEMU 7.2 TCG guest"}'

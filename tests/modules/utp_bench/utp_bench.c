@@ -9,10 +9,12 @@
  *	there were; with "ret", the first is a return probe; with "more",
  *	they are added to those there are (on the same engine)
  *   clear
- *	removes them
+ *	removes them, each engine's way of removing many: one wait for
+ *	all of them
  *
- * Reading ctl gives "hits N returns N register_ns N": the handlers'
- * counts since the probes were placed, and how long placing them took.
+ * Reading ctl gives "hits N returns N register_ns N unregister_ns N":
+ * the handlers' counts since the probes were placed, how long placing
+ * them took, and how long the last clear took.
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -42,6 +44,8 @@ static struct bench_probe *probes;	/* BENCH_MAX of them */
 static int nprobes;
 static bool mainline;
 static u64 register_ns;
+/* how long the last "clear" took: the removal of every probe */
+static u64 unregister_ns;
 static DEFINE_PER_CPU(u64, hits);
 static DEFINE_PER_CPU(u64, returns);
 static struct dentry *dir;
@@ -186,7 +190,10 @@ static ssize_t ctl_write(struct file *file, const char __user *ubuf,
 	n = sscanf(buf, "%15s %255s %lli %d %d %7s", engine, path, &offset,
 		   &count, &stride, flag);
 	if (n >= 1 && !strcmp(engine, "clear")) {
+		u64 start = ktime_get_ns();
+
 		bench_clear();
+		unregister_ns = ktime_get_ns() - start;
 		err = 0;
 	} else if (n >= 5 && (!strcmp(engine, "ours") ||
 			      !strcmp(engine, "mainline")) &&
@@ -206,7 +213,7 @@ static ssize_t ctl_read(struct file *file, char __user *ubuf, size_t len,
 			loff_t *ppos)
 {
 	u64 h = 0, r = 0;
-	char buf[96];
+	char buf[128];
 	int cpu, n;
 
 	mutex_lock(&bench_lock);
@@ -214,8 +221,9 @@ static ssize_t ctl_read(struct file *file, char __user *ubuf, size_t len,
 		h += per_cpu(hits, cpu);
 		r += per_cpu(returns, cpu);
 	}
-	n = scnprintf(buf, sizeof(buf), "hits %llu returns %llu register_ns %llu\n",
-		      h, r, register_ns);
+	n = scnprintf(buf, sizeof(buf),
+		      "hits %llu returns %llu register_ns %llu unregister_ns %llu\n",
+		      h, r, register_ns, unregister_ns);
 	mutex_unlock(&bench_lock);
 	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
 }
