@@ -657,4 +657,41 @@ TEST_F(one, removal_restores_return_sites)
 	close(done);
 }
 
+/*
+ * A return probe removed while a call it follows sleeps: the threads are
+ * not stopped to forget the call, whose note stays behind the probe's
+ * back and must run nothing of the probe (freed by then) when the call
+ * returns through the return site, which another return probe keeps.
+ * With that one removed too, the text is the file's again.
+ */
+TEST_F(one, removed_while_its_call_sleeps)
+{
+	struct ret_line r;
+	int go, done, st;
+	char x;
+	pid_t pid = spawn(w_sleep, &go, &done);
+
+	ASSERT_EQ(0, events("r:sleep %d:%p", pid, rp_sleep));
+	ASSERT_EQ(0, events("r:keep %d:%p", pid, rp_leaf));
+	ASSERT_EQ(1, write(go, "g", 1));
+	for (int i = 0; i < 200 && hits("sleep") < 1; i++)
+		usleep(5000);
+	ASSERT_EQ(1, hits("sleep"));
+	ASSERT_EQ(0, ret_line("sleep", &r));
+	EXPECT_EQ(1, r.pending);
+	ASSERT_EQ(0, events("-:sleep"));
+	ASSERT_EQ(1, read(done, &x, 1));
+	ASSERT_EQ(0, ret_line("keep", &r));
+	EXPECT_EQ(1, r.returns);
+	EXPECT_EQ(0, r.pending);
+	EXPECT_LT(0, text_differs(pid));
+	ASSERT_EQ(0, events("-:keep"));
+	EXPECT_EQ(0, text_differs(pid));
+	ASSERT_EQ(1, write(go, "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_EQ(0, st);
+	close(go);
+	close(done);
+}
+
 TEST_HARNESS_MAIN
