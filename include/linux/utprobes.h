@@ -102,6 +102,8 @@ struct utprobe_ret_counts {
 	long pending;
 };
 
+struct utp_ret_probe;
+
 /**
  * struct utprobe - a probe, as a probe module registers it
  * @handler:	called on each hit, or NULL to only count hits
@@ -112,8 +114,6 @@ struct utprobe_ret_counts {
  *
  * The members after these are utprobes' own, set by utprobe_register_*().
  */
-struct utp_ret_probe;
-
 struct utprobe {
 	utprobe_handler_t handler;
 	utprobe_ret_handler_t ret_handler;
