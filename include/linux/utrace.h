@@ -144,12 +144,30 @@ struct utrace_engine {
 
 /**
  * struct utrace_engine_ops - an engine's callbacks
+ * @report_quiesce:	before this engine's callback for another event
+ *			(that event's bit is passed), or with 0 at a safe
+ *			point on the way back to user mode
+ * @report_signal:	a signal dequeued, before the thread acts on it; a
+ *			handler frame set up; or a report that
+ *			%UTRACE_INTERRUPT asked for
+ * @report_clone:	in the parent, after the child was made and before
+ *			it first runs
+ * @report_jctl:	the thread takes part in a group stop, or %SIGCONT
+ *			woke it
+ * @report_exec:	after a successful exec, the new image in place
+ * @report_syscall_entry: before a system call runs; it may be aborted
+ * @report_syscall_exit: after a system call, its return value in the regs
+ * @report_exit:	early in do_exit(); the exit code may be changed
+ * @report_death:	the thread is a zombie or dead; only
+ *			%UTRACE_DETACH in the answer counts
+ * @report_reap:	the thread was reaped; the engine is detached after
  *
- * Each is called in the traced thread, with no locks held, only for the
- * events in the engine's mask.  A callback returns its resume action,
- * ORed with a signal or syscall action where its report has one.
- * @action is the strongest action the engines called before chose.
- * See Documentation/trace/utrace.rst for each report's details.
+ * Each is called in the traced thread (report_reap() maybe in the
+ * reaping one), with no locks held, only for the events in the engine's
+ * mask.  A callback returns its resume action, ORed with a signal or
+ * syscall action where its report has one; the action passed in is the
+ * strongest one the engines called before chose.  See
+ * Documentation/trace/utrace.rst for each report's details.
  */
 struct utrace_engine_ops {
 	u32 (*report_quiesce)(enum utrace_resume_action action,
@@ -210,8 +228,10 @@ struct utrace_examiner {
  * task_utrace_flags - the union of the event masks of a thread's engines
  * @task:	the thread
  *
- * Zero for a thread no engine is attached to; the core kernel's hooks
- * test only this word on their fast path.
+ * The core kernel's hooks test only this word on their fast path.
+ *
+ * Return: the %UTRACE_EVENT() bits some engine of @task asks for; zero
+ * for a thread no engine is attached to.
  */
 static inline unsigned long task_utrace_flags(struct task_struct *task)
 {
