@@ -134,6 +134,8 @@ static DEFINE_MUTEX(utp_mutex);
 DEFINE_STATIC_SRCU(utp_srcu);
 /* Probed processes; under utp_mutex. */
 static LIST_HEAD(utp_procs);
+/* Removals made, numbering them for utp_after_removals(); under utp_mutex. */
+static u64 utp_removals;
 /* The same by mm, for debuggers' accesses: changed under utp_mutex, RCU-read. */
 static DEFINE_HASHTABLE(utp_mms, 6);
 /* Threads with an engine by pid, for the trap; RCU-read. */
@@ -198,8 +200,9 @@ struct utp_proc {
 	bool detaching;			/* no point left: threads let go */
 	bool dead;			/* emptied: takes no thread, is freed */
 	bool unsynced;			/* int3s in, utp_sync() to come */
-	bool removed;			/* lost probes: utp_after_removals() */
-	bool ret_sweep;			/* ... a return probe among them */
+	u64 removed;			/* last removal, to finish after its */
+	bool ret_sweep;			/* grace period (utp_after_removals()); */
+					/* a return probe among them */
 	bool mmap_key;			/* holds utprobe_mmap_key on */
 	wait_queue_head_t wq;		/* the quiescer waits here */
 	struct mutex xol_lock;		/* xols and slot allocation */
@@ -571,7 +574,8 @@ static void utp_proc_idle(struct utp_proc *proc)
 	struct utp_thread *ut;
 
 	lockdep_assert_held(&utp_mutex);
-	if (atomic_read(&proc->npoints))
+	/* a removal's grace period to come: utp_after_removals() then */
+	if (atomic_read(&proc->npoints) || proc->removed)
 		return;
 	spin_lock(&proc->lock);
 	proc->detaching = true;
@@ -3103,7 +3107,8 @@ static void utp_ret_sweep(struct utp_proc *proc)
 		return;
 	xa_for_each(&proc->points, idx, pt) {
 		cond_resched();
-		if (!pt->ret_site)
+		/* one still going in is another probe's */
+		if (!pt->ret_site || READ_ONCE(pt->arming))
 			continue;
 		WRITE_ONCE(pt->ret_site, false);
 		if (!list_empty(&pt->consumers))
@@ -3114,23 +3119,25 @@ static void utp_ret_sweep(struct utp_proc *proc)
 }
 
 /*
- * What removals leave to after their grace period, when no thread is
- * still in a hit that saw a probe removed (utp_unregister_wait()): such
- * a thread may yet add a return site for a return probe it saw.  Then a
- * process that lost a return probe sweeps its return sites, and one
- * left with no point lets its threads go.
+ * What the removals numbered up to @last leave to after their grace
+ * period, when no thread is still in a hit that saw a probe they removed
+ * (utp_unregister_wait(), begun after them): such a thread may yet add a
+ * return site for a return probe it saw.  Then a process that lost a
+ * return probe sweeps its return sites, and one left with no point lets
+ * its threads go.  A process that a later removal touched waits for
+ * that one's grace period.
  */
-static void utp_after_removals(void)
+static void utp_after_removals(u64 last)
 {
 	struct utp_proc *proc;
 
 	mutex_lock(&utp_mutex);
 	list_for_each_entry(proc, &utp_procs, node) {
-		if (!proc->removed)
+		if (!proc->removed || proc->removed > last)
 			continue;
 		if (proc->ret_sweep)
 			utp_ret_sweep(proc);
-		proc->removed = false;
+		proc->removed = 0;
 		proc->ret_sweep = false;
 		utp_proc_idle(proc);
 	}
@@ -3169,7 +3176,7 @@ static void utp_remove(struct utp_proc *proc, struct utprobe *up,
 		utp_point_restore(proc, pt);
 		utp_point_drop(proc, pt);
 	}
-	proc->removed = true;
+	proc->removed = ++utp_removals;
 	if (up->ret_handler)
 		proc->ret_sweep = true;
 }
@@ -3386,11 +3393,14 @@ static void utp_unregister_wait(void)
 /* From a probe handler's queued work: all of utprobe_unregister(). */
 static void utp_unregister(struct utprobe *up)
 {
+	u64 last;
+
 	mutex_lock(&utp_mutex);
 	utp_unregister_locked(up);
+	last = utp_removals;
 	mutex_unlock(&utp_mutex);
 	utp_unregister_wait();
-	utp_after_removals();
+	utp_after_removals(last);
 	utp_probe_release(up);
 }
 
@@ -3452,15 +3462,17 @@ void utprobe_unregister_sync(void)
 {
 	struct utprobe *up, *next;
 	LIST_HEAD(list);
+	u64 last;
 
 	if (WARN_ON_ONCE(utp_in_handler()))
 		return;
 	mutex_lock(&utp_sync_mutex);
 	mutex_lock(&utp_mutex);
 	list_splice_init(&utp_unsynced, &list);
+	last = utp_removals;
 	mutex_unlock(&utp_mutex);
 	utp_unregister_wait();
-	utp_after_removals();
+	utp_after_removals(last);
 	list_for_each_entry_safe(up, next, &list, unsynced_node) {
 		list_del_init(&up->unsynced_node);
 		utp_probe_release(up);
@@ -4288,6 +4300,7 @@ static int utp_register(struct utp_spec *specs, unsigned int n, bool init)
 	unsigned int i, checked;
 	LIST_HEAD(maps);
 	int ret = 0;
+	u64 last;
 
 	for (checked = 0; checked < n && !ret; checked++)
 		ret = utp_spec_check(&specs[checked], init);
@@ -4321,12 +4334,13 @@ static int utp_register(struct utp_spec *specs, unsigned int n, bool init)
 	if (ret)
 		for (i = 0; i < n; i++)
 			utp_unregister_locked(specs[i].up);
+	last = utp_removals;
 	mutex_unlock(&utp_mutex);
 	if (!ret)
 		return 0;
 	/* threads may have hit the probes whose int3s went in */
 	utp_unregister_wait();
-	utp_after_removals();
+	utp_after_removals(last);
 	for (i = 0; i < n; i++)
 		utp_probe_release(specs[i].up);
 free:
