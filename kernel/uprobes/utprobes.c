@@ -3418,7 +3418,7 @@ static DEFINE_MUTEX(utp_sync_mutex);
  * @up:		a registered probe
  *
  * Takes @up's breakpoints out of every process, under the running
- * threads (a return probe's processes are quiesced for it).  Threads
+ * threads, which it does not stop.  Threads
  * that hit @up before may still be running its handlers: @up must stay
  * as it is until utprobe_unregister_sync() has returned.  Removing many
  * probes this way and then calling utprobe_unregister_sync() once waits
@@ -3472,6 +3472,11 @@ void utprobe_unregister_sync(void)
 	last = utp_removals;
 	mutex_unlock(&utp_mutex);
 	utp_unregister_wait();
+	/*
+	 * Handlers that ran meanwhile may have queued the removal of one of
+	 * these probes: done before they go.
+	 */
+	flush_workqueue(utp_wq);
 	utp_after_removals(last);
 	list_for_each_entry_safe(up, next, &list, unsynced_node) {
 		list_del_init(&up->unsynced_node);
