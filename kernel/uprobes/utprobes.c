@@ -193,7 +193,7 @@ struct utp_proc {
 	pid_t tgid;
 	struct xarray points;		/* vaddr -> struct utp_point */
 	atomic_t npoints;		/* in @points; UTP_POINTS_MAX at most */
-	struct xarray slots;		/* slot -> point run through there */
+	struct xarray slots;		/* slot -> its instruction's address */
 	spinlock_t lock;		/* threads, quiescing, detaching */
 	struct list_head threads;	/* and each one's ->stopped */
 	bool quiescing;
@@ -672,9 +672,11 @@ static void utp_point_free(struct utp_point *pt)
 }
 
 /*
- * Take @pt out of @proc, where it is found by address and slot; free it.
- * A thread in a hit of it meanwhile gets no slot for it any more: its
- * int3 has gone, and the thread runs the instruction in place.
+ * Take @pt out of @proc's points; free it.  A thread in a hit of it
+ * meanwhile gets no slot for it any more: its int3 has gone, and the
+ * thread runs the instruction in place.  A slot it had stays, as every
+ * slot does, and so does its address in @proc's slots: a thread may
+ * still be running through it, and a fault there is the instruction's.
  */
 static void utp_point_drop(struct utp_proc *proc, struct utp_point *pt)
 {
@@ -682,8 +684,6 @@ static void utp_point_drop(struct utp_proc *proc, struct utp_point *pt)
 	atomic_dec(&proc->npoints);
 	mutex_lock(&proc->xol_lock);
 	WRITE_ONCE(pt->gone, true);
-	if (pt->slot && pt->ai.through)
-		xa_cmpxchg(&proc->slots, pt->slot, pt, NULL, 0);
 	mutex_unlock(&proc->xol_lock);
 	utp_point_free(pt);
 }
@@ -1563,7 +1563,8 @@ static unsigned long utp_slot(struct utp_proc *proc, struct utp_point *pt)
 	slot = xol->start + xol->used * UTP_XOL_SLOT_SIZE;
 	if (utp_arch_xol_copy(&pt->ai, pt->vaddr, slot, bytes) ||
 	    (pt->ai.through &&
-	     xa_insert(&proc->slots, slot, pt, GFP_KERNEL)) ||
+	     xa_insert(&proc->slots, slot, xa_mk_value(pt->vaddr),
+		       GFP_KERNEL)) ||
 	    utp_xol_fill(xol, bytes)) {
 		if (pt->ai.through)
 			xa_erase(&proc->slots, slot);
@@ -2431,14 +2432,11 @@ static u32 utp_report_signal(u32 action, struct utrace_engine *engine,
 	if (utrace_signal_action(action) == UTRACE_SIGNAL_REPORT)
 		return UTRACE_SIGNAL_REPORT | utp_resume(ut);
 	if (info && info->si_code > 0 && utp_fault_signal(info->si_signo)) {
-		struct utp_point *pt;
-
 		/* a fault of an instruction run through its slot */
-		rcu_read_lock();
-		pt = xa_load(&ut->proc->slots, regs->ip);
-		if (pt)
-			utp_arch_abort_step(pt->vaddr, regs);
-		rcu_read_unlock();
+		void *vaddr = xa_load(&ut->proc->slots, regs->ip);
+
+		if (vaddr)
+			utp_arch_abort_step(xa_to_value(vaddr), regs);
 	}
 	/*
 	 * A step after its stop that did not end at its breakpoint: the
