@@ -2713,17 +2713,30 @@ void __utprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *mm)
 		utp_fork_forget(ut);
 	srcu = srcu_read_lock(&utp_srcu);
 	xa_for_each(&proc->points, idx, pt) {
-		if (READ_ONCE(pt->stale) ||
-		    (ut && utp_point_on_file(pt) && !utp_fork_keep(ut, pt)))
+		unsigned long vaddr = pt->vaddr;
+
+		/*
+		 * A stale point's int3 is the new text's, but for one that
+		 * mremap() moved, which the mover takes out of its own text
+		 * before it returns to user mode (utp_unmove()): the copy's
+		 * goes here.
+		 */
+		if (READ_ONCE(pt->stale)) {
+			vaddr = READ_ONCE(pt->moved_to);
+			if (!vaddr)
+				continue;
+		} else if (ut && utp_point_on_file(pt) &&
+			   !utp_fork_keep(ut, pt)) {
 			continue;
+		}
 		/* the bytes of one page back with one copy of it */
 		if (n == ARRAY_SIZE(pk) ||
-		    (n && (pk[0].vaddr ^ pt->vaddr) & PAGE_MASK)) {
+		    (n && (pk[0].vaddr ^ vaddr) & PAGE_MASK)) {
 			utp_poke_page_locked(mm, pk, n, false);
 			n = 0;
 		}
 		pk[n++] = (struct utp_poke){
-			.vaddr = pt->vaddr, .old = UTP_BREAK_INSN,
+			.vaddr = vaddr, .old = UTP_BREAK_INSN,
 			.new = pt->ai.bytes[0],
 		};
 	}
