@@ -283,6 +283,7 @@ struct utp_delayed {
 };
 
 static const struct utrace_engine_ops utp_ops;
+static void utp_fork_work_free(struct utp_fork_work *w);
 static struct utp_thread *utp_current_thread(void);
 static void utp_ret_free_all(struct utp_thread *ut);
 
@@ -400,6 +401,9 @@ static void utp_thread_free(struct utp_thread *ut)
 		ut->ret_cache = ri->next;
 		kfree(ri);
 	}
+	/* left by a fork that failed after its copy */
+	if (ut->fork_pending)
+		utp_fork_work_free(ut->fork_pending);
 	put_task_struct(ut->task);
 	utrace_engine_put(ut->engine);
 	kfree(ut);
@@ -2809,8 +2813,6 @@ static u32 utp_report_exec(enum utrace_resume_action action,
 	if (ut->proc->mm == task->mm)
 		return UTRACE_RESUME;
 	/* the old image and its points are gone */
-	if (ut->fork_pending)
-		utp_fork_forget(ut);
 	utp_thread_leave(ut);
 	utp_thread_free(ut);
 	return UTRACE_DETACH;
@@ -2822,8 +2824,6 @@ static u32 utp_report_death(struct utrace_engine *engine,
 {
 	struct utp_thread *ut = engine->data;
 
-	if (ut->fork_pending)
-		utp_fork_forget(ut);
 	utp_thread_leave(ut);
 	utp_thread_free(ut);
 	return UTRACE_DETACH;
