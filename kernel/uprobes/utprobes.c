@@ -3175,7 +3175,7 @@ static void utp_remove(struct utp_proc *proc, struct utprobe *up,
 		list_del(&c->probe_node);
 		utp_consumer_free(c);
 		/* a return site stays while calls return there */
-		if (!list_empty(&pt->consumers) || pt->ret_site)
+		if (!list_empty(&pt->consumers) || READ_ONCE(pt->ret_site))
 			continue;
 		/*
 		 * The last probe here: the original instruction goes back,
