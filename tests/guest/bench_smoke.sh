@@ -6,25 +6,20 @@
 # reports and nothing else, each a number.  No timing is judged here.
 L=/usr/libexec/utrace-tests
 T=$(mktemp -d)
-n=0 failed=0
-tap() { # STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=1
-	fi
+# check STATUS DESCRIPTION: a result, through the kernel's KTAP helpers
+. /usr/libexec/utrace-tests/ktap_helpers.sh
+check() {
+	ktap_test_result "$2" [ "$1" = 0 ]
 }
-echo "TAP version 13"
-echo "1..4"
+ktap_print_header
+ktap_set_plan 4
 out=$($L/bench-run 200 1 20 2>&1)
 st=$?
 echo "$out" | sed 's/^/# /'
-tap $st "every run made, every hit counted by each engine"
+check $st "every run made, every hit counted by each engine"
 rows=$(echo "$out" | grep -cE '^(push|nop|lea|mov|sub|endbr|nop5|riprel|return) +[0-9]')
 [ "$rows" = 9 ]
-tap $? "a table row for each of the 9 probes ($rows)"
+check $? "a table row for each of the 9 probes ($rows)"
 
 # the JSON, between its two markers; jsoncheck prints "PATH VALUE" for
 # each value and fails on a syntax error or a value that is not a number
@@ -33,7 +28,7 @@ echo "$out" | sed -n '/^# bench-json$/,/^# bench-json$/p' | sed '1d;$d' > $T/jso
 $L/bench/jsoncheck -s kernel $T/json > $T/values 2> $T/err
 st=$?
 sed 's/^/# /' $T/err
-tap $st "the JSON parses and every figure in it is a number"
+check $st "the JSON parses and every figure in it is a number"
 
 # the figures make bench reports, by path
 {
@@ -68,6 +63,6 @@ cut -d' ' -f1 $T/values | sort > $T/have
 diff $T/want $T/have > $T/diff
 st=$?
 sed 's/^/# /' $T/diff
-tap $st "the JSON holds every figure, and only those ($(wc -l < $T/have) values)"
+check $st "the JSON holds every figure, and only those ($(wc -l < $T/have) values)"
 rm -rf $T
-exit $failed
+ktap_finished

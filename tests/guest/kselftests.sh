@@ -21,15 +21,10 @@ OUT=/tmp/kselftests.out
 # __libc_start_main: every program, and last, so that no uprobe-cli run
 # but the programs' is counted; the others, most of them
 FUNCS="write sigaction syscall __libc_start_main"
-n=0 failed=0
+# check STATUS DESCRIPTION: a result, through the kernel's KTAP helpers
+. /usr/libexec/utrace-tests/ktap_helpers.sh
 check() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=1
-	fi
+	ktap_test_result "$2" [ "$1" = 0 ]
 }
 
 # results: each program's exit status and verdict lines
@@ -58,16 +53,16 @@ same() {
 }
 
 programs=$(ls "$K" | wc -l)
-echo "TAP version 13"
+ktap_print_header
 if [ "$1" != probed ]; then
-	echo "1..1"
+	ktap_set_plan 1
 	results > $OUT
 	same
 	check $? "$programs programs, no probe: the results of the kernel without utrace"
 	rm -f $OUT
-	exit $failed
+	ktap_finished
 fi
-echo "1..3"
+ktap_set_plan 3
 
 # whatever ends the run, the probes go
 cleanup() {
@@ -109,4 +104,4 @@ echo "# mainline: $main programs started"
 [ -n "$main" ] && [ "$main" -ge "$programs" ] &&
 	[ "$(hits kst___libc_start_main)" = "$main" ]
 check $? "the programs started: as many hits as mainline uprobes counts"
-exit $failed
+ktap_finished

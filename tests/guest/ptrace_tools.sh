@@ -11,15 +11,10 @@ T=/usr/libexec/utrace-tests/targets/probe_target
 G=/usr/libexec/utrace-tests/targets/gdb_target
 TR=/sys/kernel/tracing
 LOG=/tmp/ptrace_tools.strace
-n=0 failed=0
+# check STATUS DESCRIPTION: a result, through the kernel's KTAP helpers
+. /usr/libexec/utrace-tests/ktap_helpers.sh
 check() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=1
-	fi
+	ktap_test_result "$2" [ "$1" = 0 ]
 }
 
 # the hits of probe $1 in utprobe_profile (empty if none)
@@ -52,8 +47,8 @@ traced() {
 	return 1
 }
 
-echo "TAP version 13"
-echo "1..20"
+ktap_print_header
+ktap_set_plan 20
 
 # 1. strace under uprobe-cli count: the probes reach strace's tracees
 out=$(uprobe-cli count -e "$T:work" -e libc:getppid -- \
@@ -296,4 +291,4 @@ check $? "$N, $N, $((N - 1)) and $N hits: each call counted once"
 uprobe-cli del --all
 rm -f /tmp/ptt-fifo.$$ $LOG /tmp/ptrace_tools.out /tmp/ptrace_tools.trace \
 	/tmp/gdbt.sh /tmp/gdbt.gdb /tmp/gdbt.out
-exit $failed
+ktap_finished

@@ -6,15 +6,10 @@
 # on bash from Debian's packages its counts equal mainline uprobes' in
 # the same boot (the demo of "make run").
 T=/usr/libexec/utrace-tests/targets/probe_target
-n=0 failed=0
+# check STATUS DESCRIPTION: a result, through the kernel's KTAP helpers
+. /usr/libexec/utrace-tests/ktap_helpers.sh
 check() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=1
-	fi
+	ktap_test_result "$2" [ "$1" = 0 ]
 }
 
 # held N: start "$T" wait N in the background (its pid in $pid), and
@@ -42,8 +37,8 @@ let_go() {
 	wait $pid
 }
 
-echo "TAP version 13"
-echo "1..22"
+ktap_print_header
+ktap_set_plan 22
 out=$(uprobe-cli count -e "$T:work" -e libc:getppid -- "$T" run 300 fork 2>&1)
 st=$?
 echo "$out" | sed 's/^/# /'
@@ -149,4 +144,4 @@ echo "$out" | sed 's/^/# /'
 check $st "demo: uprobe-cli's counts on bash and libc equal mainline uprobes'"
 echo "$out" | grep -Eq '^bash:make_child +11 +11 +same$'
 check $? "bash forked its 11 children: make_child 11 times in both"
-exit $failed
+ktap_finished

@@ -7,15 +7,10 @@
 TR=/sys/kernel/tracing
 R=/usr/libexec/utrace-tests/targets/ret_target
 X=/usr/libexec/utrace-tests/targets/ret_throw
-n=0 failed=0
+# check STATUS DESCRIPTION: a result, through the kernel's KTAP helpers
+. /usr/libexec/utrace-tests/ktap_helpers.sh
 check() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=1
-	fi
+	ktap_test_result "$2" [ "$1" = 0 ]
 }
 off() {
 	uprobe-cli resolve "$1:$2" | cut -d' ' -f2
@@ -34,8 +29,8 @@ calls() {
 	awk -v n="$1" '$1 == n { print $NF }' $TR/utprobe_profile
 }
 
-echo "TAP version 13"
-echo "1..16"
+ktap_print_header
+ktap_set_plan 16
 echo 4096 > $TR/buffer_size_kb
 : > $TR/utprobe_events
 
@@ -117,4 +112,4 @@ check $ok "the 50 calls skipped counted unwound, the last one returned"
 : > $TR/utprobe_events
 [ -z "$(cat $TR/utprobe_returns)" ]
 check $? "no return probe left"
-exit $failed
+ktap_finished
