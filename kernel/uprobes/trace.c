@@ -1,18 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tracefs interface of utprobes: named probes that count their hits.
+ * tracefs interface of utprobes: named probes that count their hits,
+ * each one also a trace event with the values it fetches.
  *
  * utprobe_events takes one definition per line:
  *
- *   p:NAME PID:ADDR	probe the instruction at ADDR in process PID
- *   p:NAME PATH:OFFSET [tree=PID]
+ *   p:NAME PID:ADDR [FETCHARGS]
+ *			probe the instruction at ADDR in process PID
+ *   p:NAME PATH:OFFSET [tree=PID] [FETCHARGS]
  *			probe the instruction at OFFSET in the file at
  *			PATH (absolute), in every process that maps it (of
  *			the process tree of PID only, with tree=)
- *   r:NAME TARGET	a return probe on the function at TARGET (either
+ *   r:NAME TARGET [FETCHARGS]
+ *			a return probe on the function at TARGET (either
  *			form): counts its calls and their returns, and
- *			times them
- *   -:NAME		remove probe NAME
+ *			times them; its event is recorded at each return
+ *   -:NAME		remove probe NAME (-EBUSY while its event is on)
+ *
+ * FETCHARGS are those of mainline uprobe_events, parsed by the kernel's
+ * own probe-argument code (kernel/trace/trace_probe.c): %REG, @ADDR,
+ * @+OFFSET (on a file), $stackN, $stack, $retval (return probes),
+ * $comm, +|-OFFS(FETCHARG), \IMM, each with :TYPE and NAME= as there.
+ * A definition's mistakes are explained in tracing/error_log.
  *
  * A write may hold many lines (up to UTP_WRITE_MAX bytes).  If one of
  * them does not parse, the write changes nothing.  Otherwise they are
@@ -21,15 +30,23 @@
  * pass over each process.
  *
  * and lists the probes when read; opening it with O_TRUNC removes them
- * all.  utprobe_profile lists each probe with its hit count (calls, for
- * a return probe).  utprobe_returns lists each return probe with what
- * became of its calls and a log2 histogram of their durations:
+ * all (none, with -EBUSY, while one's event is on).  utprobe_profile
+ * lists each probe with its hit count (calls, for a return probe).
+ * utprobe_returns lists each return probe with what became of its calls
+ * and a log2 histogram of their durations:
  *
  *   NAME returns=N unwound=N missed=N pending=N min_ns=N max_ns=N
  *	  sum_ns=N hist=B:COUNT,...
  *
  * (one line), where bucket B counts the calls that took less than 2^B
  * and at least 2^(B-1) nanoseconds (bucket 0: no time at all).
+ *
+ * Each probe is the event utprobes/NAME: its fields are the probed
+ * address (__probe_ip), or the function and the return address
+ * (__probe_func, __probe_ret_ip), then the fetched values, as for a
+ * mainline uprobe event.  A probe without FETCHARGS records its event
+ * from the int3 trap; one with FETCHARGS has its handler run where it
+ * may fault user memory in, so that a value paged out is still read.
  */
 #include <linux/capability.h>
 #include <linux/ctype.h>
@@ -50,7 +67,14 @@
 #include <linux/uaccess.h>
 #include <linux/utprobes.h>
 
+#include "trace_probe.h"
+#include "trace_probe_tmpl.h"
+
+/* serialises users of the probe-argument parser's error log */
+extern struct mutex dyn_event_ops_mutex;
+
 #define UTP_NAME_MAX	64
+#define UTP_EVENT_GROUP	"utprobes"
 /* a write of many definitions, placed together, is this long at most */
 #define UTP_WRITE_MAX	SZ_1M
 #define UTP_LAT_BUCKETS	65	/* fls64() of a u64 */
@@ -67,9 +91,211 @@ struct utp_named {
 	struct list_head node;
 	char name[UTP_NAME_MAX];
 	char *target;			/* as written: PID:ADDR or PATH:OFFSET */
+	char *args;			/* its FETCHARGS as written, or NULL */
 	struct utp_lat __percpu *lat;	/* a return probe's, or NULL */
 	struct utprobe up;
+	struct trace_probe tp;		/* its event; last: args[] follow */
 };
+
+/* An event's record: the probed address, or the function and return */
+struct utp_trace_entry {
+	struct trace_entry ent;
+	unsigned long vaddr[];
+};
+
+#define UTP_ENTRY_SIZE(ret)	(sizeof(struct utp_trace_entry) + \
+				 ((ret) ? 2 : 1) * sizeof(unsigned long))
+
+/*
+ * Fetching the values of FETCHARGS, for the probe-argument code of
+ * trace_probe_tmpl.h.  All memory read is the probed thread's: the
+ * accessors fault pages in where the handler may sleep, and a bad
+ * address gives the marked value of that code (a string of "(fault)"),
+ * never an error for the thread.
+ */
+static nokprobe_inline int probe_mem_read(void *dest, void *src, size_t size)
+{
+	return copy_from_user(dest, (void __force __user *)src, size) ?
+	       -EFAULT : 0;
+}
+
+static nokprobe_inline int probe_mem_read_user(void *dest, void *src,
+					       size_t size)
+{
+	return probe_mem_read(dest, src, size);
+}
+
+/* Store the string at @addr where the data location at @dest says. */
+static nokprobe_inline int fetch_store_string(unsigned long addr, void *dest,
+					      void *base)
+{
+	u32 loc = *(u32 *)dest;
+	int maxlen = get_loc_len(loc);
+	u8 *dst = get_loc_data(dest, base);
+	long ret;
+
+	if (unlikely(!maxlen))
+		return -ENOMEM;
+	if (addr == FETCH_TOKEN_COMM)
+		ret = strscpy(dst, current->comm, maxlen);
+	else
+		ret = strncpy_from_user(dst, (void __force __user *)addr,
+					maxlen);
+	if (ret < 0) {
+		*(u32 *)dest = make_data_loc(0, (void *)dst - base);
+		return ret;
+	}
+	/* the terminating NUL, copied but not counted; or cut there */
+	if (ret == maxlen)
+		dst[ret - 1] = '\0';
+	else
+		ret++;
+	*(u32 *)dest = make_data_loc(ret, (void *)dst - base);
+	return ret;
+}
+
+static nokprobe_inline int fetch_store_string_user(unsigned long addr,
+						   void *dest, void *base)
+{
+	return fetch_store_string(addr, dest, base);
+}
+
+/* The length of the string at @addr with its NUL, or 0 */
+static nokprobe_inline int fetch_store_strlen(unsigned long addr)
+{
+	int len;
+
+	if (addr == FETCH_TOKEN_COMM)
+		return strlen(current->comm) + 1;
+	len = strnlen_user((void __force __user *)addr, MAX_STRING_SIZE);
+	return len > MAX_STRING_SIZE ? 0 : len;
+}
+
+static nokprobe_inline int fetch_store_strlen_user(unsigned long addr)
+{
+	return fetch_store_strlen(addr);
+}
+
+/* Word @n of the user stack, or 0 if it cannot be read */
+static unsigned long utp_user_stack_nth(struct pt_regs *regs, unsigned int n)
+{
+	unsigned long val, addr = user_stack_pointer(regs);
+
+	addr += n * sizeof(val);
+	if (copy_from_user(&val, (void __user *)addr, sizeof(val)))
+		return 0;
+	return val;
+}
+
+/*
+ * @rec is the thread's registers; @edata the address where the file of
+ * a file probe is mapped at offset 0 (its probed address less its
+ * offset), for @+OFFSET.
+ */
+static int process_fetch_insn(struct fetch_insn *code, void *rec, void *edata,
+			      void *dest, void *base)
+{
+	struct pt_regs *regs = rec;
+	unsigned long val;
+	int ret;
+
+	switch (code->op) {
+	case FETCH_OP_REG:
+		val = regs_get_register(regs, code->param);
+		break;
+	case FETCH_OP_STACK:
+		val = utp_user_stack_nth(regs, code->param);
+		break;
+	case FETCH_OP_STACKP:
+		val = user_stack_pointer(regs);
+		break;
+	case FETCH_OP_RETVAL:
+		val = regs_return_value(regs);
+		break;
+	case FETCH_OP_COMM:
+		val = FETCH_TOKEN_COMM;
+		break;
+	case FETCH_OP_FOFFS:
+		val = *(unsigned long *)edata + code->immediate;
+		break;
+	default:
+		ret = process_common_fetch_insn(code, &val);
+		if (ret < 0)
+			return ret;
+	}
+	code++;
+	return process_fetch_insn_bottom(code, val, dest, base);
+}
+
+/* Write @n's record, with the values at @data, into @file's buffer. */
+static void utp_event_write(struct utp_named *n, struct trace_event_file *file,
+			    unsigned long func, struct pt_regs *regs,
+			    void *data, int dsize)
+{
+	bool ret_probe = n->lat;
+	struct trace_event_buffer fbuffer;
+	struct utp_trace_entry *entry;
+	size_t esize = UTP_ENTRY_SIZE(ret_probe);
+
+	if (trace_trigger_soft_disabled(file))
+		return;
+	entry = trace_event_buffer_reserve(&fbuffer, file, esize + dsize);
+	if (!entry)
+		return;
+	if (ret_probe) {
+		entry->vaddr[0] = func;
+		entry->vaddr[1] = instruction_pointer(regs);
+	} else {
+		entry->vaddr[0] = instruction_pointer(regs);
+	}
+	if (dsize)
+		memcpy((void *)entry + esize, data, dsize);
+	trace_event_buffer_commit(&fbuffer);
+}
+
+/*
+ * Record @n's event, in each trace instance where it is on: at a hit,
+ * or (@func, the function's address) at a return.  The values are
+ * fetched once, into a buffer of this hit's, before the ring buffers
+ * are reserved: fetching may sleep.  A probe without values may be
+ * recorded in the trap.
+ */
+static void utp_event_record(struct utp_named *n, unsigned long func,
+			     struct pt_regs *regs)
+{
+	struct trace_probe *tp = &n->tp;
+	unsigned long at = func ?: instruction_pointer(regs);
+	unsigned long file_base = at - n->up.offset;
+	struct event_file_link *link;
+	int dsize = 0, size = 0;
+	void *data = NULL;
+
+	if (tp->nr_args) {
+		dsize = __get_data_size(tp, regs, &file_base);
+		size = tp->size + dsize;
+		/* zeroed: a value that cannot be read is 0, nothing stale */
+		data = kzalloc(size, GFP_KERNEL);
+		if (!data)
+			return;
+		store_trace_args(data, tp, regs, &file_base,
+				 UTP_ENTRY_SIZE(n->lat), dsize);
+	}
+	rcu_read_lock();
+	trace_probe_for_each_link_rcu(link, tp)
+		utp_event_write(n, link->file, func, regs, data, size);
+	rcu_read_unlock();
+	kfree(data);
+}
+
+/* A probe's hit: its event, if on */
+static int utp_named_hit(struct utprobe *up, struct pt_regs *regs)
+{
+	struct utp_named *n = container_of(up, struct utp_named, up);
+
+	if (trace_probe_test_flag(&n->tp, TP_FLAG_TRACE))
+		utp_event_record(n, 0, regs);
+	return 0;
+}
 
 /* A return probe's return handler: the call's duration goes in. */
 static int utp_named_ret(struct utprobe *up, const struct utprobe_return *ret,
@@ -87,6 +313,8 @@ static int utp_named_ret(struct utprobe *up, const struct utprobe_return *ret,
 	lat->sum += ns;
 	lat->hist[fls64(ns)]++;
 	put_cpu_ptr(n->lat);
+	if (trace_probe_test_flag(&n->tp, TP_FLAG_TRACE))
+		utp_event_record(n, ret->func, regs);
 	return 0;
 }
 
@@ -117,9 +345,132 @@ static bool utp_name_valid(const char *name)
 	return true;
 }
 
+static bool utp_named_is_ret(const struct utp_named *n)
+{
+	return n->lat;
+}
+
+static struct utp_named *utp_named_from_call(struct trace_event_call *call)
+{
+	struct trace_probe *tp = trace_probe_primary_from_call(call);
+
+	return tp ? container_of(tp, struct utp_named, tp) : NULL;
+}
+
+static enum print_line_t utp_event_print(struct trace_iterator *iter,
+					 int flags, struct trace_event *event)
+{
+	struct utp_trace_entry *entry = (struct utp_trace_entry *)iter->ent;
+	struct trace_seq *s = &iter->seq;
+	struct utp_named *n;
+	bool ret_probe;
+
+	n = utp_named_from_call(container_of(event, struct trace_event_call,
+					     event));
+	if (unlikely(!n))
+		return trace_handle_return(s);
+	ret_probe = utp_named_is_ret(n);
+	if (ret_probe)
+		trace_seq_printf(s, "%s: (0x%lx <- 0x%lx)", n->name,
+				 entry->vaddr[1], entry->vaddr[0]);
+	else
+		trace_seq_printf(s, "%s: (0x%lx)", n->name, entry->vaddr[0]);
+	if (trace_probe_print_args(s, n->tp.args, n->tp.nr_args,
+				   (u8 *)entry + UTP_ENTRY_SIZE(ret_probe),
+				   entry) >= 0)
+		trace_seq_putc(s, '\n');
+	return trace_handle_return(s);
+}
+
+static int utp_event_define_fields(struct trace_event_call *event_call)
+{
+	struct utp_named *n = utp_named_from_call(event_call);
+	struct utp_trace_entry field;
+	int ret;
+
+	if (unlikely(!n))
+		return -ENODEV;
+	if (utp_named_is_ret(n)) {
+		DEFINE_FIELD(unsigned long, vaddr[0], FIELD_STRING_FUNC, 0);
+		DEFINE_FIELD(unsigned long, vaddr[1], FIELD_STRING_RETIP, 0);
+	} else {
+		DEFINE_FIELD(unsigned long, vaddr[0], FIELD_STRING_IP, 0);
+	}
+	return traceprobe_define_arg_fields(event_call,
+					    UTP_ENTRY_SIZE(utp_named_is_ret(n)),
+					    &n->tp);
+}
+
+/* An event turned on or off in a trace instance (@data, its file) */
+static int utp_event_reg(struct trace_event_call *call, enum trace_reg type,
+			 void *data)
+{
+	struct trace_probe *tp = trace_probe_primary_from_call(call);
+
+	if (WARN_ON_ONCE(!tp))
+		return -ENODEV;
+	switch (type) {
+	case TRACE_REG_REGISTER:
+		return trace_probe_add_file(tp, data);
+	case TRACE_REG_UNREGISTER:
+		return trace_probe_remove_file(tp, data);
+	default:
+		/* perf does not attach to these events */
+		return -EOPNOTSUPP;
+	}
+}
+
+static struct trace_event_functions utp_event_funcs = {
+	.trace = utp_event_print,
+};
+
+static struct trace_event_fields utp_event_fields[] = {
+	{ .type = TRACE_FUNCTION_TYPE,
+	  .define_fields = utp_event_define_fields },
+	{}
+};
+
+/* Make @n's event, utprobes/NAME.  event_mutex held. */
+static int utp_event_add(struct utp_named *n)
+{
+	struct trace_event_call *call = trace_probe_event_call(&n->tp);
+
+	call->event.funcs = &utp_event_funcs;
+	call->class->fields_array = utp_event_fields;
+	call->class->reg = utp_event_reg;
+	/* its open files hold references, which removal checks */
+	call->flags = TRACE_EVENT_FL_DYNAMIC;
+	return trace_probe_register_event_call(&n->tp);
+}
+
+static bool utp_event_busy(struct utp_named *n)
+{
+	return trace_probe_is_enabled(&n->tp) ||
+	       trace_event_dyn_busy(trace_probe_event_call(&n->tp));
+}
+
+/* Remove @n's event: -EBUSY while it is on or open.  event_mutex held. */
+static int utp_event_del(struct utp_named *n)
+{
+	if (utp_event_busy(n))
+		return -EBUSY;
+	return trace_probe_unregister_event_call(&n->tp);
+}
+
+/* Free @n, whose event is gone or never was, and whose handlers are done */
+static void utp_named_destroy(struct utp_named *n)
+{
+	trace_probe_cleanup(&n->tp);
+	free_percpu(n->lat);
+	kfree(n->args);
+	kfree(n->target);
+	kfree(n);
+}
+
 /*
- * Remove @n from the processes and from the list, onto @gone: its
- * handlers may run until utp_named_free() has waited for them.
+ * Remove @n, whose event is gone, from the processes and from the list,
+ * onto @gone: its handlers may run until utp_named_free() has waited
+ * for them.
  */
 static void utp_named_remove(struct utp_named *n, struct list_head *gone)
 {
@@ -137,9 +488,7 @@ static void utp_named_free(struct list_head *gone)
 	utprobe_unregister_sync();
 	list_for_each_entry_safe(n, next, gone, node) {
 		list_del(&n->node);
-		free_percpu(n->lat);
-		kfree(n->target);
-		kfree(n);
+		utp_named_destroy(n);
 	}
 }
 
@@ -173,55 +522,141 @@ static int utp_parse_file(struct utp_line *l, char *target, char *colon,
 	return 0;
 }
 
-/* A probe named @name on @target, listed as @shown. */
+/* Does @arg read at a file offset (@+OFFSET)? */
+static bool utp_arg_on_file(const struct probe_arg *arg)
+{
+	const struct fetch_insn *code;
+
+	for (code = arg->code; code->op != FETCH_OP_END; code++)
+		if (code->op == FETCH_OP_FOFFS)
+			return true;
+	return false;
+}
+
+/*
+ * Parse @n's FETCHARGS @argv[0..@argc) into its event, with the kernel's
+ * parser; its mistakes go to tracing/error_log.
+ */
+static int utp_parse_args(struct utp_named *n, int argc, const char **argv,
+			  bool ret_probe, bool on_file)
+{
+	int i, ret = 0;
+
+	mutex_lock(&dyn_event_ops_mutex);
+	trace_probe_log_init("utprobe", argc, argv);
+	for (i = 0; i < argc && !ret; i++) {
+		struct traceprobe_parse_context ctx = {
+			.flags = TPARG_FL_USER |
+				 (ret_probe ? TPARG_FL_RETURN : 0),
+		};
+
+		trace_probe_log_set_index(i);
+		ret = traceprobe_parse_probe_arg(&n->tp, i, argv[i], &ctx);
+		traceprobe_finish_parse(&ctx);
+		/* a process probe has no file to take offsets in */
+		if (!ret && !on_file && utp_arg_on_file(&n->tp.args[i]))
+			ret = -EINVAL;
+	}
+	trace_probe_log_clear();
+	mutex_unlock(&dyn_event_ops_mutex);
+	if (ret)
+		return ret;
+	return traceprobe_set_print_fmt(&n->tp, ret_probe ?
+					PROBE_PRINT_RETURN :
+					PROBE_PRINT_NORMAL);
+}
+
+/*
+ * A probe named @name on @target, listed as @shown, fetching @args (or
+ * NULL) for its event.
+ */
 static struct utp_named *utp_named_new(const char *name, const char *shown,
-				       bool ret_probe)
+				       const char *args, bool ret_probe,
+				       bool on_file)
 {
 	struct utp_named *n;
-	int cpu;
+	char **argv = NULL;
+	int argc = 0, cpu, ret;
 
-	n = kzalloc(sizeof(*n), GFP_KERNEL);
-	if (!n)
-		return NULL;
-	n->target = kstrdup(shown, GFP_KERNEL);
-	if (ret_probe)
-		n->lat = alloc_percpu(struct utp_lat);
-	if (!n->target || (ret_probe && !n->lat)) {
-		free_percpu(n->lat);
-		kfree(n->target);
-		kfree(n);
-		return NULL;
+	if (args) {
+		argv = argv_split(GFP_KERNEL, args, &argc);
+		if (!argv)
+			return ERR_PTR(-ENOMEM);
+		if (argc > MAX_TRACE_ARGS) {
+			argv_free(argv);
+			return ERR_PTR(-E2BIG);
+		}
+	}
+	n = kzalloc(struct_size(n, tp.args, argc), GFP_KERNEL);
+	if (!n) {
+		if (argv)
+			argv_free(argv);
+		return ERR_PTR(-ENOMEM);
 	}
 	strscpy(n->name, name, sizeof(n->name));
+	ret = trace_probe_init(&n->tp, name, UTP_EVENT_GROUP, false, argc);
+	if (!ret && argc)
+		ret = utp_parse_args(n, argc, (const char **)argv, ret_probe,
+				     on_file);
+	if (argv)
+		argv_free(argv);
+	n->target = kstrdup(shown, GFP_KERNEL);
+	if (args)
+		n->args = kstrdup(args, GFP_KERNEL);
+	if (ret_probe)
+		n->lat = alloc_percpu(struct utp_lat);
+	if (!ret && (!n->target || (args && !n->args) ||
+		     (ret_probe && !n->lat)))
+		ret = -ENOMEM;
+	if (ret) {
+		utp_named_destroy(n);
+		return ERR_PTR(ret);
+	}
 	n->up.name = n->name;
-	/* counting, and timing returns: both fine in the int3 trap */
-	n->up.flags = UTPROBE_TRAP_SAFE;
 	if (ret_probe) {
 		for_each_possible_cpu(cpu)
 			per_cpu_ptr(n->lat, cpu)->min = U64_MAX;
 		n->up.ret_handler = utp_named_ret;
+	} else {
+		n->up.handler = utp_named_hit;
 	}
+	/*
+	 * Counting, timing returns and recording an event without values
+	 * are fine in the int3 trap; fetching values may fault.
+	 */
+	if (!argc)
+		n->up.flags = UTPROBE_TRAP_SAFE;
 	return n;
 }
 
-/* "p:NAME PID:ADDR" or "p:NAME PATH:OFFSET [tree=PID]"; r: if @ret */
-static int utp_parse_add(struct utp_line *l, char *name, char *target,
+/*
+ * "p:NAME PID:ADDR [FETCHARGS]" or "p:NAME PATH:OFFSET [tree=PID]
+ * [FETCHARGS]"; r: if @ret_probe.  @rest is all after the name.
+ */
+static int utp_parse_add(struct utp_line *l, char *name, char *rest,
 			 bool ret_probe)
 {
-	char *colon, *opt, *shown = NULL;
+	char *colon, *target, *args, *shown = NULL;
 	unsigned long vaddr;
 	int pid, ret, tree = 0;
 
-	if (!target || !utp_name_valid(name))
+	if (!rest || !utp_name_valid(name))
 		return -EINVAL;
-	opt = strpbrk(target, " \t");
-	if (opt) {
-		*opt++ = '\0';
-		opt = skip_spaces(opt);
-		if (*target != '/' || strncmp(opt, "tree=", 5) ||
-		    kstrtoint(opt + 5, 10, &tree) || tree <= 0)
+	args = rest;
+	target = strsep(&args, " \t");
+	if (args)
+		args = skip_spaces(args);
+	if (args && !strncmp(args, "tree=", 5)) {
+		char *opt = strsep(&args, " \t");
+
+		if (*target != '/' || kstrtoint(opt + 5, 10, &tree) ||
+		    tree <= 0)
 			return -EINVAL;
+		if (args)
+			args = skip_spaces(args);
 	}
+	if (args && !*args)
+		args = NULL;
 	colon = strrchr(target, ':');
 	if (!colon || colon == target || !colon[1])
 		return -EINVAL;
@@ -245,10 +680,14 @@ static int utp_parse_add(struct utp_line *l, char *name, char *target,
 		if (!shown)
 			return -ENOMEM;
 	}
-	l->n = utp_named_new(name, shown ?: target, ret_probe);
+	l->n = utp_named_new(name, shown ?: target, args, ret_probe,
+			     *target == '/');
 	kfree(shown);
-	if (!l->n)
-		return -ENOMEM;
+	if (IS_ERR(l->n)) {
+		ret = PTR_ERR(l->n);
+		l->n = NULL;
+		return ret;
+	}
 	l->spec.up = &l->n->up;
 	return 0;
 }
@@ -277,8 +716,34 @@ static int utp_parse(struct utp_line *l, char *line)
 }
 
 /*
- * Register the definitions @lines[0..@n) together, all or none, and
- * list them.  utp_named_lock held.
+ * Make the events of the probes of @lines[0..@n), just registered: all
+ * or none.  Nothing can turn on an event before this returns.
+ */
+static int utp_add_events(struct utp_line *lines, unsigned int n)
+{
+	unsigned int i, added = 0;
+	int ret = 0;
+
+	mutex_lock(&event_mutex);
+	for (i = 0; i < n && !ret; i++) {
+		if (!lines[i].n)
+			continue;
+		ret = utp_event_add(lines[i].n);
+		added += !ret;
+	}
+	for (i = 0; ret && added; i++) {
+		if (!lines[i].n)
+			continue;
+		WARN_ON_ONCE(utp_event_del(lines[i].n));
+		added--;
+	}
+	mutex_unlock(&event_mutex);
+	return ret;
+}
+
+/*
+ * Register the definitions @lines[0..@n) together, all or none, with
+ * their events, and list them.  utp_named_lock held.
  */
 static int utp_add_batch(struct utp_line *lines, unsigned int n)
 {
@@ -302,6 +767,15 @@ static int utp_add_batch(struct utp_line *lines, unsigned int n)
 	}
 	if (!ret)
 		ret = utprobe_register_batch(specs, k);
+	if (!ret) {
+		/* a name taken by another event of the group: undone */
+		ret = utp_add_events(lines, n);
+		if (ret) {
+			for (i = 0; i < k; i++)
+				utprobe_unregister_nosync(specs[i].up);
+			utprobe_unregister_sync();
+		}
+	}
 	kvfree(specs);
 	if (ret)
 		return ret;
@@ -339,6 +813,11 @@ static int __utp_run(struct utp_line *lines, unsigned int n,
 		victim = utp_named_find(lines[i].remove);
 		if (!victim)
 			return -ENOENT;
+		mutex_lock(&event_mutex);
+		ret = utp_event_del(victim);
+		mutex_unlock(&event_mutex);
+		if (ret)
+			return ret;
 		utp_named_remove(victim, gone);
 	}
 	return 0;
@@ -362,11 +841,8 @@ static void utp_lines_free(struct utp_line *lines, unsigned int n)
 	for (i = 0; i < n; i++) {
 		if (lines[i].spec.inode)
 			path_put(&lines[i].path);
-		if (lines[i].n) {
-			free_percpu(lines[i].n->lat);
-			kfree(lines[i].n->target);
-			kfree(lines[i].n);
-		}
+		if (lines[i].n)
+			utp_named_destroy(lines[i].n);
 	}
 	kvfree(lines);
 }
@@ -438,7 +914,8 @@ static int utp_events_show(struct seq_file *m, void *v)
 {
 	struct utp_named *n = list_entry(v, struct utp_named, node);
 
-	seq_printf(m, "%c:%s %s\n", n->lat ? 'r' : 'p', n->name, n->target);
+	seq_printf(m, "%c:%s %s%s%s\n", utp_named_is_ret(n) ? 'r' : 'p',
+		   n->name, n->target, n->args ? " " : "", n->args ?: "");
 	return 0;
 }
 
@@ -506,19 +983,44 @@ static const struct seq_operations utp_profile_seq_ops = {
 	.show = utp_profile_show,
 };
 
+/*
+ * Remove the events of all probes, or none (-EBUSY) if one of them is
+ * on or open.  utp_named_lock held.
+ */
+static int utp_events_del_all(void)
+{
+	struct utp_named *n;
+	int ret = 0;
+
+	mutex_lock(&event_mutex);
+	list_for_each_entry(n, &utp_named_list, node)
+		if (utp_event_busy(n))
+			ret = -EBUSY;
+	list_for_each_entry(n, &utp_named_list, node)
+		if (!ret)
+			WARN_ON_ONCE(utp_event_del(n));
+	mutex_unlock(&event_mutex);
+	return ret;
+}
+
 static int utp_events_open(struct inode *inode, struct file *file)
 {
 	struct utp_named *n, *next;
 	LIST_HEAD(gone);
+	int ret;
 
 	if ((file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC)) {
 		if (!file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
 			return -EPERM;
 		mutex_lock(&utp_named_lock);
-		list_for_each_entry_safe(n, next, &utp_named_list, node)
-			utp_named_remove(n, &gone);
+		ret = utp_events_del_all();
+		if (!ret)
+			list_for_each_entry_safe(n, next, &utp_named_list, node)
+				utp_named_remove(n, &gone);
 		utp_named_free(&gone);
 		mutex_unlock(&utp_named_lock);
+		if (ret)
+			return ret;
 	}
 	return seq_open(file, &utp_events_seq_ops);
 }
