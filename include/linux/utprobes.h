@@ -174,6 +174,8 @@ void utprobe_unregister_sync(void);
 u64 utprobe_hits(const struct utprobe *up);
 void utprobe_ret_counts(const struct utprobe *up,
 			struct utprobe_ret_counts *counts);
+int utprobe_arg(struct pt_regs *regs, unsigned int n, unsigned long *val);
+unsigned long utprobe_retval(struct pt_regs *regs);
 #else
 static inline int utprobe_register_batch(struct utprobe_spec *specs,
 					 unsigned int n)
@@ -221,6 +223,17 @@ static inline void utprobe_ret_counts(const struct utprobe *up,
 				      struct utprobe_ret_counts *counts)
 {
 	*counts = (struct utprobe_ret_counts){};
+}
+
+static inline int utprobe_arg(struct pt_regs *regs, unsigned int n,
+			      unsigned long *val)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline unsigned long utprobe_retval(struct pt_regs *regs)
+{
+	return 0;
 }
 #endif
 

@@ -8,10 +8,13 @@
  * uprobe_events, on a twin function called with the same values in the
  * same run, record the same text.  A bad address gives a marked value,
  * and the thread goes on.  Filters work as on any event.  Bad
- * definitions change nothing.
+ * definitions change nothing.  A module's handlers read the same values
+ * with utprobe_arg() and utprobe_retval() (tests/modules/utp_args).
  */
 #define _GNU_SOURCE
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -443,6 +446,72 @@ TEST_F(args, busy_while_on)
 	read_file(EVENTS, buf, sizeof(buf));
 	EXPECT_STREQ("", buf);
 	EXPECT_NE(0, access(TRACEFS "/events/utprobes/ua_busy", F_OK));
+}
+
+static int load_args(pid_t pid, int trap)
+{
+	char mod[256], params[200];
+	struct utsname u;
+	int fd, ret;
+
+	uname(&u);
+	snprintf(mod, sizeof(mod), "/lib/modules/%s/extra/utp_args.ko",
+		 u.release);
+	snprintf(params, sizeof(params), "pid=%d addr=%lu nargs=7 trap=%d",
+		 pid, (unsigned long)arg_ours, trap);
+	fd = open(mod, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/*
+ * A module's handlers read the arguments (the seventh on the stack) and
+ * the return value, in the trap or not: those of the first calls.
+ */
+TEST(module_api)
+{
+	for (int trap = 0; trap < 2; trap++) {
+		char buf[4096], *line, *save;
+		int go, st, i = 0;
+		pid_t pid = spawn_calls(&go);
+
+		ASSERT_LT(0, pid);
+		ASSERT_EQ(0, load_args(pid, trap));
+		put_byte(go);
+		close(go);
+		ASSERT_EQ(pid, waitpid(pid, &st, 0));
+		EXPECT_EQ(0, st);
+		read_file("/sys/module/utp_args/parameters/log", buf,
+			  sizeof(buf));
+		for (line = strtok_r(buf, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save), i++) {
+			unsigned long a[7], ret;
+			struct rec r;
+			const char *s;
+
+			call_values(i, &r, &s);
+			ASSERT_EQ(8, sscanf(line, "%lx %lx %lx %lx %lx %lx %lx = %lx",
+					    &a[0], &a[1], &a[2], &a[3], &a[4],
+					    &a[5], &a[6], &ret)) {
+				TH_LOG("trap %d line '%s'", trap, line);
+			}
+			EXPECT_EQ((unsigned long)(i - 20), a[0]);
+			EXPECT_EQ((unsigned int)-i, (unsigned int)a[1]);
+			EXPECT_EQ((unsigned long)s, a[2]);
+			EXPECT_EQ(200UL + i, a[4] & 0xff);
+			EXPECT_EQ(0UL, a[5]);
+			EXPECT_EQ(3UL << 40 | i, a[6]);
+			EXPECT_EQ((unsigned long)(i - 20 - i + (s ? s[0] : 0) +
+						  r.small + 200 + i +
+						  (3L << 40 | i)), ret);
+		}
+		EXPECT_EQ(8, i);
+		EXPECT_EQ(0, syscall(SYS_delete_module, "utp_args",
+				     O_NONBLOCK));
+	}
 }
 
 TEST_HARNESS_MAIN

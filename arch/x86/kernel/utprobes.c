@@ -463,6 +463,68 @@ void utp_arch_step_trap(struct pt_regs *regs)
 	send_sigtrap(regs, 0, TRAP_TRACE);
 }
 
+/* @size bytes at @addr: faulted in if we may sleep, not in the trap */
+static int utp_read_user(unsigned long addr, void *val, size_t size)
+{
+	void __user *src = (void __user *)addr;
+
+	if (pagefault_disabled() || irqs_disabled())
+		return copy_from_user_nofault(val, src, size) ? -EFAULT : 0;
+	return copy_from_user(val, src, size) ? -EFAULT : 0;
+}
+
+/**
+ * utprobe_arg - an argument of the function a thread has just entered
+ * @regs:	the thread's user registers at the function's first
+ *		instruction, as a probe handler has them
+ * @n:		which argument, from 0, counting those of integer or
+ *		pointer class (a struct passed by value, or a floating
+ *		point argument, is not counted by this)
+ * @val:	where the value goes; a 32-bit task's is zero-extended
+ *
+ * By the thread's calling convention: the System V x86-64 one (the
+ * first six in di, si, dx, cx, r8, r9, the rest on the stack above the
+ * return address), or all on the stack for a 32-bit task (cdecl; not
+ * regparm or fastcall).  Reading the stack faults its page in, except
+ * in a handler that runs in the trap (%UTPROBE_TRAP_SAFE).
+ *
+ * Return: 0, or -%EFAULT if the stack slot cannot be read.
+ */
+int utprobe_arg(struct pt_regs *regs, unsigned int n, unsigned long *val)
+{
+	unsigned long sp = user_stack_pointer(regs);
+	u32 word;
+
+	if (user_64bit_mode(regs)) {
+		/* the first six as the kernel's own calls pass them */
+		if (n < 6) {
+			*val = regs_get_kernel_argument(regs, n);
+			return 0;
+		}
+		return utp_read_user(sp + (n - 5) * sizeof(u64), val,
+				     sizeof(u64));
+	}
+	if (utp_read_user(sp + (n + 1) * sizeof(u32), &word, sizeof(word)))
+		return -EFAULT;
+	*val = word;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(utprobe_arg);
+
+/**
+ * utprobe_retval - the value a function returns
+ * @regs:	the thread's user registers at the return, as a return
+ *		handler has them
+ *
+ * Return: the integer or pointer return value (ax; a 32-bit task's
+ * eax, zero-extended).
+ */
+unsigned long utprobe_retval(struct pt_regs *regs)
+{
+	return regs_return_value(regs);
+}
+EXPORT_SYMBOL_GPL(utprobe_retval);
+
 /*
  * A user int3 reaches the die notifiers before any SIGTRAP is sent: a
  * hit of a point that needs no single step is taken there, and the trap
