@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <elfutils/libdwfl.h>
 
+#include "cli.h"
 #include "hist.h"
 #include "resolve.h"
 
@@ -27,14 +28,9 @@
 #define UPROBE_CLI_VERSION "unknown"
 #endif
 
-static const char *tracefs = "/sys/kernel/tracing";
+const char *tracefs = "/sys/kernel/tracing";
 
-/* The kernel's limit on a probe name, its terminating NUL included. */
-#define NAME_MAX_LEN	64
-/* a definition for utprobe_events */
-#define LINE_MAX_LEN	(PATH_MAX + 256)
-
-static int die(const char *fmt, ...)
+int die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -47,7 +43,7 @@ static int die(const char *fmt, ...)
 }
 
 /* A positive number from @arg, or 0 after a message naming @what. */
-static long parse_pos(const char *what, const char *arg)
+long parse_pos(const char *what, const char *arg)
 {
 	char *end;
 	long v;
@@ -82,7 +78,7 @@ static void usage(FILE *f)
 }
 
 /* Write one definition to utprobe_events; 0 or -errno. */
-static int kernel_write(const char *line)
+int kernel_write(const char *line)
 {
 	char path[512];
 	int fd, ret = 0;
@@ -97,7 +93,7 @@ static int kernel_write(const char *line)
 	return ret;
 }
 
-static const char *kernel_errmsg(int err)
+const char *kernel_errmsg(int err)
 {
 	switch (err) {
 	case -ENOENT:
@@ -157,7 +153,7 @@ static unsigned long runtime_address(pid_t pid, const char *path,
  * 0 if the kernel has return probes, or 1 after a message: one without
  * them would only call an "r:" definition invalid.
  */
-static int need_returns(void)
+int need_returns(void)
 {
 	char path[512];
 
@@ -170,14 +166,6 @@ static int need_returns(void)
 	return die("this kernel has no return probes (no utprobe_returns in tracefs)");
 }
 
-/* A probe this command places: its name, where, and what it counted. */
-struct probe {
-	char name[96];
-	struct up_place place;
-	bool ret;			/* a return probe */
-	long long hits;			/* calls, for a return probe */
-	struct up_returns rets;		/* a return probe's */
-};
 
 /*
  * A probe name from a symbol: letters, digits and underscores, and
@@ -203,7 +191,7 @@ static void probe_name(char *out, size_t len, const struct probe *pr)
 }
 
 /* Remove the probes @ps[0..@n). */
-static void remove_probes(const struct probe *ps, int n)
+void remove_probes(const struct probe *ps, int n)
 {
 	char line[128];
 
@@ -224,7 +212,7 @@ static void remove_probes(const struct probe *ps, int n)
  * write's lines one at a time, and *@bad is its index; every probe
  * placed is removed again.  0, or -errno.
  */
-static int place_probes(const struct probe *ps, char **lines, int n,
+int place_probes(const struct probe *ps, char **lines, int n,
 			int *bad)
 {
 	size_t len = 0, l;
@@ -271,7 +259,7 @@ static int place_probes(const struct probe *ps, char **lines, int n,
 }
 
 /* @n lines of @size bytes each, to fill in; NULL when out of memory. */
-static char **lines_new(int n, size_t size)
+char **lines_new(int n, size_t size)
 {
 	char **lines = calloc(n ? n : 1, sizeof(*lines));
 
@@ -287,7 +275,7 @@ static char **lines_new(int n, size_t size)
 	return lines;
 }
 
-static void lines_free(char **lines, int n)
+void lines_free(char **lines, int n)
 {
 	for (int i = 0; lines && i < n; i++)
 		free(lines[i]);
@@ -302,7 +290,7 @@ static void lines_free(char **lines, int n)
  * so a line, an offset into a function or an address that is not a
  * function's start is refused for one.  0, or 1 after a message.
  */
-static int resolve_probes(const char *spec, pid_t pid, bool ret_probe,
+int resolve_probes(const char *spec, pid_t pid, bool ret_probe,
 			  struct probe **ps, int *n)
 {
 	static const char suffix[] = "%return";
@@ -570,10 +558,8 @@ static int read_probes(struct listed **out)
 	return n;
 }
 
-enum format { TABLE, JSON, OPENMETRICS };
-
 /* Set *@fmt from the name @arg; 0, or 2 after a message. */
-static int set_format(const char *arg, enum format *fmt)
+int set_format(const char *arg, enum format *fmt)
 {
 	if (!strcmp(arg, "json"))
 		*fmt = JSON;
@@ -588,7 +574,7 @@ static int set_format(const char *arg, enum format *fmt)
 }
 
 /* @s as a JSON string, quoted. */
-static void json_str(const char *s)
+void json_str(const char *s)
 {
 	putchar('"');
 	for (; *s; s++) {
@@ -806,7 +792,7 @@ static void kernel_returns(const char *name, struct up_returns *r)
  * "count<pid>_<i>_<function>[_return]", so that two such commands
  * running at once do not collide.
  */
-static void run_name(struct probe *pr, const char *cmd, int i)
+void run_name(struct probe *pr, const char *cmd, int i)
 {
 	int k = snprintf(pr->name, NAME_MAX_LEN, "%s%d_%d_", cmd, getpid(), i);
 
@@ -864,7 +850,8 @@ static void wait_asleep(pid_t pid)
 	}
 }
 
-static int run_probed(struct probe *ps, int n, char **cmd, int *status)
+int run_probed(struct probe *ps, int n, char **cmd, int *status,
+	       const struct run_ops *ops)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN };
 	struct sigaction fwd = { .sa_handler = forward };
@@ -918,6 +905,8 @@ static int run_probed(struct probe *ps, int n, char **cmd, int *status)
 	sigaction(SIGQUIT, &ign, &old_quit);
 	sigaction(SIGTERM, &fwd, &old_term);
 	sigaction(SIGHUP, &fwd, &old_hup);
+	if (!ret && ops && ops->placed)
+		ret = ops->placed(ps, n, ops->arg);
 	if (!ret && write(go[1], "g", 1) != 1)
 		ret = die("cannot start %s", cmd[0]);
 	close(go[1]);
@@ -929,8 +918,11 @@ static int run_probed(struct probe *ps, int n, char **cmd, int *status)
 		restore_signals(&old_int, &old_quit, &old_term, &old_hup);
 		return ret;
 	}
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
+	if (ops && ops->wait)
+		ops->wait(pid, &st, ops->arg);
+	else
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
 	restore_signals(&old_int, &old_quit, &old_term, &old_hup);
 	for (i = 0; i < n; i++) {
 		ps[i].hits = kernel_hits(ps[i].name);
@@ -943,7 +935,7 @@ static int run_probed(struct probe *ps, int n, char **cmd, int *status)
 }
 
 /* BINARY:FUNCTION[+OFFSET] of @p, BINARY its base name. */
-static void function_name(char *out, size_t len, const struct up_place *p)
+void function_name(char *out, size_t len, const struct up_place *p)
 {
 	const char *bin = strrchr(p->path, '/') + 1;
 
@@ -1006,7 +998,7 @@ static int cmd_count(int argc, char **argv)
 	for (int i = 0; i < n && !ret; i++)
 		run_name(&ps[i], "count", i);
 	if (!ret)
-		ret = run_probed(ps, n, argv + optind, &status);
+		ret = run_probed(ps, n, argv + optind, &status, NULL);
 	if (ret) {
 		free(ps);
 		return ret;
@@ -1108,7 +1100,7 @@ static int cmd_latency(int argc, char **argv)
 		ret = need_returns();
 	if (!ret) {
 		run_name(&ps[0], "latency", 0);
-		ret = run_probed(ps, n, argv + optind, &status);
+		ret = run_probed(ps, n, argv + optind, &status, NULL);
 	}
 	if (ret) {
 		free(ps);

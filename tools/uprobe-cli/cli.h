@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What uprobe-cli's commands share: messages, the kernel's tracefs
+ * files, and the probes a command places for the run of a program.
+ */
+#ifndef UPROBE_CLI_CLI_H
+#define UPROBE_CLI_CLI_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "hist.h"
+#include "resolve.h"
+
+/* tracefs, or $UPROBE_CLI_TRACEFS */
+extern const char *tracefs;
+
+/* The kernel's limit on a probe name, its terminating NUL included. */
+#define NAME_MAX_LEN	64
+/* a definition for utprobe_events */
+#define LINE_MAX_LEN	(PATH_MAX + 256)
+
+enum format { TABLE, JSON, OPENMETRICS };
+
+/* A probe this command places: its name, where, and what it counted. */
+struct probe {
+	char name[96];
+	struct up_place place;
+	bool ret;			/* a return probe */
+	long long hits;			/* calls, for a return probe */
+	struct up_returns rets;		/* a return probe's */
+};
+
+/*
+ * What a command does around the run of its program, each optional:
+ * @placed once the probes are in, before the program starts (1 after a
+ * message: it does not start); @wait until the program has ended, its
+ * wait status into *@status (default: waitpid()); @arg for them.
+ */
+struct run_ops {
+	int (*placed)(struct probe *ps, int n, void *arg);
+	int (*wait)(pid_t pid, int *status, void *arg);
+	void *arg;
+};
+
+/* "uprobe-cli: " and the message, on stderr; returns 1. */
+int die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A positive number from @arg, or 0 after a message naming @what. */
+long parse_pos(const char *what, const char *arg);
+/* Write one definition to utprobe_events; 0 or -errno. */
+int kernel_write(const char *line);
+/* What the kernel's -errno @err means for a probe. */
+const char *kernel_errmsg(int err);
+/* 0 if the kernel has return probes, or 1 after a message. */
+int need_returns(void);
+/* Remove the probes @ps[0..@n). */
+void remove_probes(const struct probe *ps, int n);
+int place_probes(const struct probe *ps, char **lines, int n, int *bad);
+char **lines_new(int n, size_t size);
+void lines_free(char **lines, int n);
+/* @spec's places as more probes at the end of *@ps; 0, or 1. */
+int resolve_probes(const char *spec, pid_t pid, bool ret_probe,
+		   struct probe **ps, int *n);
+/* Set *@fmt from the name @arg; 0, or 2 after a message. */
+int set_format(const char *arg, enum format *fmt);
+/* @s as a JSON string, quoted, on stdout. */
+void json_str(const char *s);
+/* Name probe @i of a command @cmd that places probes for a while. */
+void run_name(struct probe *pr, const char *cmd, int i);
+/* Run @cmd with the probes @ps[0..@n) on its process tree; 0, or 1. */
+int run_probed(struct probe *ps, int n, char **cmd, int *status,
+	       const struct run_ops *ops);
+/* BINARY:FUNCTION[+OFFSET] of @p, BINARY its base name. */
+void function_name(char *out, size_t len, const struct up_place *p);
+
+#endif /* UPROBE_CLI_CLI_H */
