@@ -178,15 +178,6 @@ int up_find_binary(const char *name, pid_t pid, char *path, size_t size,
 	return 0;
 }
 
-/* An open binary: libdwfl's view and the main ELF file's. */
-struct binary {
-	Dwfl *dwfl;
-	Dwfl_Module *mod;
-	Elf *elf;		/* the main file, for program headers */
-	GElf_Addr bias;
-	int fd;
-};
-
 static char *debuginfo_path;
 
 static const Dwfl_Callbacks offline_callbacks = {
@@ -195,8 +186,8 @@ static const Dwfl_Callbacks offline_callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
-static int open_binary(const char *path, struct binary *b, char *err,
-		       size_t errlen)
+int up_binary_open(const char *path, struct up_binary *b, char *err,
+		   size_t errlen)
 {
 	memset(b, 0, sizeof(*b));
 	b->fd = -1;
@@ -224,7 +215,7 @@ static int open_binary(const char *path, struct binary *b, char *err,
 	return 0;
 }
 
-static void close_binary(struct binary *b)
+void up_binary_close(struct up_binary *b)
 {
 	if (b->fd >= 0)
 		close(b->fd);
@@ -236,7 +227,7 @@ static void close_binary(struct binary *b)
  * PT_LOAD segments: @to_offset maps @in (an address, which must be in an
  * executable segment) to an offset, otherwise an offset to an address.
  */
-static int translate(struct binary *b, unsigned long in, bool to_offset,
+static int translate(struct up_binary *b, unsigned long in, bool to_offset,
 		     unsigned long *out)
 {
 	size_t n;
@@ -260,13 +251,13 @@ static int translate(struct binary *b, unsigned long in, bool to_offset,
 	return -1;
 }
 
-static int vaddr_to_offset(struct binary *b, unsigned long vaddr,
+static int vaddr_to_offset(struct up_binary *b, unsigned long vaddr,
 			   unsigned long *offset)
 {
 	return translate(b, vaddr, true, offset);
 }
 
-static int offset_to_vaddr(struct binary *b, unsigned long offset,
+static int offset_to_vaddr(struct up_binary *b, unsigned long offset,
 			   unsigned long *vaddr)
 {
 	return translate(b, offset, false, vaddr);
@@ -288,7 +279,7 @@ static int func_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static struct func *functions(struct binary *b, size_t *count)
+static struct func *functions(struct up_binary *b, size_t *count)
 {
 	int n = dwfl_module_getsymtab(b->mod);
 	struct func *f;
@@ -342,7 +333,7 @@ static const struct func *containing(const struct func *f, size_t n,
  * function's start.  1 yes, 0 no (*@prev is where the instruction it is
  * in starts), -1 cannot tell.
  */
-static int on_boundary(struct binary *b, const struct func *fn,
+static int on_boundary(struct up_binary *b, const struct func *fn,
 		       unsigned long vaddr, unsigned long *prev)
 {
 	unsigned long off, at = fn->vaddr;
@@ -429,7 +420,7 @@ static void suggest(const struct func *f, size_t n, const char *name,
 }
 
 static int add_place(struct up_place **places, int *n, const char *path,
-		     struct binary *b, unsigned long vaddr,
+		     struct up_binary *b, unsigned long vaddr,
 		     const struct func *fn)
 {
 	struct up_place *p = realloc(*places, (*n + 1) * sizeof(**places));
@@ -452,7 +443,7 @@ static int add_place(struct up_place **places, int *n, const char *path,
 }
 
 /* Resolve the part after BINARY: in @b. */
-static int resolve_in(struct binary *b, const char *path, const char *what,
+static int resolve_in(struct up_binary *b, const char *path, const char *what,
 		      struct up_place **places, char *err, size_t errlen)
 {
 	size_t nf = 0;
@@ -600,7 +591,7 @@ int up_resolve(const char *spec, pid_t pid, struct up_place **places,
 {
 	const char *colon = strchr(spec, ':');
 	char name[PATH_MAX], path[PATH_MAX];
-	struct binary b;
+	struct up_binary b;
 	int n;
 
 	*places = NULL;
@@ -613,10 +604,10 @@ int up_resolve(const char *spec, pid_t pid, struct up_place **places,
 	snprintf(name, sizeof(name), "%.*s", (int)(colon - spec), spec);
 	if (up_find_binary(name, pid, path, sizeof(path), err, errlen))
 		return -1;
-	if (open_binary(path, &b, err, errlen))
+	if (up_binary_open(path, &b, err, errlen))
 		return -1;
 	n = resolve_in(&b, path, colon + 1, places, err, errlen);
-	close_binary(&b);
+	up_binary_close(&b);
 	return n;
 }
 
@@ -625,11 +616,11 @@ int up_functions(const char *path, const char *glob,
 			    void *arg),
 		 void *arg, char *err, size_t errlen)
 {
-	struct binary b;
+	struct up_binary b;
 	struct func *f;
 	size_t nf = 0;
 
-	if (open_binary(path, &b, err, errlen))
+	if (up_binary_open(path, &b, err, errlen))
 		return -1;
 	f = functions(&b, &nf);
 	for (size_t i = 0; f && i < nf; i++) {
@@ -644,7 +635,7 @@ int up_functions(const char *path, const char *glob,
 		fn(&p, f[i].size, arg);
 	}
 	free(f);
-	close_binary(&b);
+	up_binary_close(&b);
 	return f ? 0 : -1;
 }
 
@@ -652,7 +643,7 @@ int up_describe(const char *path, unsigned long offset,
 		struct up_place *place)
 {
 	char err[256];
-	struct binary b;
+	struct up_binary b;
 	struct func *f;
 	const struct func *fn;
 	size_t nf = 0;
@@ -660,10 +651,10 @@ int up_describe(const char *path, unsigned long offset,
 	memset(place, 0, sizeof(*place));
 	snprintf(place->path, sizeof(place->path), "%s", path);
 	place->offset = offset;
-	if (open_binary(path, &b, err, sizeof(err)))
+	if (up_binary_open(path, &b, err, sizeof(err)))
 		return -1;
 	if (offset_to_vaddr(&b, offset, &place->vaddr)) {
-		close_binary(&b);
+		up_binary_close(&b);
 		return -1;
 	}
 	f = functions(&b, &nf);
@@ -673,6 +664,6 @@ int up_describe(const char *path, unsigned long offset,
 		place->sym_off = place->vaddr - fn->vaddr;
 	}
 	free(f);
-	close_binary(&b);
+	up_binary_close(&b);
 	return 0;
 }

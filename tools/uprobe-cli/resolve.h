@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <elfutils/libdwfl.h>
 
 /* Globs matching more functions than this are refused. */
 #define UP_GLOB_MAX	256
@@ -31,6 +32,23 @@ struct up_place {
  */
 int up_resolve(const char *spec, pid_t pid, struct up_place **places,
 	       char *err, size_t errlen);
+
+/* An open binary: libdwfl's view and the main ELF file's. */
+struct up_binary {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Elf *elf;		/* the main file, for program headers */
+	GElf_Addr bias;
+	int fd;
+};
+
+/*
+ * Open @path with libdwfl, its separate debug file found as resolution
+ * does; 0, or -1 with a message in @err.
+ */
+int up_binary_open(const char *path, struct up_binary *b, char *err,
+		   size_t errlen);
+void up_binary_close(struct up_binary *b);
 
 /* Find BINARY as up_resolve() does; 0, or -1 with a message in @err. */
 int up_find_binary(const char *name, pid_t pid, char *path, size_t size,
