@@ -80,11 +80,20 @@ $(CLI_OBJ)/uprobe-cli: $(CLI_SRCS) $(KSRC)/.extracted
 $(CLI_OBJ)/uprobe-cli.1: tools/uprobe-cli/uprobe-cli.rst
 	@$(MAKE) --no-print-directory -C tools/uprobe-cli O=$(CLI_OBJ) man
 
-# ELF files the resolver tests read: sample.c built several ways
+# ELF files the resolver and fetch tests read: sample.c and args.c built
+# several ways
 ELF_FIX := $(abspath $(B))/host/elf
-$(ELF_FIX)/.built: tests/host/elf/sample.c
+$(ELF_FIX)/.built: tests/host/elf/sample.c tests/host/elf/args.c
 	@mkdir -p $(@D)
-	cd $(@D) && cp $(abspath $<) sample.c && \
+	cd $(@D) && cp $(abspath tests/host/elf/args.c) args.c && \
+	$(CC) -g -O0 -o args_O0 args.c && \
+	$(CC) -g -O2 -o args_pie args.c && \
+	$(CC) -g -O2 -fno-pie -no-pie -o args_nopie args.c && \
+	$(CC) -g -O2 -o args_stripped args.c && \
+	objcopy --only-keep-debug args_stripped args_stripped.debug && \
+	strip -g -s args_stripped && \
+	objcopy --add-gnu-debuglink=args_stripped.debug args_stripped && \
+	cp $(abspath $<) sample.c && \
 	$(CC) -g -O2 -o sample_pie sample.c && \
 	$(CC) -g -O2 -fno-pie -no-pie -o sample_nopie sample.c && \
 	$(CC) -g -O2 -o sample_stripped sample.c && \
@@ -108,6 +117,12 @@ $(B)/host/check_resolve: tests/host/check_resolve.c $(CLI_OBJ)/uprobe-cli $(ELF_
 	$(CC) $(CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
 		$(CLI_OBJ)/resolve.o $(CLI_OBJ)/insn.o $(CLI_OBJ)/inat.o \
 		-ldw -lelf $(CHECK_LIBS)
+
+$(B)/host/check_fetch: tests/host/check_fetch.c $(CLI_OBJ)/uprobe-cli $(ELF_FIX)/.built
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
+		$(CLI_OBJ)/dwarfvar.o $(CLI_OBJ)/resolve.o $(CLI_OBJ)/insn.o \
+		$(CLI_OBJ)/inat.o -ldw -lelf $(CHECK_LIBS)
 
 $(B)/host/check_cli: tests/host/check_cli.c $(CLI_OBJ)/uprobe-cli $(ELF_FIX)/.built
 	@mkdir -p $(@D)
