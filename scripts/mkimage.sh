@@ -83,6 +83,16 @@ install -m 0644 "$top/tests/guest/kselftests.expected" "$root/$libexec/"
 # in place of busybox's applet of the same name
 rm -f "$root/usr/bin/bash"
 install_prog /usr/bin/bash usr/bin/bash
+# libc's separate debug file (Debian's libc6-dbg), found by its build id
+# as on the host: uprobe-cli reads libc's variables through it
+libc=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
+libc_id=$(readelf -n "$libc" | awk '/Build ID:/ { print $3 }')
+libc_debug=/usr/lib/debug/.build-id/${libc_id:0:2}/${libc_id:2}.debug
+if [ -f "$libc_debug" ]; then
+	install -D -m 0644 "$libc_debug" "$root$libc_debug"
+else
+	echo "mkimage.sh: no $libc_debug (libc6-dbg): libc has no variables" >&2
+fi
 # strace, for the tests of utprobes with ptrace
 rm -f "$root/usr/bin/strace"
 install_prog /usr/bin/strace usr/bin/strace
