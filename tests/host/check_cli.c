@@ -260,8 +260,10 @@ START_TEST(add_with_name_and_offset)
 END_TEST
 
 /* Every error: one line naming the problem, non-zero exit, no write. */
+#define ARGS_PIE FIXTURES "/args_pie"
+
 static const struct {
-	const char *args[6];
+	const char *args[8];
 	const char *message;
 } errors[] = {
 	{ { "add", "/no/such/file:main" },
@@ -326,6 +328,33 @@ static const struct {
 	{ { "latency", FIXTURES "/sample_pie:sample.c:16", "--", "true" },
 	  "a return probe goes on a function's entry, not a source line" },
 	{ { "frobnicate" }, "frobnicate: unknown command" },
+	/* values at probes: translated before the kernel is asked */
+	{ { "trace" }, "trace: no probe given (SPEC [VALUE...] [-- CMD])" },
+	{ { "trace", ARGS_PIE ":args_sum", "zz" },
+	  "args_sum: no variable or parameter 'zz' at 0x11e0 (there: a, b, s, p)" },
+	{ { "trace", ARGS_PIE ":args_keep", "local", "--", "true" },
+	  "args_keep: 'local' is optimized out at 0x1230; it is available at 0x124d-0x127c" },
+	{ { "trace", ARGS_PIE ":args_sum", "a", "--" },
+	  "trace: no command after '--'" },
+	{ { "trace", ARGS_PIE ":args_sum", "a", "a=%si" },
+	  "two values named 'a' (give one a name: NAME=VALUE)" },
+	{ { "trace", ARGS_PIE ":args_sum", "$retval" },
+	  "$retval is the value a function returns: probe SPEC%return" },
+	{ { "trace", ARGS_PIE ":args_sum", "--json", "a" },
+	  "trace: options go before the probe ('--json')" },
+	{ { "hist", ARGS_PIE ":args_sum" },
+	  "hist: give one probe and one value (SPEC VALUE [-- CMD])" },
+	{ { "hist", ARGS_PIE ":args_sum", "s", "--", "true" },
+	  "hist: 's' is a string; a histogram needs a number" },
+	{ { "hist", ARGS_PIE ":args_s*", "a", "--", "true" },
+	  "names 2 places; give one" },
+	{ { "count", "-e", ARGS_PIE ":args_sum", "--by", "zz", "--", "true" },
+	  "no variable or parameter 'zz'" },
+	{ { "count", "-e", ARGS_PIE ":args_sum", "--by", "a",
+	    "--format=openmetrics", "--", "true" },
+	  "count --by: one probe (-e SPEC), as a table or JSON" },
+	{ { "count", "-e", ARGS_PIE ":args_sum", "--by", "a", "--top", "0",
+	    "true" }, "bad --top '0'" },
 };
 
 START_TEST(errors_name_the_problem)
@@ -333,7 +362,7 @@ START_TEST(errors_name_the_problem)
 	const char *const *a = errors[_i].args;
 	struct result r;
 
-	cli(&r, 0, a[0], a[1], a[2], a[3], a[4], a[5], NULL);
+	cli(&r, 0, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], NULL);
 	assert_one_error(&r, errors[_i].message);
 	ck_assert_str_eq(get_file("utprobe_events"), "");
 }

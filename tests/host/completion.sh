@@ -54,7 +54,7 @@ offers() {
 }
 
 ktap_print_header
-ktap_set_plan 11
+ktap_set_plan 14
 offers "the commands" "uprobe-cli l" "latency list"
 offers "a command's options" "uprobe-cli stat -" "--format -i -j -n"
 COMP_WORDBREAKS=$' \t\n"\'><=;|&(:'
@@ -70,6 +70,9 @@ COMP_WORDBREAKS=$' \t\n"\'><=;|&(:'
 offers "its functions after the colon, the word cut at :" \
 	"uprobe-cli latency $t/bin/probed_prog:m" "main"
 offers "the probes del removes" "uprobe-cli del " "mine uprobe_cli_1"
+offers "the commands that read values" "uprobe-cli h" "hist"
+offers "trace's probe" "uprobe-cli trace -j $t/bin/probed_prog:w" "wait_all work"
+offers "nothing for trace's values" "uprobe-cli trace $t/bin/probed_prog:work " ""
 offers "the command after --" "uprobe-cli count -e x:y -- probed_t" "probed_tool"
 # "make install" puts it where bash-completion looks for it
 make -s -C "$top/tools/uprobe-cli" O="$top/build/host/cli" DESTDIR="$t/root" \

@@ -28,6 +28,7 @@ struct probe {
 	char name[96];
 	struct up_place place;
 	bool ret;			/* a return probe */
+	char *fetch;			/* its fetch arguments, or NULL */
 	long long hits;			/* calls, for a return probe */
 	struct up_returns rets;		/* a return probe's */
 };
@@ -48,6 +49,8 @@ struct run_ops {
 int die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A positive number from @arg, or 0 after a message naming @what. */
 long parse_pos(const char *what, const char *arg);
+/* Write @text to the file at @path opened with @flags; 0 or -errno. */
+int file_write(const char *path, int flags, const char *text);
 /* Write one definition to utprobe_events; 0 or -errno. */
 int kernel_write(const char *line);
 /* What the kernel's -errno @err means for a probe. */

@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "hist.h"
 #include "resolve.h"
+#include "trace.h"
 
 #ifndef UPROBE_CLI_VERSION
 #define UPROBE_CLI_VERSION "unknown"
@@ -61,7 +62,10 @@ static void usage(FILE *f)
 {
 	fputs("usage: uprobe-cli add SPEC... [-p PID] [--name NAME]\n"
 	      "       uprobe-cli count [-j | --format=F] -e SPEC [-e SPEC]... -- CMD [ARGS]\n"
+	      "       uprobe-cli count [-j] -e SPEC --by VALUE [--top N] -- CMD [ARGS]\n"
 	      "       uprobe-cli latency [-j] SPEC -- CMD [ARGS]\n"
+	      "       uprobe-cli trace [-j] SPEC [VALUE...] [-- CMD [ARGS]]\n"
+	      "       uprobe-cli hist [-j] SPEC VALUE [-- CMD [ARGS]]\n"
 	      "       uprobe-cli del NAME... | --all\n"
 	      "       uprobe-cli list [-j | --format=F]\n"
 	      "       uprobe-cli stat [-i SECONDS] [-n COUNT] [-j | --format=F]\n"
@@ -73,24 +77,33 @@ static void usage(FILE *f)
 	      "BINARY:FILE.c:LINE or BINARY:GLOB; BINARY is a path, a program in\n"
 	      "$PATH or a library's short name (libc).  SPEC%return is a return\n"
 	      "probe on a function's entry, which counts its returns too.  F is\n"
-	      "table, json or openmetrics.  See uprobe-cli(1).\n",
+	      "table, json or openmetrics.  VALUE is a C variable or parameter\n"
+	      "visible there (NAME, NAME->FIELD, NAME.FIELD, NAME[N]), $retval\n"
+	      "with %return, or a fetch argument (%di:u64), as NAME=VALUE to\n"
+	      "name it.  See uprobe-cli(1).\n",
 	      f);
+}
+
+int file_write(const char *path, int flags, const char *text)
+{
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC | flags);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, strlen(text)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
 }
 
 /* Write one definition to utprobe_events; 0 or -errno. */
 int kernel_write(const char *line)
 {
 	char path[512];
-	int fd, ret = 0;
 
 	snprintf(path, sizeof(path), "%s/utprobe_events", tracefs);
-	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, line, strlen(line)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
+	return file_write(path, O_APPEND, line);
 }
 
 const char *kernel_errmsg(int err)
@@ -857,6 +870,7 @@ int run_probed(struct probe *ps, int n, char **cmd, int *status,
 	struct sigaction fwd = { .sa_handler = forward };
 	struct sigaction old_int, old_quit, old_term, old_hup;
 	int go[2], ret = 0, st = 0, i, r, bad = 0;
+	size_t size = LINE_MAX_LEN;
 	char **lines;
 	pid_t pid;
 
@@ -879,13 +893,17 @@ int run_probed(struct probe *ps, int n, char **cmd, int *status,
 	}
 	close(go[0]);
 	wait_asleep(pid);
-	lines = lines_new(n, LINE_MAX_LEN);
+	for (i = 0; i < n; i++)
+		if (ps[i].fetch && strlen(ps[i].fetch) + LINE_MAX_LEN > size)
+			size = strlen(ps[i].fetch) + LINE_MAX_LEN;
+	lines = lines_new(n, size);
 	if (!lines)
 		ret = die("out of memory");
 	for (i = 0; i < n && lines; i++)
-		snprintf(lines[i], LINE_MAX_LEN, "%c:%s %s:%#lx tree=%d\n",
+		snprintf(lines[i], size, "%c:%s %s:%#lx tree=%d%s%s\n",
 			 ps[i].ret ? 'r' : 'p', ps[i].name, ps[i].place.path,
-			 ps[i].place.offset, pid);
+			 ps[i].place.offset, pid, ps[i].fetch ? " " : "",
+			 ps[i].fetch ?: "");
 	r = lines ? place_probes(ps, lines, n, &bad) : 0;
 	lines_free(lines, n);
 	if (r) {
@@ -967,27 +985,51 @@ static int cmd_count(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "event", required_argument, NULL, 'e' },
+		{ "by", required_argument, NULL, 'b' },
+		{ "top", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct probe *ps = NULL;
 	char where[PATH_MAX + 280], rets[32];
-	int c, n = 0, ret = 0, status = 0, nspecs = 0;
+	int c, n = 0, ret = 0, status = 0, nspecs = 0, top = 10;
 	const char **specs = calloc(argc, sizeof(*specs));
+	const char *by = NULL;
 	enum format fmt = TABLE;
 	bool any_ret;
 
+	if (!specs)
+		return die("out of memory");
 	while ((c = getopt_long(argc, argv, "+e:jf:", opts, NULL)) != -1) {
-		if (c == 'e')
+		if (c == 'e') {
 			specs[nspecs++] = optarg;
-		else if (c == 'j')
+		} else if (c == 'j') {
 			fmt = JSON;
-		else if (c != 'f' || set_format(optarg, &fmt))
-			return 2;
+		} else if (c == 'b') {
+			by = optarg;
+		} else if (c == 't') {
+			top = parse_pos("--top", optarg);
+			if (!top)
+				ret = 2;
+		} else if (c != 'f' || set_format(optarg, &fmt)) {
+			ret = 2;
+		}
+	}
+	if (ret) {
+		free(specs);
+		return ret;
 	}
 	if (!nspecs)
-		return die("count: no probe given (-e SPEC)");
-	if (optind >= argc)
-		return die("count: no command given (-- CMD [ARGS])");
+		ret = die("count: no probe given (-e SPEC)");
+	else if (optind >= argc)
+		ret = die("count: no command given (-- CMD [ARGS])");
+	else if (by && (nspecs != 1 || fmt == OPENMETRICS))
+		ret = die("count --by: one probe (-e SPEC), as a table or JSON");
+	if (ret || by) {
+		if (!ret)
+			ret = count_by(specs[0], by, top, fmt, argv + optind);
+		free(specs);
+		return ret;
+	}
 	/* resolve everything first: a bad spec runs nothing */
 	for (int i = 0; i < nspecs && !ret; i++)
 		ret = resolve_probes(specs[i], 0, false, &ps, &n);
@@ -1234,6 +1276,10 @@ int main(int argc, char **argv)
 		return cmd_count(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "latency"))
 		return cmd_latency(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "trace"))
+		return cmd_trace(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "hist"))
+		return cmd_hist(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "list"))
 		return cmd_list(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "stat"))

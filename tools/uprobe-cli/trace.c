@@ -1,0 +1,841 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trace, hist and count --by: values at probes.  Each value is a fetch
+ * argument of the probe's trace event, from a C variable's DWARF
+ * location (dwarfvar.c) or as written.  The events go to a trace
+ * instance of this command's own: trace streams its trace_pipe, hist
+ * and count --by aggregate in the kernel with a hist trigger.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "dwarfvar.h"
+#include "trace.h"
+
+/* The values a command fetches, for each of its probes. */
+struct values {
+	struct up_fetch *f;	/* nargs per probe, probe by probe */
+	int nargs;
+};
+
+/* One row of a hist trigger's table: its key as shown, and its count */
+struct bucket {
+	char key[256];
+	unsigned long long count;
+};
+
+/* The trace instance of a run, and what it shows. */
+struct session {
+	char inst[PATH_MAX];	/* its directory in tracefs */
+	struct probe *ps;
+	int n;
+	struct values *v;
+	enum format fmt;
+	const char *trigger;	/* a hist trigger, or NULL: stream */
+	int pipe;		/* its trace_pipe, when streaming */
+	long long lines;	/* records shown */
+	struct bucket *b;	/* the trigger's table, at the end */
+	int nb;			/* its rows, or -1 if it was not read */
+	unsigned long long dropped;	/* entries it had no room for */
+};
+
+/* Set by ^C or SIGTERM when no program runs: the session ends */
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+/* Write @val to @file of the session's instance; 0 or -errno. */
+static int inst_write(struct session *s, const char *file, const char *val)
+{
+	char path[PATH_MAX + 512];
+
+	snprintf(path, sizeof(path), "%s/%s", s->inst, file);
+	return file_write(path, O_TRUNC, val);
+}
+
+static int inst_new(struct session *s)
+{
+	snprintf(s->inst, sizeof(s->inst), "%s/instances/uprobe-cli-%d",
+		 tracefs, (int)getpid());
+	if (mkdir(s->inst, 0700) && errno != EEXIST)
+		return die("cannot make the trace instance %s: %s", s->inst,
+			   strerror(errno));
+	/* the process of each record, not only its thread */
+	inst_write(s, "options/record-tgid", "1");
+	return 0;
+}
+
+static void inst_free(struct session *s)
+{
+	if (*s->inst)
+		rmdir(s->inst);
+}
+
+/*
+ * The fetch arguments @exprs[0..@nexprs) for each probe of @ps, into
+ * @v.  A probe at a function's entry whose variables are in its frame,
+ * not stored yet there, moves past the prologue.  0, or 1 after a
+ * message.
+ */
+static int fetch_args(struct probe *ps, int n, char **exprs, int nexprs,
+		      struct values *v)
+{
+	char err[1024];
+	int ret = 0;
+
+	v->nargs = nexprs;
+	v->f = calloc((size_t)n * nexprs + 1, sizeof(*v->f));
+	if (!v->f)
+		return die("out of memory");
+	for (int i = 0; i < n && !ret; i++) {
+		struct up_place *p = &ps[i].place;
+		struct up_binary b;
+		unsigned long after;
+		bool moved = false;
+		size_t len = 1;
+
+		if (up_binary_open(p->path, &b, err, sizeof(err)))
+			return die("%s", err);
+		for (int k = 0; k < nexprs && !ret; k++) {
+			struct up_fetch *f = &v->f[i * nexprs + k];
+			int r = up_fetch_arg(&b, p->vaddr, ps[i].ret,
+					     exprs[k], f, err, sizeof(err));
+
+			if (r == 1 && !moved && !p->sym_off &&
+			    !up_after_prologue(&b, p->vaddr, &after)) {
+				fprintf(stderr, "uprobe-cli: probing %s+%#lx, past its prologue, where '%s' is stored\n",
+					p->symbol, after - p->vaddr, exprs[k]);
+				p->offset += after - p->vaddr;
+				p->sym_off = after - p->vaddr;
+				p->vaddr = after;
+				moved = true;
+				k = -1;		/* all of them again, there */
+				continue;
+			}
+			if (r == 1)
+				ret = die("%s: '%s' is not stored yet at %#lx, the function's entry",
+					  p->symbol, exprs[k], p->vaddr);
+			else if (r)
+				ret = die("%s: %s", *p->symbol ? p->symbol :
+					  p->path, err);
+			for (int j = 0; j < k && !ret; j++)
+				if (!strcmp(v->f[i * nexprs + j].name,
+					    f->name))
+					ret = die("two values named '%s' (give one a name: NAME=VALUE)",
+						  f->name);
+		}
+		up_binary_close(&b);
+		for (int k = 0; k < nexprs; k++)
+			len += strlen(v->f[i * nexprs + k].text) + 1;
+		ps[i].fetch = calloc(1, len);
+		if (!ps[i].fetch && !ret)
+			ret = die("out of memory");
+		for (int k = 0; k < nexprs && ps[i].fetch; k++) {
+			if (k)
+				strcat(ps[i].fetch, " ");
+			strcat(ps[i].fetch, v->f[i * nexprs + k].text);
+		}
+	}
+	return ret;
+}
+
+static void probes_free(struct probe *ps, int n, struct values *v)
+{
+	for (int i = 0; i < n; i++)
+		free(ps[i].fetch);
+	free(ps);
+	free(v->f);
+}
+
+/* Turn the events or the trigger off again, so that the probes can go */
+static void session_off(struct session *s)
+{
+	char file[256], off[600];
+
+	for (int i = 0; i < s->n; i++) {
+		if (s->trigger) {
+			snprintf(file, sizeof(file),
+				 "events/utprobes/%s/trigger", s->ps[i].name);
+			snprintf(off, sizeof(off), "!%s", s->trigger);
+			inst_write(s, file, off);
+		} else {
+			snprintf(file, sizeof(file),
+				 "events/utprobes/%s/enable", s->ps[i].name);
+			inst_write(s, file, "0");
+		}
+	}
+}
+
+/* The probes are in: their events on, or the trigger, in the instance */
+static int session_placed(struct probe *ps, int n, void *arg)
+{
+	struct session *s = arg;
+	char file[256], pipe_path[PATH_MAX + 16];
+	int r;
+
+	for (int i = 0; i < n; i++) {
+		if (s->trigger) {
+			snprintf(file, sizeof(file),
+				 "events/utprobes/%s/trigger", ps[i].name);
+			r = inst_write(s, file, s->trigger);
+		} else {
+			snprintf(file, sizeof(file),
+				 "events/utprobes/%s/enable", ps[i].name);
+			r = inst_write(s, file, "1");
+		}
+		if (r) {
+			session_off(s);
+			return die("%s: cannot turn its event on: %s%s",
+				   ps[i].name, strerror(-r),
+				   r == -ENOENT && s->trigger ?
+				   " (this kernel has no hist triggers)" : "");
+		}
+	}
+	if (s->trigger)
+		return 0;
+	snprintf(pipe_path, sizeof(pipe_path), "%s/trace_pipe", s->inst);
+	s->pipe = open(pipe_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (s->pipe < 0) {
+		session_off(s);
+		return die("%s: %s", pipe_path, strerror(errno));
+	}
+	return 0;
+}
+
+/* The record of one line of trace_pipe. */
+struct record {
+	double time;
+	int pid, tid;
+	char probe[96];
+	const char *values;	/* "NAME=VALUE ..." */
+};
+
+/*
+ * "COMM-TID (TGID) [CPU] FLAGS TIME: PROBE: (ADDR...) VALUES", the
+ * TGID only with record-tgid; 0, or -1 if @line is not a record.
+ */
+static int parse_record(char *line, struct record *r)
+{
+	char *cpu = strstr(line, "] "), *p, *q, *colon;
+
+	if (!cpu)
+		return -1;
+	while (cpu > line && *cpu != '[')
+		cpu--;
+	p = cpu;
+	while (p > line && p[-1] == ' ')
+		p--;
+	r->pid = -1;
+	if (p > line && p[-1] == ')') {
+		q = p - 1;
+		while (q > line && *q != '(')
+			q--;
+		r->pid = atoi(q + 1);
+		p = q;
+		while (p > line && p[-1] == ' ')
+			p--;
+	}
+	q = p;
+	while (q > line && q[-1] != '-')
+		q--;
+	if (q == line)
+		return -1;
+	r->tid = atoi(q);
+	if (r->pid < 0)
+		r->pid = r->tid;
+	p = strchr(cpu, ']');
+	p = p ? strchr(p + 2, ' ') : NULL;	/* past the flags */
+	if (!p)
+		return -1;
+	r->time = strtod(p, &q);
+	if (q == p || *q != ':')
+		return -1;
+	p = q + 2;
+	colon = strstr(p, ": (");
+	if (!colon || colon - p >= (long)sizeof(r->probe))
+		return -1;
+	snprintf(r->probe, sizeof(r->probe), "%.*s", (int)(colon - p), p);
+	p = strchr(colon, ')');
+	if (!p)
+		return -1;
+	r->values = p[1] == ' ' ? p + 2 : p + 1;
+	return 0;
+}
+
+/*
+ * The process of thread @tid, from /proc, for a record whose tgid the
+ * kernel had not noted yet; @tid if it has gone.
+ */
+static int tgid_of(int tid)
+{
+	static int last_tid, last_tgid;
+	char path[64], line[128];
+	int tgid = tid;
+	FILE *f;
+
+	if (tid == last_tid)
+		return last_tgid;
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	if (f)
+		fclose(f);
+	last_tid = tid;
+	last_tgid = tgid;
+	return tgid;
+}
+
+/* Which probe of the session a record is, or -1 */
+static int probe_index(const struct session *s, const char *name)
+{
+	for (int i = 0; i < s->n; i++)
+		if (!strcmp(s->ps[i].name, name))
+			return i;
+	return -1;
+}
+
+/*
+ * The value of field @k of probe @i in @vals, as JSON: a number as it
+ * is, a string or hexadecimal number quoted, a value that could not be
+ * read null.  Values are found by the names around them.
+ */
+static void json_value(const struct session *s, int i, int k,
+		       const char *vals)
+{
+	const struct up_fetch *f = &s->v->f[i * s->v->nargs];
+	char want[UP_ARG_NAME_MAX + 2], *val;
+	const char *p, *end = NULL;
+	size_t len;
+
+	snprintf(want, sizeof(want), "%s=", f[k].name);
+	p = !strncmp(vals, want, strlen(want)) ? vals : NULL;
+	if (!p) {
+		snprintf(want, sizeof(want), " %s=", f[k].name);
+		p = strstr(vals, want);
+		if (p)
+			p++;
+	}
+	if (!p) {
+		fputs("null", stdout);
+		return;
+	}
+	p += strlen(f[k].name) + 1;
+	if (k + 1 < s->v->nargs) {
+		snprintf(want, sizeof(want), " %s=", f[k + 1].name);
+		end = strstr(p, want);
+	}
+	len = end ? (size_t)(end - p) : strlen(p);
+	val = strndup(p, len);
+	if (!val || !strcmp(val, "(fault)")) {
+		fputs("null", stdout);
+	} else if (f[k].string && len >= 2 && val[0] == '"' &&
+		   val[len - 1] == '"') {
+		val[len - 1] = '\0';
+		json_str(val + 1);
+	} else if (strspn(val, "-0123456789") == len && len) {
+		fputs(val, stdout);
+	} else {
+		json_str(val);
+	}
+	free(val);
+}
+
+static void show_record(struct session *s, char *line)
+{
+	struct record r;
+	int i;
+
+	if (parse_record(line, &r))
+		return;
+	if (r.pid <= 0)
+		r.pid = tgid_of(r.tid);
+	i = probe_index(s, r.probe);
+	if (i < 0)
+		return;
+	s->lines++;
+	if (s->fmt != JSON) {
+		printf("%12.6f %7d %7d %-20s %s\n", r.time, r.pid, r.tid,
+		       s->ps[i].place.symbol, r.values);
+		return;
+	}
+	printf("{\"time\": %.6f, \"pid\": %d, \"tid\": %d, \"function\": ",
+	       r.time, r.pid, r.tid);
+	json_str(s->ps[i].place.symbol);
+	printf(", \"values\": {");
+	for (int k = 0; k < s->v->nargs; k++) {
+		printf("%s", k ? ", " : "");
+		json_str(s->v->f[i * s->v->nargs + k].name);
+		printf(": ");
+		json_value(s, i, k, r.values);
+	}
+	printf("}}\n");
+}
+
+/* Show the complete lines of what trace_pipe has now; -1 at its end */
+static int drain(struct session *s, char *buf, size_t size, size_t *len)
+{
+	ssize_t got;
+	char *nl;
+
+	for (;;) {
+		got = read(s->pipe, buf + *len, size - 1 - *len);
+		if (got <= 0)
+			return got < 0 && errno == EAGAIN ? 0 : -1;
+		*len += got;
+		buf[*len] = '\0';
+		while ((nl = strchr(buf, '\n'))) {
+			*nl = '\0';
+			show_record(s, buf);
+			*len -= nl + 1 - buf;
+			memmove(buf, nl + 1, *len + 1);
+		}
+		if (*len == size - 1)
+			*len = 0;	/* a line longer than any record */
+	}
+}
+
+/*
+ * The table of the hist trigger on probe @name, into *@out (malloc'ed;
+ * the count returned), the entries it had no room for in *@dropped.
+ * -1 after a message.
+ */
+static int read_hist(struct session *s, const char *name,
+		     struct bucket **out, unsigned long long *dropped)
+{
+	char path[PATH_MAX + 128], line[1024];
+	struct bucket *b = NULL, *more;
+	int n = 0;
+	FILE *f;
+
+	*dropped = 0;
+	snprintf(path, sizeof(path), "%s/events/utprobes/%s/hist", s->inst,
+		 name);
+	f = fopen(path, "re");
+	if (!f)
+		return die("%s: %s", path, strerror(errno)) - 2;
+	while (fgets(line, sizeof(line), f)) {
+		char *key, *end, *hits = strstr(line, "hitcount:");
+
+		if (sscanf(line, " Dropped: %llu", dropped) == 1 ||
+		    strncmp(line, "{ ", 2) || !hits)
+			continue;
+		key = strchr(line, ':');
+		end = strrchr(line, '}');
+		if (!key || !end || end < key)
+			continue;
+		for (key++; *key == ' '; key++)
+			;
+		while (end > key && end[-1] == ' ')
+			end--;
+		more = realloc(b, (n + 1) * sizeof(*b));
+		if (!more) {
+			fclose(f);
+			free(b);
+			return die("out of memory") - 2;
+		}
+		b = more;
+		snprintf(b[n].key, sizeof(b[n].key), "%.*s", (int)(end - key),
+			 key);
+		b[n].count = strtoull(hits + strlen("hitcount:"), NULL, 10);
+		n++;
+	}
+	fclose(f);
+	*out = b;
+	return n;
+}
+
+/* Stream the records until the program @pid has ended, then the rest */
+static int session_wait(pid_t pid, int *status, void *arg)
+{
+	struct session *s = arg;
+	struct pollfd pfd = { .fd = s->pipe, .events = POLLIN };
+	static char buf[65536];
+	size_t len = 0;
+	pid_t done = 0;
+
+	while (s->pipe < 0 && pid > 0 && waitpid(pid, status, 0) < 0 &&
+	       errno == EINTR)
+		;
+	while (s->pipe < 0 && pid <= 0 && !stop_requested)
+		pause();
+	while (s->pipe >= 0 && !done) {
+		poll(&pfd, 1, 100);
+		drain(s, buf, sizeof(buf), &len);
+		fflush(stdout);
+		done = pid > 0 ? waitpid(pid, status, WNOHANG) : 0;
+		if (done < 0 && errno != EINTR)
+			break;
+		if (pid <= 0 && stop_requested)
+			break;
+	}
+	if (s->pipe >= 0)
+		drain(s, buf, sizeof(buf), &len);
+	/* the table goes with the trigger */
+	if (s->trigger)
+		s->nb = read_hist(s, s->ps[0].name, &s->b, &s->dropped);
+	session_off(s);
+	return 0;
+}
+
+/*
+ * Place the probes of @s in every process that maps their files, until
+ * ^C or SIGTERM: no program to run.  0, or 1 after a message.
+ */
+static int run_everywhere(struct session *s)
+{
+	struct sigaction stop = { .sa_handler = on_stop }, old_int, old_term;
+	char **lines;
+	int r, bad = 0, status;
+	size_t size = LINE_MAX_LEN;
+
+	for (int i = 0; i < s->n; i++)
+		if (s->ps[i].fetch && strlen(s->ps[i].fetch) + LINE_MAX_LEN > size)
+			size = strlen(s->ps[i].fetch) + LINE_MAX_LEN;
+	lines = lines_new(s->n, size);
+	if (!lines)
+		return die("out of memory");
+	for (int i = 0; i < s->n; i++)
+		snprintf(lines[i], size, "%c:%s %s:%#lx %s\n",
+			 s->ps[i].ret ? 'r' : 'p', s->ps[i].name,
+			 s->ps[i].place.path, s->ps[i].place.offset,
+			 s->ps[i].fetch ?: "");
+	r = place_probes(s->ps, lines, s->n, &bad);
+	lines_free(lines, s->n);
+	if (r)
+		return die("%s (%s:%#lx): %s", s->ps[bad].name,
+			   s->ps[bad].place.path, s->ps[bad].place.offset,
+			   kernel_errmsg(r));
+	sigaction(SIGINT, &stop, &old_int);
+	sigaction(SIGTERM, &stop, &old_term);
+	r = session_placed(s->ps, s->n, s);
+	if (!r)
+		session_wait(0, &status, s);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	remove_probes(s->ps, s->n);
+	return r;
+}
+
+/* Run @cmd (or, if NULL, wait for ^C) with the session's probes */
+static int session_run(struct session *s, char **cmd, int *status)
+{
+	struct run_ops ops = {
+		.placed = session_placed,
+		.wait = session_wait,
+		.arg = s,
+	};
+	int ret;
+
+	s->pipe = -1;
+	s->nb = -1;
+	if (inst_new(s))
+		return 1;
+	*status = 0;
+	ret = cmd ? run_probed(s->ps, s->n, cmd, status, &ops) :
+		    run_everywhere(s);
+	if (s->pipe >= 0)
+		close(s->pipe);
+	inst_free(s);
+	return ret;
+}
+
+/* A log2 key "~ 2^N" as N, or -1 */
+static int log2_key(const char *key)
+{
+	int n;
+
+	return sscanf(key, "~ 2^%d", &n) == 1 && n >= 0 && n <= 64 ? n : -1;
+}
+
+/* The values bucket @n of the kernel's log2 holds: (2^(n-1), 2^n] */
+static void log2_range(int n, unsigned long long *lo, unsigned long long *hi)
+{
+	*lo = n ? (1ULL << (n - 1)) + 1 : 0;
+	*hi = n == 64 ? ~0ULL : n ? 1ULL << n : 1;
+}
+
+static void bar(unsigned long long count, unsigned long long max)
+{
+	int w = max ? (int)(count * 40 / max) : 0;
+
+	printf(" |%.*s%*s|\n", w, "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@",
+	       40 - w, "");
+}
+
+/* The log2 histogram of @b[0..@n), as a table or JSON */
+static void print_log2(const struct probe *pr, const char *value,
+		       const struct bucket *b, int n, enum format fmt,
+		       unsigned long long dropped)
+{
+	unsigned long long count[65] = { 0 }, max = 0, total = 0, lo, hi;
+	int first = 65, last = -1;
+	char range[64];
+
+	for (int i = 0; i < n; i++) {
+		int k = log2_key(b[i].key);
+
+		if (k < 0)
+			continue;
+		count[k] += b[i].count;
+		first = k < first ? k : first;
+		last = k > last ? k : last;
+	}
+	for (int k = 0; k < 65; k++) {
+		max = count[k] > max ? count[k] : max;
+		total += count[k];
+	}
+	if (fmt == JSON) {
+		printf("{\"function\": ");
+		json_str(pr->place.symbol);
+		printf(", \"value\": ");
+		json_str(value);
+		printf(", \"count\": %llu, \"dropped\": %llu, \"buckets\": [",
+		       total, dropped);
+		for (int k = first; k <= last; k++) {
+			if (!count[k])
+				continue;
+			log2_range(k, &lo, &hi);
+			printf("%s{\"lo\": %llu, \"hi\": %llu, \"count\": %llu}",
+			       k == first ? "" : ", ", lo, hi, count[k]);
+		}
+		printf("]}\n");
+		return;
+	}
+	printf("%s of %s: %llu values%s\n", value, pr->place.symbol, total,
+	       dropped ? " (some dropped: the kernel's table was full)" : "");
+	for (int k = first; k <= last; k++) {
+		log2_range(k, &lo, &hi);
+		snprintf(range, sizeof(range), "[%llu, %llu]", lo, hi);
+		printf("%-32s %10llu", range, count[k]);
+		bar(count[k], max);
+	}
+}
+
+static int bucket_cmp(const void *a, const void *b)
+{
+	const struct bucket *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+/* The @top most frequent values of @b[0..@n), as a table or JSON */
+static void print_top(const struct probe *pr, const struct up_fetch *by,
+		      struct bucket *b, int n, int top, enum format fmt,
+		      unsigned long long dropped)
+{
+	qsort(b, n, sizeof(*b), bucket_cmp);
+	if (n > top)
+		n = top;
+	if (fmt == JSON) {
+		printf("{\"function\": ");
+		json_str(pr->place.symbol);
+		printf(", \"by\": ");
+		json_str(by->name);
+		printf(", \"dropped\": %llu, \"top\": [", dropped);
+		for (int i = 0; i < n; i++) {
+			printf("%s{\"value\": ", i ? ", " : "");
+			if (!by->string && b[i].key[strspn(b[i].key,
+							   "-0123456789")] == '\0')
+				fputs(b[i].key, stdout);
+			else
+				json_str(b[i].key);
+			printf(", \"hits\": %llu}", b[i].count);
+		}
+		printf("]}\n");
+		return;
+	}
+	printf("%14s  %s (%s)%s\n", "HITS", by->name, pr->place.symbol,
+	       dropped ? "  (some dropped: the kernel's table was full)" : "");
+	for (int i = 0; i < n; i++)
+		printf("%14llu  %s\n", b[i].count, b[i].key);
+}
+
+/*
+ * Resolve @spec into the session's probes named for @cmd_name (one
+ * place only if @one), with the values @exprs[0..@nexprs).  0, or 1
+ * after a message.
+ */
+static int session_probes(struct session *s, const char *cmd_name,
+			  const char *spec, bool one, char **exprs,
+			  int nexprs)
+{
+	char prefix[16];
+	int ret;
+
+	s->ps = NULL;
+	s->n = 0;
+	ret = resolve_probes(spec, 0, false, &s->ps, &s->n);
+	if (!ret && one && s->n != 1)
+		ret = die("%s: '%s' names %d places; give one", cmd_name,
+			  spec, s->n);
+	if (!ret && s->ps[0].ret)
+		ret = need_returns();
+	if (!ret)
+		ret = fetch_args(s->ps, s->n, exprs, nexprs, s->v);
+	/* probes named for the command ("count", not "count --by") */
+	snprintf(prefix, sizeof(prefix), "%.*s", (int)strcspn(cmd_name, " "),
+		 cmd_name);
+	for (int i = 0; i < s->n && !ret; i++)
+		run_name(&s->ps[i], prefix, i);
+	return ret;
+}
+
+/* "SPEC ARG... [-- CMD]": the command after "--", or NULL */
+static char **after_dashes(int argc, char **argv, int *nargs)
+{
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			*nargs = i;
+			return i + 1 < argc ? argv + i + 1 : NULL;
+		}
+	}
+	*nargs = argc;
+	return NULL;
+}
+
+/*
+ * "[-j] SPEC [VALUE...] [-- CMD [ARGS]]" of command @name, with @min to
+ * @max words before "--": JSON into *@fmt, those words into *@words
+ * (*@nwords of them), the command into *@cmd (NULL if none).  0, or the
+ * exit status after a message.
+ */
+static int parse_cmdline(int argc, char **argv, const char *name,
+			 const char *usage, int min, int max,
+			 enum format *fmt, char ***words, int *nwords,
+			 char ***cmd)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+j", opts, NULL)) != -1) {
+		if (c != 'j')
+			return 2;
+		*fmt = JSON;
+	}
+	argc -= optind;
+	argv += optind;
+	*cmd = after_dashes(argc, argv, nwords);
+	*words = argv;
+	for (int i = 1; i < *nwords; i++)
+		if (argv[i][0] == '-' && argv[i][1] == '-')
+			return die("%s: options go before the probe ('%s')",
+				   name, argv[i]);
+	if (*nwords < min || *nwords > max)
+		return die("%s: %s", name, usage);
+	if (*nwords < argc && !*cmd)
+		return die("%s: no command after '--'", name);
+	return 0;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	struct values v = { 0 };
+	struct session s = { .v = &v, .fmt = TABLE };
+	char **cmd, **words;
+	int nwords, ret, status;
+
+	ret = parse_cmdline(argc, argv, "trace",
+			    "no probe given (SPEC [VALUE...] [-- CMD])", 1,
+			    argc, &s.fmt, &words, &nwords, &cmd);
+	if (ret)
+		return ret;
+	ret = session_probes(&s, "trace", words[0], false, words + 1,
+			     nwords - 1);
+	if (!ret && s.fmt == TABLE)
+		printf("%12s %7s %7s %-20s %s\n", "TIME", "PID", "TID",
+		       "FUNCTION", "VALUES");
+	fflush(stdout);
+	if (!ret)
+		ret = session_run(&s, cmd, &status);
+	probes_free(s.ps, s.n, &v);
+	return ret ? ret : status;
+}
+
+/*
+ * Run @cmd with the one place @spec names, and a hist trigger of
+ * @trigger_fmt (its "%s" the value's field) on the value @expr, a
+ * number if @number: the table into the session.  0 with the command's
+ * status in *@status, or 1 after a message.
+ */
+static int aggregate(struct session *s, const char *name, const char *spec,
+		     char *expr, bool number, const char *trigger_fmt,
+		     char **cmd, int *status)
+{
+	char trigger[128];
+	int ret;
+
+	ret = session_probes(s, name, spec, true, &expr, 1);
+	if (!ret && number && s->v->f[0].string)
+		ret = die("%s: '%s' is a string; a histogram needs a number",
+			  name, s->v->f[0].name);
+	if (ret)
+		return ret;
+	snprintf(trigger, sizeof(trigger), trigger_fmt, s->v->f[0].name);
+	s->trigger = trigger;
+	ret = session_run(s, cmd, status);
+	s->trigger = NULL;
+	if (!ret && s->nb < 0)
+		ret = 1;
+	return ret;
+}
+
+int cmd_hist(int argc, char **argv)
+{
+	struct values v = { 0 };
+	struct session s = { .v = &v, .fmt = TABLE };
+	char **cmd, **words;
+	int nwords, ret, status;
+
+	ret = parse_cmdline(argc, argv, "hist",
+			    "give one probe and one value (SPEC VALUE [-- CMD])",
+			    2, 2, &s.fmt, &words, &nwords, &cmd);
+	if (ret)
+		return ret;
+	ret = aggregate(&s, "hist", words[0], words[1], true,
+			"hist:keys=%s.log2", cmd, &status);
+	if (!ret)
+		print_log2(&s.ps[0], v.f[0].name, s.b, s.nb, s.fmt, s.dropped);
+	free(s.b);
+	probes_free(s.ps, s.n, &v);
+	return ret ? ret : status;
+}
+
+int count_by(const char *spec, const char *by, int top, enum format fmt,
+	     char **cmd)
+{
+	struct values v = { 0 };
+	struct session s = { .v = &v, .fmt = fmt };
+	int ret, status;
+
+	/* room for many values; those beyond it are counted dropped */
+	ret = aggregate(&s, "count --by", spec, (char *)by, false,
+			"hist:keys=%s:size=16384", cmd, &status);
+	if (!ret)
+		print_top(&s.ps[0], &v.f[0], s.b, s.nb, top, fmt, s.dropped);
+	free(s.b);
+	probes_free(s.ps, s.n, &v);
+	return ret ? ret : status;
+}
