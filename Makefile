@@ -64,7 +64,7 @@ $(B)/host/verdict: $(VERDICT_SRCS) scripts/verdict/main.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ scripts/verdict/verdict.c scripts/verdict/main.c
 
-$(B)/host/check_verdict: tests/host/check_verdict.c $(VERDICT_SRCS)
+$(B)/host/check_verdict: tests/host/check_verdict.c tests/host/check_main.h $(VERDICT_SRCS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Iscripts/verdict -o $@ $< scripts/verdict/verdict.c $(CHECK_LIBS)
 
@@ -112,25 +112,25 @@ $(ELF_FIX)/.built: tests/host/elf/sample.c tests/host/elf/args.c
 	$(CC) -g -O2 -shared -fPIC -o libsample.so sample.c && \
 	touch .built
 
-$(B)/host/check_resolve: tests/host/check_resolve.c $(CLI_OBJ)/uprobe-cli $(ELF_FIX)/.built
+$(B)/host/check_resolve: tests/host/check_resolve.c tests/host/check_main.h $(CLI_OBJ)/uprobe-cli $(ELF_FIX)/.built
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
 		$(CLI_OBJ)/resolve.o $(CLI_OBJ)/insn.o $(CLI_OBJ)/inat.o \
 		-ldw -lelf $(CHECK_LIBS)
 
-$(B)/host/check_fetch: tests/host/check_fetch.c $(CLI_OBJ)/uprobe-cli $(ELF_FIX)/.built
+$(B)/host/check_fetch: tests/host/check_fetch.c tests/host/check_main.h $(CLI_OBJ)/uprobe-cli $(ELF_FIX)/.built
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
 		$(CLI_OBJ)/dwarfvar.o $(CLI_OBJ)/resolve.o $(CLI_OBJ)/insn.o \
 		$(CLI_OBJ)/inat.o -ldw -lelf $(CHECK_LIBS)
 
-$(B)/host/check_cli: tests/host/check_cli.c $(CLI_OBJ)/uprobe-cli $(ELF_FIX)/.built
+$(B)/host/check_cli: tests/host/check_cli.c tests/host/check_main.h $(CLI_OBJ)/uprobe-cli $(ELF_FIX)/.built
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DFIXTURES='"$(ELF_FIX)"' -DCLI='"$(CLI_OBJ)/uprobe-cli"' \
 		-DCLI_VERSION='"$(CLI_VERSION)"' -o $@ $< -ldw $(CHECK_LIBS)
 
 # the latency histograms' arithmetic, uprobe-cli's hist.c on its own
-$(B)/host/check_hist: tests/host/check_hist.c tools/uprobe-cli/hist.c \
+$(B)/host/check_hist: tests/host/check_hist.c tests/host/check_main.h tools/uprobe-cli/hist.c \
 		tools/uprobe-cli/hist.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itools/uprobe-cli -o $@ $< tools/uprobe-cli/hist.c \

@@ -9,7 +9,6 @@
  * The kernel's own refusals are tested in the guest (uprobe_cli.sh).
  */
 #define _GNU_SOURCE
-#include <check.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +22,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "check_main.h"
 
 #ifndef FIXTURES
 #error FIXTURES must name the directory of the test ELF files
@@ -894,25 +895,8 @@ START_TEST(latency_table_and_json)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("cli");
-	TCase *tc = tcase_create("cli");
-	SRunner *sr;
-	int failed;
-
-	/*
-	 * The tests' stand-ins go in here, under /tmp so that nobody can
-	 * reach the copies in them, and are removed below after all tests
-	 * ran: a checked fixture's teardown is skipped when a test fails.
-	 */
-	snprintf(top, sizeof(top), "/tmp/check_cli.XXXXXX");
-	if (!mkdtemp(top)) {
-		fprintf(stderr, "check_cli: mkdtemp(%s): %s\n", top,
-			strerror(errno));
-		return 1;
-	}
-	chmod(top, 0755);
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, add_writes_file_offsets);
 	tcase_add_test(tc, add_with_name_and_offset);
@@ -932,11 +916,25 @@ int main(void)
 	tcase_add_test(tc, count_plain_probes);
 	tcase_add_test(tc, count_passes_sigterm_on);
 	tcase_add_test(tc, latency_table_and_json);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+}
+
+int main(void)
+{
+	int failed;
+
+	/*
+	 * The tests' stand-ins go in here, under /tmp so that nobody can
+	 * reach the copies in them, and are removed below after all tests
+	 * ran: a checked fixture's teardown is skipped when a test fails.
+	 */
+	snprintf(top, sizeof(top), "/tmp/check_cli.XXXXXX");
+	if (!mkdtemp(top)) {
+		fprintf(stderr, "check_cli: mkdtemp(%s): %s\n", top,
+			strerror(errno));
+		return 1;
+	}
+	chmod(top, 0755);
+	failed = check_run("cli", add_tests);
 	if (nftw(top, remove_one, 16, FTW_DEPTH | FTW_PHYS))
 		failed = 1;
 	return failed ? 1 : 0;

@@ -10,7 +10,7 @@
  * the fixtures' disassembly.
  */
 #define _GNU_SOURCE
-#include <check.h>
+#include "check_main.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,24 +197,17 @@ START_TEST(errors_name_the_problem)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("fetch");
-	TCase *tc = tcase_create("fetch");
-	SRunner *sr;
-	int failed;
-
-	/* a debuglink next to the binary, never a system debug directory */
-	setenv("UPROBE_CLI_DEBUGINFO_PATH", ":" FIXTURES "/debug", 1);
-	unsetenv("DEBUGINFOD_URLS");
 	tcase_add_loop_test(tc, entry_of_optimized, 0, NOPTIMIZED);
 	tcase_add_loop_test(tc, parameter_moved_to_the_stack, 0, NOPTIMIZED);
 	tcase_add_test(tc, unoptimized_past_the_prologue);
 	tcase_add_test(tc, errors_name_the_problem);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+}
+
+int main(void)
+{
+	/* a debuglink next to the binary, or the fixtures' build-id tree */
+	check_debuginfo_path(":" FIXTURES "/debug");
+	return check_run("fetch", add_tests) ? 1 : 0;
 }

@@ -6,7 +6,7 @@
  * the byte.
  */
 #define _GNU_SOURCE
-#include <check.h>
+#include "check_main.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,13 +255,8 @@ START_TEST(latency_table_without_returns)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("hist");
-	TCase *tc = tcase_create("hist");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_test(tc, parse_a_line);
 	tcase_add_test(tc, parse_empty_and_odd_lines);
 	tcase_add_loop_test(tc, parse_refuses, 0,
@@ -272,10 +267,9 @@ int main(void)
 			    sizeof(human) / sizeof(human[0]));
 	tcase_add_test(tc, latency_table);
 	tcase_add_test(tc, latency_table_without_returns);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+}
+
+int main(void)
+{
+	return check_run("hist", add_tests) ? 1 : 0;
 }

@@ -7,7 +7,7 @@
  * addr2line; each error case gives its message.
  */
 #define _GNU_SOURCE
-#include <check.h>
+#include "check_main.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,19 +192,8 @@ START_TEST(library_by_short_name)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("resolve");
-	TCase *tc = tcase_create("resolve");
-	SRunner *sr;
-	int failed;
-
-	/*
-	 * build-id lookups go to the fixtures' debug directory, and never
-	 * to a debuginfod server or its cache under $HOME
-	 */
-	setenv("UPROBE_CLI_DEBUGINFO_PATH", FIXTURES "/debug", 1);
-	unsetenv("DEBUGINFOD_URLS");
 	tcase_add_loop_test(tc, symbol_matches_nm, 0, NVARIANTS);
 	tcase_add_loop_test(tc, address_and_symbol_offset_agree, 0, NVARIANTS);
 	tcase_add_loop_test(tc, line_matches_addr2line, 0, NVARIANTS);
@@ -212,10 +201,10 @@ int main(void)
 	tcase_add_test(tc, glob_matches_the_three);
 	tcase_add_test(tc, errors_name_the_problem);
 	tcase_add_test(tc, library_by_short_name);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+}
+
+int main(void)
+{
+	check_debuginfo_path(FIXTURES "/debug");
+	return check_run("resolve", add_tests) ? 1 : 0;
 }

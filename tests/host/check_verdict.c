@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Check unit tests of the guest-run verdict (scripts/verdict). */
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "verdict.h"
 
 static struct verdict v;
@@ -337,11 +337,8 @@ START_TEST(benign_console_lines_pass)
 }
 END_TEST
 
-static Suite *verdict_suite(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("verdict");
-	TCase *tc = tcase_create("core");
-
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, counts_kselftest_output);
 	tcase_add_test(tc, all_pass_exits_zero);
@@ -366,17 +363,9 @@ static Suite *verdict_suite(void)
 	tcase_add_loop_test(tc, console_reports_fail, 0,
 			    sizeof(bad_console) / sizeof(bad_console[0]));
 	tcase_add_test(tc, benign_console_lines_pass);
-	suite_add_tcase(s, tc);
-	return s;
 }
 
 int main(void)
 {
-	SRunner *sr = srunner_create(verdict_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run("verdict", add_tests) ? EXIT_FAILURE : EXIT_SUCCESS;
 }
