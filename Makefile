@@ -20,6 +20,10 @@ GUEST_CFLAGS := $(CFLAGS) -Wno-unused-parameter -Wno-clobbered -static -pthread 
 CHECK_LIBS = $(shell pkg-config --cflags --libs check)
 
 HOST_TESTS := $(patsubst tests/host/%.c,$(B)/host/%,$(wildcard tests/host/*.c))
+# the CLI's Check tests again, on a CLI built with AddressSanitizer and UBSan
+SAN_TESTS := $(B)/host/check_cli_san $(B)/host/check_fetch_san \
+	     $(B)/host/check_resolve_san
+HOST_TESTS += $(SAN_TESTS)
 GUEST_TESTS := $(patsubst tests/guest/%.c,$(B)/tests/t/%,$(wildcard tests/guest/*.c)) \
 	       $(patsubst tests/guest/%.sh,$(B)/tests/t/%.sh,$(wildcard tests/guest/*.sh))
 # what only the kernel without utrace runs (make check FLAVOUR=noutrace)
@@ -77,6 +81,15 @@ $(CLI_OBJ)/uprobe-cli: $(CLI_SRCS) $(KSRC)/.extracted
 	@$(MAKE) --no-print-directory -C tools/uprobe-cli O=$(CLI_OBJ) \
 		KSRC=$(abspath $(KSRC))
 
+# and once more with the sanitizers, any error of theirs fatal
+SAN_CFLAGS := -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
+	      -fsanitize=address,undefined -fno-sanitize-recover=all
+CLI_SAN := $(abspath $(B))/host/cli-san
+
+$(CLI_SAN)/uprobe-cli: $(CLI_SRCS) $(KSRC)/.extracted
+	@$(MAKE) --no-print-directory -C tools/uprobe-cli O=$(CLI_SAN) \
+		KSRC=$(abspath $(KSRC)) CFLAGS="$(SAN_CFLAGS)"
+
 $(CLI_OBJ)/uprobe-cli.1: tools/uprobe-cli/uprobe-cli.rst
 	@$(MAKE) --no-print-directory -C tools/uprobe-cli O=$(CLI_OBJ) man
 
@@ -123,6 +136,20 @@ $(B)/host/check_fetch: tests/host/check_fetch.c tests/host/check_main.h $(CLI_OB
 	$(CC) $(CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
 		$(CLI_OBJ)/dwarfvar.o $(CLI_OBJ)/resolve.o $(CLI_OBJ)/insn.o \
 		$(CLI_OBJ)/inat.o -ldw -lelf $(CHECK_LIBS)
+
+$(B)/host/check_fetch_san: tests/host/check_fetch.c tests/host/check_main.h $(CLI_SAN)/uprobe-cli $(ELF_FIX)/.built
+	$(CC) $(SAN_CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
+		$(CLI_SAN)/dwarfvar.o $(CLI_SAN)/resolve.o $(CLI_SAN)/insn.o \
+		$(CLI_SAN)/inat.o -ldw -lelf $(CHECK_LIBS)
+
+$(B)/host/check_resolve_san: tests/host/check_resolve.c tests/host/check_main.h $(CLI_SAN)/uprobe-cli $(ELF_FIX)/.built
+	$(CC) $(SAN_CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
+		$(CLI_SAN)/resolve.o $(CLI_SAN)/insn.o $(CLI_SAN)/inat.o \
+		-ldw -lelf $(CHECK_LIBS)
+
+$(B)/host/check_cli_san: tests/host/check_cli.c tests/host/check_main.h $(CLI_SAN)/uprobe-cli $(ELF_FIX)/.built
+	$(CC) $(SAN_CFLAGS) -DFIXTURES='"$(ELF_FIX)"' -DCLI='"$(CLI_SAN)/uprobe-cli"' \
+		-DCLI_VERSION='"$(CLI_VERSION)"' -o $@ $< -ldw $(CHECK_LIBS)
 
 $(B)/host/check_cli: tests/host/check_cli.c tests/host/check_main.h $(CLI_OBJ)/uprobe-cli $(ELF_FIX)/.built
 	@mkdir -p $(@D)

@@ -763,7 +763,7 @@ static int cmd_stat(int argc, char **argv)
 /* The hit count of probe @name in utprobe_profile, or -1. */
 static long long kernel_hits(const char *name)
 {
-	char path[512], line[PATH_MAX + 256], want[96];
+	char path[512], line[PATH_MAX + 256], want[128];
 	long long n = -1;
 	FILE *f;
 
