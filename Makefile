@@ -96,9 +96,14 @@ $(CLI_OBJ)/uprobe-cli.1: tools/uprobe-cli/uprobe-cli.rst
 # ELF files the resolver and fetch tests read: sample.c and args.c built
 # several ways
 ELF_FIX := $(abspath $(B))/host/elf
-$(ELF_FIX)/.built: tests/host/elf/sample.c tests/host/elf/args.c
+$(ELF_FIX)/.built: tests/host/elf/sample.c tests/host/elf/args.c \
+		tests/host/elf/ver.c
 	@mkdir -p $(@D)
-	cd $(@D) && cp $(abspath tests/host/elf/args.c) args.c && \
+	cd $(@D) && cp $(abspath tests/host/elf/ver.c) ver.c && \
+	printf 'V1 { global: ver_func; local: *; };\nV2 { global: ver_func; } V1;\n' \
+		> ver.map && \
+	$(CC) -g -O2 -shared -fPIC -Wl,--version-script=ver.map -o libver.so ver.c && \
+	cp $(abspath tests/host/elf/args.c) args.c && \
 	$(CC) -g -O0 -o args_O0 args.c && \
 	$(CC) -g -O2 -o args_pie args.c && \
 	$(CC) -g -O2 -fno-pie -no-pie -o args_nopie args.c && \

@@ -192,6 +192,21 @@ START_TEST(library_by_short_name)
 }
 END_TEST
 
+/*
+ * A versioned function (glibc's __libc_start_main, in libc's debug file)
+ * goes by its name, and a spec of it names the default version.
+ */
+START_TEST(versioned_names)
+{
+	struct up_place p = resolve_one(FIXTURES "/libver.so:ver_func");
+	unsigned long v2 = nm_address("libver.so", "ver_func@@V2");
+
+	ck_assert_uint_ne(v2, 0);
+	ck_assert_uint_eq(p.vaddr, v2);
+	ck_assert_str_eq(p.symbol, "ver_func");
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
 	tcase_add_loop_test(tc, symbol_matches_nm, 0, NVARIANTS);
@@ -201,6 +216,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, glob_matches_the_three);
 	tcase_add_test(tc, errors_name_the_problem);
 	tcase_add_test(tc, library_by_short_name);
+	tcase_add_test(tc, versioned_names);
 }
 
 int main(void)

@@ -268,6 +268,7 @@ struct func {
 	const char *name;
 	unsigned long vaddr;
 	unsigned long size;
+	bool old_version;	/* NAME@VERSION, not the default @@ */
 };
 
 static int func_cmp(const void *a, const void *b)
@@ -279,39 +280,70 @@ static int func_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/*
+ * The function symbols of @b, in address order, each name once at an
+ * address.  A versioned name of a debug file's .symtab
+ * ("__libc_start_main@@GLIBC_2.34", "...@GLIBC_2.2.5") goes by its
+ * name alone, as in .dynsym; the names cut short live after the array,
+ * in the same allocation.
+ */
 static struct func *functions(struct up_binary *b, size_t *count)
 {
 	int n = dwfl_module_getsymtab(b->mod);
+	size_t k = 0, pool = 0;
 	struct func *f;
-	size_t k = 0;
+	char *names;
 
 	if (n < 0)
 		n = 0;
-	f = calloc(n + 1, sizeof(*f));
+	for (int i = 1; i < n; i++) {
+		const char *name = dwfl_module_getsym_info(b->mod, i,
+							   &(GElf_Sym){ 0 },
+							   &(GElf_Addr){ 0 },
+							   NULL, NULL, NULL);
+
+		if (name && strchr(name, '@'))
+			pool += strcspn(name, "@") + 1;
+	}
+	f = calloc(1, (n + 1) * sizeof(*f) + pool);
 	if (!f)
 		return NULL;
+	names = (char *)(f + n + 1);
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
 		const char *name = dwfl_module_getsym_info(b->mod, i, &sym,
 							   &addr, NULL, NULL,
 							   NULL);
+		size_t len;
 
-		if (!name || !*name || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		if (!name || !*name || *name == '@' ||
+		    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
 		    sym.st_shndx == SHN_UNDEF || !sym.st_value)
 			continue;
+		if (strchr(name, '@')) {
+			f[k].old_version = !strstr(name, "@@");
+			len = strcspn(name, "@");
+			memcpy(names, name, len);
+			names[len] = '\0';
+			name = names;
+			names += len + 1;
+		}
 		f[k].name = name;
 		f[k].vaddr = sym.st_value;
 		f[k].size = sym.st_size;
 		k++;
 	}
 	qsort(f, k, sizeof(*f), func_cmp);
-	/* .symtab and .dynsym list the same function twice */
+	/* .symtab and .dynsym, or two versions, list one function twice */
 	*count = 0;
-	for (size_t i = 0; i < k; i++)
+	for (size_t i = 0; i < k; i++) {
 		if (!*count || f[*count - 1].vaddr != f[i].vaddr ||
 		    strcmp(f[*count - 1].name, f[i].name))
 			f[(*count)++] = f[i];
+		else
+			f[*count - 1].old_version &= f[i].old_version;
+	}
 	return f;
 }
 
@@ -541,8 +573,10 @@ static int resolve_in(struct up_binary *b, const char *path, const char *what,
 			}
 			check = 1;
 		}
-		for (size_t i = 0; i < nf && !fn; i++)
-			if (!strcmp(f[i].name, name))
+		/* the default version of a versioned name, as ld.so binds */
+		for (size_t i = 0; i < nf; i++)
+			if (!strcmp(f[i].name, name) &&
+			    (!fn || (fn->old_version && !f[i].old_version)))
 				fn = &f[i];
 		if (!fn) {
 			suggest(f, nf, name, hint, sizeof(hint));
