@@ -105,6 +105,13 @@ struct utp_trace_entry {
 
 #define UTP_ENTRY_SIZE(ret)	(sizeof(struct utp_trace_entry) + \
 				 ((ret) ? 2 : 1) * sizeof(unsigned long))
+/*
+ * A record fits a ring-buffer page of the default size, headers and an
+ * absolute time stamp included: its strings are cut to fit (their data
+ * locations also hold 16-bit offsets only), and a definition whose fixed
+ * fields alone do not fit is refused.
+ */
+#define UTP_RECORD_MAX		(PAGE_SIZE - 128)
 
 /*
  * Fetching the values of FETCHARGS, for the probe-argument code of
@@ -272,6 +279,8 @@ static void utp_event_record(struct utp_named *n, unsigned long func,
 
 	if (tp->nr_args) {
 		dsize = __get_data_size(tp, regs, &file_base);
+		dsize = min_t(int, dsize, UTP_RECORD_MAX -
+			      UTP_ENTRY_SIZE(n->lat) - tp->size);
 		size = tp->size + dsize;
 		/* zeroed: a value that cannot be read is 0, nothing stale */
 		data = kzalloc(size, GFP_KERNEL);
@@ -556,6 +565,11 @@ static int utp_parse_args(struct utp_named *n, int argc, const char **argv,
 		/* a process probe has no file to take offsets in */
 		if (!ret && !on_file && utp_arg_on_file(&n->tp.args[i]))
 			ret = -EINVAL;
+	}
+	if (!ret && UTP_ENTRY_SIZE(ret_probe) + n->tp.size > UTP_RECORD_MAX) {
+		trace_probe_log_set_index(0);
+		trace_probe_log_err(0, EVENT_TOO_BIG);
+		ret = -E2BIG;
 	}
 	trace_probe_log_clear();
 	mutex_unlock(&dyn_event_ops_mutex);

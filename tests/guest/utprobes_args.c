@@ -54,6 +54,15 @@ PROBED long name(long x)						\
 RET_FUNC(ret_ours)
 RET_FUNC(ret_theirs)
 
+PROBED long big_ours(const char *s)
+{
+	KEEP(s);
+	return s[0];
+}
+
+#define BIG 3000UL
+static char big_string[BIG + 1];
+
 static const char *const words[] = { "alpha", "", "with space", "\t" };
 
 /* The values of call @i; its label is a bad address for one in 7. */
@@ -386,6 +395,53 @@ TEST_F(args, pid_probe)
 		expected_args(i, want, sizeof(want));
 		EXPECT_STREQ(want, rec[i]);
 	}
+}
+
+/*
+ * A record is a page at most: strings beyond it are cut or left out,
+ * never written past the record; a definition whose fixed fields alone
+ * are bigger is refused.
+ */
+TEST_F(args, record_of_a_page)
+{
+	char def[1024], *rec[2], want[64];
+	size_t len;
+	int n = 0, st;
+	pid_t pid;
+
+	n = snprintf(def, sizeof(def), "p:ua_page %s:%#lx tree=%d", path,
+		     off_of(big_ours), getpid());
+	for (int i = 0; i < 8; i++)
+		n += snprintf(def + n, sizeof(def) - n, " s%d=+0(%%di):string",
+			      i);
+	ASSERT_EQ(0, events("%s\n", def));
+	ASSERT_EQ(0, enable("utprobes", "ua_page", 1));
+	memset(big_string, 'x', BIG);
+	pid = fork();
+	if (pid == 0)
+		_exit(big_ours(big_string) == 'x' ? 0 : 1);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_EQ(0, st);
+	ASSERT_EQ(0, enable("utprobes", "ua_page", 0));
+	ASSERT_EQ(1, records("ua_page", rec, 2));
+	/* s0 whole; s1 cut where the page ends; the others without room */
+	snprintf(want, sizeof(want), "s0=\"%.20s", big_string);
+	EXPECT_EQ(0, strncmp(rec[0], want, strlen(want)));
+	len = strcspn(rec[0] + 4, "\"");
+	EXPECT_EQ(BIG, len);
+	len = strcspn(strstr(rec[0], " s1=\"") + 5, "\"");
+	EXPECT_LT(100UL, len);
+	EXPECT_GT(BIG, len);
+	EXPECT_NE(NULL, strstr(rec[0], " s2=(fault) s3=(fault)"));
+	EXPECT_NE(NULL, strstr(rec[0], " s7=(fault)"));
+	/* 9 arrays of 64 words: 4608 bytes of fixed fields */
+	n = snprintf(def, sizeof(def), "p:ua_huge %s:%#lx", path,
+		     off_of(big_ours));
+	for (int i = 0; i < 9; i++)
+		n += snprintf(def + n, sizeof(def) - n, " a%d=+0(%%di):u64[64]",
+			      i);
+	EXPECT_EQ(-E2BIG, events("%s\n", def));
+	EXPECT_NE(0, access(TRACEFS "/events/utprobes/ua_huge", F_OK));
 }
 
 /* Definitions the parser refuses: -EINVAL, nothing added, a logged error */
