@@ -94,6 +94,7 @@ struct utp_named {
 	char *args;			/* its FETCHARGS as written, or NULL */
 	struct utp_lat __percpu *lat;	/* a return probe's, or NULL */
 	struct utprobe up;
+	bool has_event;			/* tp's event is registered */
 	struct trace_probe tp;		/* its event; last: args[] follow */
 };
 
@@ -443,27 +444,69 @@ static struct trace_event_fields utp_event_fields[] = {
 static int utp_event_add(struct utp_named *n)
 {
 	struct trace_event_call *call = trace_probe_event_call(&n->tp);
+	int ret;
 
 	call->event.funcs = &utp_event_funcs;
 	call->class->fields_array = utp_event_fields;
 	call->class->reg = utp_event_reg;
-	/* its open files hold references, which removal checks */
+	/*
+	 * references taken on it (an eprobe on it, another event's
+	 * enable_event trigger) are counted, and removal checks them
+	 */
 	call->flags = TRACE_EVENT_FL_DYNAMIC;
-	return trace_probe_register_event_call(&n->tp);
+	ret = trace_probe_register_event_call(&n->tp);
+	n->has_event = !ret;
+	return ret;
 }
 
+/* Is @n's event on in a trace instance, or referred to?  event_mutex held */
 static bool utp_event_busy(struct utp_named *n)
 {
-	return trace_probe_is_enabled(&n->tp) ||
-	       trace_event_dyn_busy(trace_probe_event_call(&n->tp));
+	return n->has_event &&
+	       (trace_probe_is_enabled(&n->tp) ||
+		trace_event_dyn_busy(trace_probe_event_call(&n->tp)));
 }
 
-/* Remove @n's event: -EBUSY while it is on or open.  event_mutex held. */
+/*
+ * Remove @n's event, not busy, once no handler can still use the event
+ * files it was on: the caller has waited for an RCU grace period since
+ * it was turned off.  event_mutex held.
+ */
 static int utp_event_del(struct utp_named *n)
 {
-	if (utp_event_busy(n))
-		return -EBUSY;
-	return trace_probe_unregister_event_call(&n->tp);
+	int ret;
+
+	if (!n->has_event)
+		return 0;
+	ret = trace_probe_unregister_event_call(&n->tp);
+	n->has_event = ret;
+	return ret;
+}
+
+/*
+ * Remove the event of @victim, or of every probe if NULL: all or none
+ * (-EBUSY) while one is on or referred to.  Records of the removed
+ * events are cleared from the buffers they were in, since another event
+ * may take their type.  utp_named_lock held.
+ */
+static int utp_events_del(struct utp_named *victim)
+{
+	struct utp_named *n;
+	int ret = 0;
+
+	mutex_lock(&event_mutex);
+	list_for_each_entry(n, &utp_named_list, node)
+		if ((!victim || n == victim) && utp_event_busy(n))
+			ret = -EBUSY;
+	/* a handler may still hold a file the event was on */
+	if (!ret)
+		synchronize_rcu();
+	list_for_each_entry(n, &utp_named_list, node)
+		if (!ret && (!victim || n == victim))
+			ret = utp_event_del(n);
+	tracing_reset_all_online_cpus();
+	mutex_unlock(&event_mutex);
+	return ret;
 }
 
 /* Free @n, whose event is gone or never was, and whose handlers are done */
@@ -745,6 +788,7 @@ static int utp_add_events(struct utp_line *lines, unsigned int n)
 		ret = utp_event_add(lines[i].n);
 		added += !ret;
 	}
+	/* not yet listed: none can have been turned on */
 	for (i = 0; ret && added; i++) {
 		if (!lines[i].n)
 			continue;
@@ -827,9 +871,7 @@ static int __utp_run(struct utp_line *lines, unsigned int n,
 		victim = utp_named_find(lines[i].remove);
 		if (!victim)
 			return -ENOENT;
-		mutex_lock(&event_mutex);
-		ret = utp_event_del(victim);
-		mutex_unlock(&event_mutex);
+		ret = utp_events_del(victim);
 		if (ret)
 			return ret;
 		utp_named_remove(victim, gone);
@@ -997,26 +1039,6 @@ static const struct seq_operations utp_profile_seq_ops = {
 	.show = utp_profile_show,
 };
 
-/*
- * Remove the events of all probes, or none (-EBUSY) if one of them is
- * on or open.  utp_named_lock held.
- */
-static int utp_events_del_all(void)
-{
-	struct utp_named *n;
-	int ret = 0;
-
-	mutex_lock(&event_mutex);
-	list_for_each_entry(n, &utp_named_list, node)
-		if (utp_event_busy(n))
-			ret = -EBUSY;
-	list_for_each_entry(n, &utp_named_list, node)
-		if (!ret)
-			WARN_ON_ONCE(utp_event_del(n));
-	mutex_unlock(&event_mutex);
-	return ret;
-}
-
 static int utp_events_open(struct inode *inode, struct file *file)
 {
 	struct utp_named *n, *next;
@@ -1027,7 +1049,7 @@ static int utp_events_open(struct inode *inode, struct file *file)
 		if (!file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
 			return -EPERM;
 		mutex_lock(&utp_named_lock);
-		ret = utp_events_del_all();
+		ret = utp_events_del(NULL);
 		if (!ret)
 			list_for_each_entry_safe(n, next, &utp_named_list, node)
 				utp_named_remove(n, &gone);

@@ -444,6 +444,26 @@ TEST_F(args, record_of_a_page)
 	EXPECT_NE(0, access(TRACEFS "/events/utprobes/ua_huge", F_OK));
 }
 
+/*
+ * Records of a removed event are cleared with it: an event made next,
+ * which may take its type, is not shown the old records.
+ */
+TEST_F(args, removal_clears_records)
+{
+	char *rec[N + 1];
+
+	ASSERT_EQ(0, events("p:ua_old %s:%#lx tree=%d s=+0(%%dx):string\n",
+			    path, off_of(arg_ours), getpid()));
+	ASSERT_EQ(0, enable("utprobes", "ua_old", 1));
+	ASSERT_EQ(0, run_child());
+	ASSERT_EQ(0, enable("utprobes", "ua_old", 0));
+	ASSERT_EQ(N, records("ua_old", rec, N + 1));
+	ASSERT_EQ(0, events("-:ua_old\np:ua_new %s:%#lx tree=%d a=%%di:s64\n",
+			    path, off_of(arg_ours), getpid()));
+	EXPECT_EQ(0, records("ua_old", rec, N + 1));
+	EXPECT_EQ(0, records("ua_new", rec, N + 1));
+}
+
 /* Definitions the parser refuses: -EINVAL, nothing added, a logged error */
 TEST_F(args, bad_definitions)
 {
