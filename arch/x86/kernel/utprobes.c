@@ -21,6 +21,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/unaligned.h>
+#include <linux/utprobes.h>
 #include <asm/insn.h>
 #include <asm/shstk.h>
 #include <asm/text-patching.h>
@@ -488,6 +489,9 @@ static int utp_read_user(unsigned long addr, void *val, size_t size)
  * regparm or fastcall).  Reading the stack faults its page in, except
  * in a handler that runs in the trap (%UTPROBE_TRAP_SAFE).
  *
+ * Context: a probe handler, as it is called: not under a lock of the
+ * handler's own, which the fault could not sleep with.
+ *
  * Return: 0, or -%EFAULT if the stack slot cannot be read.
  */
 int utprobe_arg(struct pt_regs *regs, unsigned int n, unsigned long *val)
@@ -521,7 +525,9 @@ EXPORT_SYMBOL_GPL(utprobe_arg);
  */
 unsigned long utprobe_retval(struct pt_regs *regs)
 {
-	return regs_return_value(regs);
+	unsigned long ax = regs_return_value(regs);
+
+	return user_64bit_mode(regs) ? ax : (u32)ax;
 }
 EXPORT_SYMBOL_GPL(utprobe_retval);
 
