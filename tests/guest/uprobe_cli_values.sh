@@ -1,7 +1,8 @@
 #!/bin/sh
 # uprobe-cli trace, hist and count --by in the guest, on values_target
-# (built -O2 -g) and on libc from Debian's packages (its variables from
-# libc6-dbg's debug file): each record holds exactly the values of its
+# (built -O2 -g), and on bash and libc from Debian's packages (libc's
+# variables from libc6-dbg's debug file): each record holds exactly the
+# values of its
 # call (a parameter, a char * as a string, a member of nothing, $retval,
 # a parameter the function has moved to its stack, a local at a line),
 # a histogram's buckets and the counts by value are exact, and the
@@ -49,7 +50,7 @@ compare() {
 }
 
 ktap_print_header
-ktap_set_plan 13
+ktap_set_plan 14
 
 out=$(uprobe-cli trace "$T:vt_label" id name -- "$T" $N 2>&1)
 st=$?
@@ -82,6 +83,16 @@ out=$(uprobe-cli trace -j "$T:vt_label" id name -- "$T" 3 2>&1)
 echo "$out" | sed 's/^/# /'
 echo "$out" | grep -Eq '^\{"time": [0-9]+\.[0-9]+, "pid": [0-9]+, "tid": [0-9]+, "function": "vt_label", "values": \{"id": 2, "name": "gamma"\}\}$'
 check $? "trace -j: one JSON object per record, numbers as numbers"
+
+# Debian's bash, without debug info: a raw fetch argument, on the
+# command line bash forks for (its builtins and its last command fork
+# nothing)
+out=$(uprobe-cli trace bash:make_child 'cmd=+0(%di):string' -- \
+	bash -c '/bin/true one; /bin/true two; echo three' 2>&1)
+echo "$out" | sed 's/^/# /'
+compare "bash's make_child" 'cmd="/bin/true one"
+cmd="/bin/true two"' "$(echo "$out" | values)"
+check $? "trace bash:make_child: the command line of each fork, as a string"
 
 # vt_label's ids 0..19 in the kernel's log2 buckets, (2^(k-1), 2^k]
 out=$(uprobe-cli hist "$T:vt_label" id -- "$T" $N 2>&1)
