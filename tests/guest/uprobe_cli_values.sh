@@ -2,12 +2,11 @@
 # uprobe-cli trace, hist and count --by in the guest, on values_target
 # (built -O2 -g), and on bash and libc from Debian's packages (libc's
 # variables from libc6-dbg's debug file): each record holds exactly the
-# values of its
-# call (a parameter, a char * as a string, a member of nothing, $retval,
-# a parameter the function has moved to its stack, a local at a line),
-# a histogram's buckets and the counts by value are exact, and the
-# values equal those mainline uprobe_events records with the same
-# fetch arguments on the twin function in the same run.
+# values of its call (a parameter, a char * as a string, $retval, a
+# parameter the function has moved to its stack, a local at a line, a
+# raw fetch argument), a histogram's buckets and the counts by value
+# are exact, and the values equal those mainline uprobe_events records
+# with the same fetch arguments on the twin function in the same run.
 T=/usr/libexec/utrace-tests/targets/values_target
 N=20
 # check STATUS DESCRIPTION: a result, through the kernel's KTAP helpers
