@@ -27,7 +27,9 @@
  * them does not parse, the write changes nothing.  Otherwise they are
  * done in order, and definitions that follow each other are placed as
  * one batch (utprobe_register_batch()): all of them or none, in one
- * pass over each process.
+ * pass over each process.  PID (and tree=PID) is a number in the
+ * writer's pid namespace; a reader sees it as its own pid namespace
+ * numbers that process (0 if it cannot see it).
  *
  * and lists the probes when read; opening it with O_TRUNC removes them
  * all (none, with -EBUSY, while one's event is on).  utprobe_profile
@@ -90,7 +92,8 @@ struct utp_lat {
 struct utp_named {
 	struct list_head node;
 	char name[UTP_NAME_MAX];
-	char *target;			/* as written: PID:ADDR or PATH:OFFSET */
+	char *target;			/* as written: ADDR, or PATH:OFFSET */
+	struct pid *pid;		/* of PID:ADDR or tree=PID, or NULL */
 	char *args;			/* its FETCHARGS as written, or NULL */
 	struct utp_lat __percpu *lat;	/* a return probe's, or NULL */
 	struct utprobe up;
@@ -513,6 +516,7 @@ static int utp_events_del(struct utp_named *victim)
 static void utp_named_destroy(struct utp_named *n)
 {
 	trace_probe_cleanup(&n->tp);
+	put_pid(n->pid);
 	free_percpu(n->lat);
 	kfree(n->args);
 	kfree(n->target);
@@ -693,7 +697,7 @@ static struct utp_named *utp_named_new(const char *name, const char *shown,
 static int utp_parse_add(struct utp_line *l, char *name, char *rest,
 			 bool ret_probe)
 {
-	char *colon, *target, *args, *shown = NULL;
+	char *colon, *target, *args, *shown;
 	unsigned long vaddr;
 	int pid, ret, tree = 0;
 
@@ -721,6 +725,7 @@ static int utp_parse_add(struct utp_line *l, char *name, char *rest,
 		ret = utp_parse_file(l, target, colon, tree);
 		if (ret)
 			return ret;
+		shown = target;
 	} else {
 		*colon = '\0';
 		ret = kstrtoint(target, 10, &pid) || pid <= 0 ||
@@ -730,22 +735,22 @@ static int utp_parse_add(struct utp_line *l, char *name, char *rest,
 			return ret;
 		l->spec.pid = pid;
 		l->spec.vaddr = vaddr;
+		tree = pid;
+		shown = colon + 1;
 	}
-	/* listed as written */
-	if (tree) {
-		shown = kasprintf(GFP_KERNEL, "%s tree=%d", target, tree);
-		if (!shown)
-			return -ENOMEM;
-	}
-	l->n = utp_named_new(name, shown ?: target, args, ret_probe,
-			     *target == '/');
-	kfree(shown);
+	l->n = utp_named_new(name, shown, args, ret_probe, *target == '/');
 	if (IS_ERR(l->n)) {
 		ret = PTR_ERR(l->n);
 		l->n = NULL;
 		return ret;
 	}
 	l->spec.up = &l->n->up;
+	/* the writer's pid namespace numbers it; readers see their own */
+	if (tree) {
+		l->n->pid = find_get_pid(tree);
+		if (!l->n->pid)
+			return -ESRCH;
+	}
 	return 0;
 }
 
@@ -966,12 +971,27 @@ static void utp_seq_stop(struct seq_file *m, void *v)
 	mutex_unlock(&utp_named_lock);
 }
 
+/*
+ * @n's target as written, but for its pid, which the reader's pid
+ * namespace numbers (0 if the process is not in it).
+ */
+static void utp_target_show(struct seq_file *m, const struct utp_named *n)
+{
+	if (!n->pid)
+		seq_puts(m, n->target);
+	else if (*n->target == '/')
+		seq_printf(m, "%s tree=%d", n->target, pid_vnr(n->pid));
+	else
+		seq_printf(m, "%d:%s", pid_vnr(n->pid), n->target);
+}
+
 static int utp_events_show(struct seq_file *m, void *v)
 {
 	struct utp_named *n = list_entry(v, struct utp_named, node);
 
-	seq_printf(m, "%c:%s %s%s%s\n", utp_named_is_ret(n) ? 'r' : 'p',
-		   n->name, n->target, n->args ? " " : "", n->args ?: "");
+	seq_printf(m, "%c:%s ", utp_named_is_ret(n) ? 'r' : 'p', n->name);
+	utp_target_show(m, n);
+	seq_printf(m, "%s%s\n", n->args ? " " : "", n->args ?: "");
 	return 0;
 }
 
@@ -979,8 +999,9 @@ static int utp_profile_show(struct seq_file *m, void *v)
 {
 	struct utp_named *n = list_entry(v, struct utp_named, node);
 
-	seq_printf(m, "%s %s %llu\n", n->name, n->target,
-		   utprobe_hits(&n->up));
+	seq_printf(m, "%s ", n->name);
+	utp_target_show(m, n);
+	seq_printf(m, " %llu\n", utprobe_hits(&n->up));
 	return 0;
 }
 
