@@ -686,31 +686,6 @@ TEST(no_room_for_slots)
 	unlink(path);
 }
 
-/* Do all threads of @pid show no utrace event (Utrace: 0)? */
-static int no_engine(pid_t pid)
-{
-	char path[320], buf[2048];
-	struct dirent *de;
-	int all = 1, n = 0;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	dir = opendir(path);
-	if (!dir)
-		return 0;
-	while ((de = readdir(dir))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/status", pid,
-			 de->d_name);
-		read_file(path, buf, sizeof(buf));
-		all &= !!strstr(buf, "\nUtrace:\t0\n");
-		n++;
-	}
-	closedir(dir);
-	return all && n;
-}
-
 static int idle_fd;
 
 static void *idle_thread(void *arg)

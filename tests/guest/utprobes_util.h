@@ -6,6 +6,7 @@
 #ifndef UTPROBES_UTIL_H
 #define UTPROBES_UTIL_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -178,6 +179,31 @@ static inline double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Do all threads of @pid show no utrace event (Utrace: 0)? */
+static inline int no_engine(pid_t pid)
+{
+	char path[320], buf[2048];
+	struct dirent *de;
+	int all = 1, n = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/status", pid,
+			 de->d_name);
+		read_file(path, buf, sizeof(buf));
+		all &= !!strstr(buf, "\nUtrace:\t0\n");
+		n++;
+	}
+	closedir(dir);
+	return all && n;
 }
 
 #endif /* UTPROBES_UTIL_H */
