@@ -31,11 +31,19 @@
  * writer's pid namespace; a reader sees it as its own pid namespace
  * numbers that process (0 if it cannot see it).
  *
- * and lists the probes when read; opening it with O_TRUNC removes them
- * all (none, with -EBUSY, while one's event is on).  utprobe_profile
- * lists each probe with its hit count (calls, for a return probe).
- * utprobe_returns lists each return probe with what became of its calls
- * and a log2 histogram of their durations:
+ * utprobe_session takes the same lines, but each open file of it is a
+ * session that owns the probes written through it, as a perf event
+ * belongs to its file: when the file's last reference goes (the tool
+ * closed it, or died), its probes are removed from every process, with
+ * their events.  An event then still on in a trace instance, or
+ * referred to, stays until its last user lets it go.  A session removes
+ * only its own probes, and lists them when read.
+ *
+ * utprobe_events lists the probes when read; opening it with O_TRUNC
+ * removes them all (none, with -EBUSY, while one's event is on).
+ * utprobe_profile lists each probe with its hit count (calls, for a
+ * return probe).  utprobe_returns lists each return probe with what
+ * became of its calls and a log2 histogram of their durations:
  *
  *   NAME returns=N unwound=N missed=N pending=N min_ns=N max_ns=N
  *	  sum_ns=N hist=B:COUNT,...
@@ -96,8 +104,10 @@ struct utp_named {
 	struct pid *pid;		/* of PID:ADDR or tree=PID, or NULL */
 	char *args;			/* its FETCHARGS as written, or NULL */
 	struct utp_lat __percpu *lat;	/* a return probe's, or NULL */
+	const struct file *owner;	/* its session, or NULL */
 	struct utprobe up;
 	bool has_event;			/* tp's event is registered */
+	bool orphan;			/* in utp_orphans (under event_mutex) */
 	struct trace_probe tp;		/* its event; last: args[] follow */
 };
 
@@ -331,9 +341,19 @@ static int utp_named_ret(struct utprobe *up, const struct utprobe_return *ret,
 	return 0;
 }
 
-/* Protects utp_named_list; taken before the core's own mutex. */
+/*
+ * Protects utp_named_list and utp_orphans; taken before event_mutex and
+ * the core's own mutex.
+ */
 static DEFINE_MUTEX(utp_named_lock);
 static LIST_HEAD(utp_named_list);
+/*
+ * Probes whose session ended while their events were in use: out of
+ * every process, their handlers done, their events kept for the users
+ * until the last one lets go; then utp_reap_work removes them.
+ */
+static LIST_HEAD(utp_orphans);
+static struct work_struct utp_reap_work;
 
 static struct utp_named *utp_named_find(const char *name)
 {
@@ -419,6 +439,7 @@ static int utp_event_reg(struct trace_event_call *call, enum trace_reg type,
 			 void *data)
 {
 	struct trace_probe *tp = trace_probe_primary_from_call(call);
+	int ret;
 
 	if (WARN_ON_ONCE(!tp))
 		return -ENODEV;
@@ -426,7 +447,11 @@ static int utp_event_reg(struct trace_event_call *call, enum trace_reg type,
 	case TRACE_REG_REGISTER:
 		return trace_probe_add_file(tp, data);
 	case TRACE_REG_UNREGISTER:
-		return trace_probe_remove_file(tp, data);
+		ret = trace_probe_remove_file(tp, data);
+		/* an orphan's event may have lost its last user */
+		if (container_of(tp, struct utp_named, tp)->orphan)
+			schedule_work(&utp_reap_work);
+		return ret;
 	default:
 		/* perf does not attach to these events */
 		return -EOPNOTSUPP;
@@ -546,6 +571,84 @@ static void utp_named_free(struct list_head *gone)
 		list_del(&n->node);
 		utp_named_destroy(n);
 	}
+}
+
+/*
+ * Remove the events of the probes on @list, which none uses any more:
+ * no handler can record into them (see utp_event_del()).  event_mutex
+ * held.
+ */
+static void utp_events_del_list(struct list_head *list)
+{
+	struct utp_named *n;
+
+	if (list_empty(list))
+		return;
+	synchronize_rcu();
+	list_for_each_entry(n, list, node)
+		WARN_ON_ONCE(utp_event_del(n));
+	tracing_reset_all_online_cpus();
+}
+
+/* Free the orphans whose events nothing uses any more. */
+static void utp_reap(struct work_struct *work)
+{
+	struct utp_named *n, *next;
+	LIST_HEAD(gone);
+
+	mutex_lock(&utp_named_lock);
+	mutex_lock(&event_mutex);
+	list_for_each_entry_safe(n, next, &utp_orphans, node)
+		if (!utp_event_busy(n))
+			list_move_tail(&n->node, &gone);
+	utp_events_del_list(&gone);
+	mutex_unlock(&event_mutex);
+	mutex_unlock(&utp_named_lock);
+	list_for_each_entry_safe(n, next, &gone, node) {
+		list_del(&n->node);
+		utp_named_destroy(n);
+	}
+}
+
+/*
+ * The end of session @owner, at the last close of its file however its
+ * process ended: its probes go out of every process, and go with their
+ * events.  A probe whose event is still in use (on in a trace instance,
+ * or referred to) becomes an orphan until the event's last user lets go.
+ */
+static void utp_session_end(const struct file *owner)
+{
+	struct utp_named *n, *next;
+	LIST_HEAD(orphans);
+	LIST_HEAD(gone);
+	bool synced;
+
+	mutex_lock(&utp_named_lock);
+	mutex_lock(&event_mutex);
+	list_for_each_entry_safe(n, next, &utp_named_list, node) {
+		if (n->owner != owner)
+			continue;
+		n->owner = NULL;
+		n->orphan = utp_event_busy(n);
+		list_move_tail(&n->node, n->orphan ? &orphans : &gone);
+	}
+	utp_events_del_list(&gone);
+	mutex_unlock(&event_mutex);
+	list_for_each_entry(n, &gone, node)
+		utprobe_unregister_nosync(&n->up);
+	list_for_each_entry(n, &orphans, node)
+		utprobe_unregister_nosync(&n->up);
+	/* one wait for the handlers of both */
+	synced = !list_empty(&gone);
+	utp_named_free(&gone);
+	if (!list_empty(&orphans)) {
+		if (!synced)
+			utprobe_unregister_sync();
+		list_splice_tail(&orphans, &utp_orphans);
+		/* a user may have let go before they were listed */
+		schedule_work(&utp_reap_work);
+	}
+	mutex_unlock(&utp_named_lock);
 }
 
 /* A line of a write, parsed: a definition, or a removal. */
@@ -854,10 +957,11 @@ static int utp_add_batch(struct utp_line *lines, unsigned int n)
 /*
  * Do the parsed @lines in order: definitions that follow each other
  * are registered as one batch; a removal is done where it stands, onto
- * @gone.  Stops at the first error.  utp_named_lock held.
+ * @gone.  A session (@owner not NULL) removes only its own probes.
+ * Stops at the first error.  utp_named_lock held.
  */
 static int __utp_run(struct utp_line *lines, unsigned int n,
-		     struct list_head *gone)
+		     struct list_head *gone, const struct file *owner)
 {
 	unsigned int i, first = 0;
 	struct utp_named *victim;
@@ -874,7 +978,7 @@ static int __utp_run(struct utp_line *lines, unsigned int n,
 		if (i == n)
 			break;
 		victim = utp_named_find(lines[i].remove);
-		if (!victim)
+		if (!victim || (owner && victim->owner != owner))
 			return -ENOENT;
 		ret = utp_events_del(victim);
 		if (ret)
@@ -885,12 +989,13 @@ static int __utp_run(struct utp_line *lines, unsigned int n,
 }
 
 /* __utp_run(), then one wait for the probes it removed; they are freed. */
-static int utp_run(struct utp_line *lines, unsigned int n)
+static int utp_run(struct utp_line *lines, unsigned int n,
+		   const struct file *owner)
 {
 	LIST_HEAD(gone);
 	int ret;
 
-	ret = __utp_run(lines, n, &gone);
+	ret = __utp_run(lines, n, &gone, owner);
 	utp_named_free(&gone);
 	return ret;
 }
@@ -913,9 +1018,10 @@ static void utp_lines_free(struct utp_line *lines, unsigned int n)
  * names, the numbers, the files looked up): if one does not parse, the
  * write changes nothing.  Then they are done in order, each run of
  * definitions placed together (one pass per process), all or none.
+ * The probes defined belong to @owner, a session, if not NULL.
  */
-static ssize_t utp_events_write(struct file *file, const char __user *ubuf,
-				size_t count, loff_t *ppos)
+static ssize_t utp_write(struct file *file, const char __user *ubuf,
+			 size_t count, const struct file *owner)
 {
 	unsigned int n = 0, i;
 	struct utp_line *lines;
@@ -943,16 +1049,31 @@ static ssize_t utp_events_write(struct file *file, const char __user *ubuf,
 		return -ENOMEM;
 	}
 	p = buf;
-	for (i = 0; !ret && (line = strsep(&p, "\n")); i++)
+	for (i = 0; !ret && (line = strsep(&p, "\n")); i++) {
 		ret = utp_parse(&lines[i], line);
+		if (lines[i].n)
+			lines[i].n->owner = owner;
+	}
 	if (!ret) {
 		mutex_lock(&utp_named_lock);
-		ret = utp_run(lines, n);
+		ret = utp_run(lines, n, owner);
 		mutex_unlock(&utp_named_lock);
 	}
 	utp_lines_free(lines, n);
 	kvfree(buf);
 	return ret ? ret : count;
+}
+
+static ssize_t utp_events_write(struct file *file, const char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	return utp_write(file, ubuf, count, NULL);
+}
+
+static ssize_t utp_session_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	return utp_write(file, ubuf, count, file);
 }
 
 static void *utp_seq_start(struct seq_file *m, loff_t *pos)
@@ -989,6 +1110,9 @@ static int utp_events_show(struct seq_file *m, void *v)
 {
 	struct utp_named *n = list_entry(v, struct utp_named, node);
 
+	/* a session lists its own probes */
+	if (m->private && n->owner != m->private)
+		return 0;
 	seq_printf(m, "%c:%s ", utp_named_is_ret(n) ? 'r' : 'p', n->name);
 	utp_target_show(m, n);
 	seq_printf(m, "%s%s\n", n->args ? " " : "", n->args ?: "");
@@ -1082,6 +1206,22 @@ static int utp_events_open(struct inode *inode, struct file *file)
 	return seq_open(file, &utp_events_seq_ops);
 }
 
+/* A session lists the probes written through it (see utp_events_show()) */
+static int utp_session_open(struct inode *inode, struct file *file)
+{
+	int ret = seq_open(file, &utp_events_seq_ops);
+
+	if (!ret)
+		((struct seq_file *)file->private_data)->private = file;
+	return ret;
+}
+
+static int utp_session_release(struct inode *inode, struct file *file)
+{
+	utp_session_end(file);
+	return seq_release(inode, file);
+}
+
 static int utp_profile_open(struct inode *inode, struct file *file)
 {
 	return seq_open(file, &utp_profile_seq_ops);
@@ -1107,6 +1247,14 @@ static const struct file_operations utp_events_fops = {
 	.write = utp_events_write,
 };
 
+static const struct file_operations utp_session_fops = {
+	.open = utp_session_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = utp_session_release,
+	.write = utp_session_write,
+};
+
 static const struct file_operations utp_profile_fops = {
 	.open = utp_profile_open,
 	.read = seq_read,
@@ -1116,8 +1264,11 @@ static const struct file_operations utp_profile_fops = {
 
 static int __init utp_trace_init(void)
 {
+	INIT_WORK(&utp_reap_work, utp_reap);
 	tracefs_create_file("utprobe_events", 0644, NULL, NULL,
 			    &utp_events_fops);
+	tracefs_create_file("utprobe_session", 0644, NULL, NULL,
+			    &utp_session_fops);
 	tracefs_create_file("utprobe_profile", 0444, NULL, NULL,
 			    &utp_profile_fops);
 	tracefs_create_file("utprobe_returns", 0444, NULL, NULL,
