@@ -51,7 +51,16 @@ int die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 long parse_pos(const char *what, const char *arg);
 /* Write @text to the file at @path opened with @flags; 0 or -errno. */
 int file_write(const char *path, int flags, const char *text);
-/* Write one definition to utprobe_events; 0 or -errno. */
+/*
+ * From now on, the probes this command places are its own: written
+ * through a utprobe_session of its own, which the kernel removes with
+ * them when the command ends, however it ends.  0, or 1 after a message.
+ */
+int own_probes(void);
+/*
+ * Write definitions to utprobe_events, or to the session after
+ * own_probes(); 0 or -errno.
+ */
 int kernel_write(const char *line);
 /* What the kernel's -errno @err means for a probe. */
 const char *kernel_errmsg(int err);

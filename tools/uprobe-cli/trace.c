@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -69,8 +70,35 @@ static int inst_write(struct session *s, const char *file, const char *val)
 	return file_write(path, O_TRUNC, val);
 }
 
+/*
+ * Remove the instances of uprobe-cli commands that died without removing
+ * theirs (killed): the events of their probes, which the kernel removed,
+ * go with them.  A process of that number alive keeps its instance.
+ */
+static void inst_reap(void)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 300];
+	struct dirent *d;
+	DIR *dp;
+	int pid;
+
+	snprintf(dir, sizeof(dir), "%s/instances", tracefs);
+	dp = opendir(dir);
+	if (!dp)
+		return;
+	while ((d = readdir(dp))) {
+		if (sscanf(d->d_name, "uprobe-cli-%d", &pid) != 1 || pid <= 0 ||
+		    !kill(pid, 0) || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		rmdir(path);
+	}
+	closedir(dp);
+}
+
 static int inst_new(struct session *s)
 {
+	inst_reap();
 	snprintf(s->inst, sizeof(s->inst), "%s/instances/uprobe-cli-%d",
 		 tracefs, (int)getpid());
 	if (mkdir(s->inst, 0700) && errno != EEXIST)
@@ -506,6 +534,8 @@ static int run_everywhere(struct session *s)
 	int r, bad = 0, status;
 	size_t size = LINE_MAX_LEN;
 
+	if (own_probes())
+		return 1;
 	for (int i = 0; i < s->n; i++)
 		if (s->ps[i].fetch && strlen(s->ps[i].fetch) + LINE_MAX_LEN > size)
 			size = strlen(s->ps[i].fetch) + LINE_MAX_LEN;

@@ -97,11 +97,35 @@ int file_write(const char *path, int flags, const char *text)
 	return ret;
 }
 
-/* Write one definition to utprobe_events; 0 or -errno. */
+/* This command's utprobe_session, once own_probes() opened it, or -1 */
+static int session_fd = -1;
+
+int own_probes(void)
+{
+	char path[512];
+
+	if (session_fd >= 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s/utprobe_session", tracefs);
+	session_fd = open(path, O_RDWR | O_CLOEXEC);
+	if (session_fd < 0)
+		return die("%s: %s", path,
+			   errno == ENOENT ?
+			   "no such file (a kernel without probe sessions)" :
+			   kernel_errmsg(-errno));
+	return 0;
+}
+
+/*
+ * Write definitions to utprobe_events, or to this command's session;
+ * 0 or -errno.
+ */
 int kernel_write(const char *line)
 {
 	char path[512];
 
+	if (session_fd >= 0)
+		return write(session_fd, line, strlen(line)) < 0 ? -errno : 0;
 	snprintf(path, sizeof(path), "%s/utprobe_events", tracefs);
 	return file_write(path, O_APPEND, line);
 }
@@ -874,6 +898,8 @@ int run_probed(struct probe *ps, int n, char **cmd, int *status,
 	char **lines;
 	pid_t pid;
 
+	if (own_probes())
+		return 1;
 	if (pipe(go))
 		return die("pipe: %s", strerror(errno));
 	pid = fork();
@@ -882,6 +908,7 @@ int run_probed(struct probe *ps, int n, char **cmd, int *status,
 	if (pid == 0) {
 		char x;
 
+		close(session_fd);
 		close(go[1]);
 		if (read(go[0], &x, 1) != 1)
 			_exit(127);
