@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <asm/insn.h>
@@ -45,8 +46,12 @@ static int is_elf(const char *path)
 	return ok;
 }
 
-/* A library by short name, in the maps of @pid. */
-static int find_in_maps(const char *name, pid_t pid, char *path, size_t size)
+/*
+ * A library by short name, in the maps of @pid; its mapping's range
+ * ("START-END") into @range if not NULL.
+ */
+static int find_in_maps(const char *name, pid_t pid, char *path, size_t size,
+			char *range, size_t rsize)
 {
 	char maps[64], line[PATH_MAX + 128];
 	size_t n = strlen(name);
@@ -69,6 +74,9 @@ static int find_in_maps(const char *name, pid_t pid, char *path, size_t size)
 		    (!strncmp(base, "lib", 3) && !strncmp(base + 3, name, n) &&
 		     base[3 + n] == '.')) {
 			snprintf(path, size, "%s", p);
+			if (range)
+				snprintf(range, rsize, "%.*s",
+					 (int)strcspn(line, " "), line);
 			found = 0;
 		}
 	}
@@ -143,17 +151,72 @@ static int find_program(const char *name, char *path, size_t size)
 	return ret;
 }
 
+void up_root_of(pid_t pid, char *root, size_t size)
+{
+	struct stat theirs, ours, their_ns, our_ns;
+	char path[64], ns[64];
+
+	*root = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
+	snprintf(ns, sizeof(ns), "/proc/%d/ns/mnt", (int)pid);
+	if (stat(path, &theirs) || stat("/", &ours))
+		return;
+	if (theirs.st_dev != ours.st_dev || theirs.st_ino != ours.st_ino ||
+	    (!stat(ns, &their_ns) && !stat("/proc/self/ns/mnt", &our_ns) &&
+	     their_ns.st_ino != our_ns.st_ino))
+		snprintf(root, size, "%s", path);
+}
+
+/*
+ * @name (a path, or a library's short name found in the maps of @pid)
+ * in the root of @pid, which is not ours; no $PATH or library path of
+ * ours is looked in.
+ */
+static int find_in_root(const char *name, pid_t pid, const char *root,
+			char *path, size_t size, char *err, size_t errlen)
+{
+	char in[PATH_MAX], range[64];
+
+	if (!strchr(name, '/')) {
+		/* the maps show it as another namespace may: the very file */
+		if (!find_in_maps(name, pid, in, sizeof(in), range,
+				  sizeof(range))) {
+			snprintf(path, size, "/proc/%d/map_files/%s", (int)pid,
+				 range);
+			return 0;
+		}
+		set_err(err, errlen,
+			"%s: no such library in the maps of process %d (whose root is not ours: give its path there)",
+			name, pid);
+		return -1;
+	}
+	if (*name != '/' ||
+	    snprintf(path, size, "%s%s", root, name) >= (int)size) {
+		set_err(err, errlen,
+			"%s: not an absolute path in the root of process %d",
+			name, pid);
+		return -1;
+	}
+	return 0;
+}
+
 int up_find_binary(const char *name, pid_t pid, char *path, size_t size,
 		   char *err, size_t errlen)
 {
+	char root[64] = "";
 	int elf;
 
-	if (strchr(name, '/')) {
+	if (pid)
+		up_root_of(pid, root, sizeof(root));
+	if (*root) {
+		if (find_in_root(name, pid, root, path, size, err, errlen))
+			return -1;
+	} else if (strchr(name, '/')) {
 		if (!realpath(name, path)) {
 			set_err(err, errlen, "%s: %s", name, strerror(errno));
 			return -1;
 		}
-	} else if (!(pid && !find_in_maps(name, pid, path, size)) &&
+	} else if (!(pid && !find_in_maps(name, pid, path, size, NULL, 0)) &&
 		   find_program(name, path, size) &&
 		   find_library(name, path, size)) {
 		if (pid)

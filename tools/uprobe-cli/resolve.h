@@ -50,7 +50,17 @@ int up_binary_open(const char *path, struct up_binary *b, char *err,
 		   size_t errlen);
 void up_binary_close(struct up_binary *b);
 
-/* Find BINARY as up_resolve() does; 0, or -1 with a message in @err. */
+/*
+ * "/proc/PID/root" into @root if process @pid has another root or mount
+ * namespace than ours (it runs in a container), where its paths are
+ * looked up; "" if it shares ours.
+ */
+void up_root_of(pid_t pid, char *root, size_t size);
+
+/*
+ * Find BINARY as up_resolve() does: in the root of @pid if that is not
+ * ours (see up_root_of()); 0, or -1 with a message in @err.
+ */
 int up_find_binary(const char *name, pid_t pid, char *path, size_t size,
 		   char *err, size_t errlen);
 

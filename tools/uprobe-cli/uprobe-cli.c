@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <elfutils/libdwfl.h>
@@ -159,15 +161,21 @@ const char *kernel_errmsg(int err)
 
 /*
  * The address in process @pid of file offset @offset of @path, from its
- * maps; 0 if the process does not map that part of the file.
+ * maps; 0 if the process does not map that part of the file.  The file
+ * is known by its device and inode: the maps name it as the process's
+ * mount namespace may, not as we reach it (up_root_of()).
  */
 static unsigned long runtime_address(pid_t pid, const char *path,
 				     unsigned long offset)
 {
 	char maps[64], line[PATH_MAX + 128], file[PATH_MAX];
-	unsigned long start, end, pgoff, addr = 0;
+	unsigned long start, end, pgoff, ino, addr = 0;
+	unsigned int major, minor;
+	struct stat st;
 	FILE *f;
 
+	if (stat(path, &st))
+		return 0;
 	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
 	f = fopen(maps, "re");
 	if (!f)
@@ -175,9 +183,11 @@ static unsigned long runtime_address(pid_t pid, const char *path,
 	while (!addr && fgets(line, sizeof(line), f)) {
 		char perms[8];
 
-		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %4095s", &start, &end,
-			   perms, &pgoff, file) != 5 || strcmp(file, path) ||
-		    perms[2] != 'x')
+		if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu %4095s", &start,
+			   &end, perms, &pgoff, &major, &minor, &ino,
+			   file) != 8 || perms[2] != 'x' ||
+		    ((makedev(major, minor) != st.st_dev || ino != st.st_ino) &&
+		     strcmp(file, path)))
 			continue;
 		if (offset >= pgoff && offset < pgoff + (end - start))
 			addr = start + (offset - pgoff);
