@@ -34,7 +34,8 @@ BENCH_PROGS := $(patsubst tests/bench/%.c,$(B)/tests/bench/%,$(wildcard tests/be
 # A shared library the torture test dlopen()s (its workers are dynamic).
 TARGET_LIBS := $(B)/tests/targets/libutp_torture.so
 TARGET_PROGS := $(patsubst tests/targets/%.c,$(B)/tests/targets/%,$(wildcard tests/targets/*.c)) \
-		$(patsubst tests/targets/%.cc,$(B)/tests/targets/%,$(wildcard tests/targets/*.cc))
+		$(patsubst tests/targets/%.cc,$(B)/tests/targets/%,$(wildcard tests/targets/*.cc)) \
+		$(B)/tests/targets/probe_target_static
 VERDICT_SRCS := scripts/verdict/verdict.c scripts/verdict/verdict.h
 # The kernel's own ptrace and x86 selftests that build for 64-bit, run by
 # tests/guest/kselftests.sh: dynamically linked, built as their own
@@ -197,6 +198,12 @@ $(B)/tests/bench/%: tests/bench/%.c
 $(B)/tests/targets/%: tests/targets/%.c $(wildcard tests/targets/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fPIE -pie -o $@ $<
+
+# probe_target linked statically, to run in a container's root that
+# holds nothing else
+$(B)/tests/targets/probe_target_static: tests/targets/probe_target.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -static-pie -o $@ $<
 
 # gdb's tests need probed() to begin with its frame-pointer prologue
 $(B)/tests/targets/gdb_target: CFLAGS += -O0 -fcf-protection=none \
