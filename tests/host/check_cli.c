@@ -142,10 +142,14 @@ static const char *get_file(const char *name)
 
 /*
  * A stand-in tracefs with empty utprobe_events, _profile and _returns,
- * in a directory of its own under top; main() removes them all.
+ * in a directory of its own under top; main() removes them all.  Its
+ * utprobe_session is utprobe_events, so that what a command writes
+ * through its session is read where the others' definitions are.
  */
 static void setup(void)
 {
+	char path[128];
+
 	snprintf(fake, sizeof(fake), "%s/XXXXXX", top);
 	ck_assert_ptr_nonnull(mkdtemp(fake));
 	chmod(fake, 0755);
@@ -153,6 +157,8 @@ static void setup(void)
 	put_file("utprobe_events", "", 0644);
 	put_file("utprobe_profile", "", 0644);
 	put_file("utprobe_returns", "", 0644);
+	snprintf(path, sizeof(path), "%s/utprobe_session", fake);
+	ck_assert_int_eq(symlink("utprobe_events", path), 0);
 }
 
 static int remove_one(const char *path, const struct stat *st, int type,
@@ -403,6 +409,27 @@ START_TEST(kernel_without_utprobes)
 		/* count did not run the command */
 		ck_assert_str_eq(r.out, "");
 	}
+}
+END_TEST
+
+/*
+ * A kernel with utprobe_events but no utprobe_session: the commands
+ * whose probes die with them say so, and run nothing.
+ */
+START_TEST(kernel_without_sessions)
+{
+	struct result r;
+	char path[128], want[256];
+
+	snprintf(path, sizeof(path), "%s/utprobe_session", fake);
+	unlink(path);
+	cli(&r, 0, "count", "-e", FIXTURES "/sample_pie:sample_add", "--",
+	    "sh", "-c", "echo ran", NULL);
+	snprintf(want, sizeof(want),
+		 "%s: no such file (a kernel without probe sessions)", path);
+	assert_one_error(&r, want);
+	ck_assert_str_eq(r.out, "");
+	ck_assert_str_eq(get_file("utprobe_events"), "");
 }
 END_TEST
 
@@ -903,6 +930,7 @@ static void add_tests(TCase *tc)
 	tcase_add_loop_test(tc, errors_name_the_problem, 0,
 			    sizeof(errors) / sizeof(errors[0]));
 	tcase_add_test(tc, kernel_without_utprobes);
+	tcase_add_test(tc, kernel_without_sessions);
 	tcase_add_test(tc, permission_denied);
 	tcase_add_test(tc, version);
 	tcase_add_test(tc, list_table);

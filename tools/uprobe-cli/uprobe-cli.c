@@ -109,13 +109,16 @@ int own_probes(void)
 	if (session_fd >= 0)
 		return 0;
 	snprintf(path, sizeof(path), "%s/utprobe_session", tracefs);
-	session_fd = open(path, O_RDWR | O_CLOEXEC);
-	if (session_fd < 0)
-		return die("%s: %s", path,
-			   errno == ENOENT ?
-			   "no such file (a kernel without probe sessions)" :
-			   kernel_errmsg(-errno));
-	return 0;
+	session_fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
+	if (session_fd >= 0)
+		return 0;
+	if (errno != ENOENT)
+		return die("%s: %s", path, kernel_errmsg(-errno));
+	snprintf(path, sizeof(path), "%s/utprobe_events", tracefs);
+	if (access(path, F_OK))
+		return die("%s", kernel_errmsg(-ENOENT));
+	return die("%s/utprobe_session: no such file (a kernel without probe sessions)",
+		   tracefs);
 }
 
 /*
