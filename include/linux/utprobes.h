@@ -134,6 +134,7 @@ struct utprobe {
 	struct list_head file_node;	/* in the list of probes on files */
 	struct inode *inode;		/* the file of a probe on a file */
 	loff_t offset;			/* its offset in the file */
+	loff_t ref_offset;		/* its semaphore's there, or 0 */
 	struct utp_arch_insn *insn;	/* the instruction there */
 	pid_t pid;			/* the process of a pid probe */
 	unsigned long vaddr;		/* its address there */
@@ -152,6 +153,11 @@ struct utprobe {
  *		for every process; on one process: that process (ids in the
  *		caller's pid namespace)
  * @vaddr:	on one process: the instruction's address there
+ * @ref_offset:	on a file, or 0: the offset there of the probe's
+ *		semaphore, the 16-bit counter of an SDT marker (in a
+ *		writable section such as .probes), which is raised by one in
+ *		each process while the probe is in it, so that code the
+ *		program runs only while the marker is probed runs
  */
 struct utprobe_spec {
 	struct utprobe *up;
@@ -159,6 +165,7 @@ struct utprobe_spec {
 	loff_t offset;
 	pid_t pid;
 	unsigned long vaddr;
+	loff_t ref_offset;
 };
 
 #ifdef CONFIG_UTPROBES

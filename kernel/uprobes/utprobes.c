@@ -154,6 +154,7 @@ struct utp_consumer {
 	struct list_head probe_node;	/* in up->consumers */
 	struct utprobe *up;
 	struct utp_point *point;
+	unsigned long ref_vaddr;	/* the semaphore it raised, or 0 */
 	struct rcu_head rcu;
 };
 
@@ -204,6 +205,7 @@ struct utp_proc {
 	bool ret_sweep;			/* grace period (utp_after_removals()); */
 					/* a return probe among them */
 	bool mmap_key;			/* holds utprobe_mmap_key on */
+	bool ref_pending;		/* a semaphore not mapped yet */
 	wait_queue_head_t wq;		/* the quiescer waits here */
 	struct mutex xol_lock;		/* xols and slot allocation */
 	struct list_head xols;
@@ -2472,11 +2474,19 @@ static u32 utp_report_signal(u32 action, struct utrace_engine *engine,
  * points.  A new executable mapping of a probed file gets
  * its breakpoints the same way, from mmap() (utprobe_mmap()).
  */
+/* The semaphores the probes at a kept int3 raised, for a child to undo */
+#define UTP_KEPT_REFS	4
+
 struct utp_kept {
 	unsigned long vaddr;
 	struct utp_arch_insn ai;
 	struct inode *inode;		/* the probes' file and offset there, */
 	loff_t offset;			/* only compared */
+	unsigned int nrefs;
+	struct {
+		unsigned long vaddr;
+		loff_t offset;
+	} refs[UTP_KEPT_REFS];
 };
 
 struct utp_fork_work {
@@ -2535,12 +2545,17 @@ static int utp_fork_keep(struct utp_thread *ut, struct utp_point *pt)
 	k->vaddr = pt->vaddr;
 	k->ai = pt->ai;
 	/* the probes on files here are all at one offset of one file */
-	list_for_each_entry_rcu(c, &pt->consumers, point_node, true)
-		if (c->up->inode) {
-			k->inode = c->up->inode;
-			k->offset = c->up->offset;
-			break;
+	list_for_each_entry_rcu(c, &pt->consumers, point_node, true) {
+		if (!c->up->inode)
+			continue;
+		k->inode = c->up->inode;
+		k->offset = c->up->offset;
+		/* more stay raised in the child: code run while probed */
+		if (c->ref_vaddr && k->nrefs < UTP_KEPT_REFS) {
+			k->refs[k->nrefs].vaddr = c->ref_vaddr;
+			k->refs[k->nrefs++].offset = c->up->ref_offset;
 		}
+	}
 	if (xa_insert(&w->kept, pt->vaddr, k, GFP_KERNEL)) {
 		kfree(k);
 		return -ENOMEM;
@@ -2923,6 +2938,126 @@ static int utp_int3_inherited(struct utp_proc *proc, unsigned long vaddr)
 }
 
 /*
+ * Semaphores.  An SDT marker may come with a semaphore: a 16-bit counter
+ * in the program's data, which the program reads to run the code that
+ * computes the marker's arguments only while someone probes it.  Each
+ * consumer of a probe with one (utprobe.ref_offset) raises it by one in
+ * its process and lowers it when it goes, as mainline's reference
+ * counters do; a fork's child has its parent's raised counters in its
+ * copy of the data, which its own consumers take over.
+ */
+
+/* Does @vma, a private writable mapping of @inode, hold offset @off? */
+static bool utp_ref_vma(struct vm_area_struct *vma, struct inode *inode,
+			loff_t off)
+{
+	loff_t start = (loff_t)vma->vm_pgoff << PAGE_SHIFT;
+
+	return vma->vm_file && file_inode(vma->vm_file) == inode &&
+	       (vma->vm_flags & (VM_WRITE | VM_SHARED)) == VM_WRITE &&
+	       off >= start &&
+	       off + sizeof(u16) <= start + (vma->vm_end - vma->vm_start);
+}
+
+/*
+ * Add @d to the semaphore at offset @off of @inode in @mm: at *@vaddr if
+ * not 0, if the same file offset is still mapped there, else where a
+ * mapping of the file holds it (its address goes into *@vaddr).  A
+ * counter at 0 is not lowered: the program may have written it.
+ * Returns 0, -ENOENT if the file's data is not mapped there (yet), or
+ * another -errno.  Not under @mm's mmap_lock.
+ */
+static int utp_ref_update(struct mm_struct *mm, struct inode *inode,
+			  loff_t off, unsigned long *vaddr, int d)
+{
+	struct vm_area_struct *vma = NULL;
+	unsigned long va = *vaddr;
+	struct page *page;
+	void *kaddr;
+	u16 *ctr;
+	int ret;
+
+	if (!mmget_not_zero(mm))
+		return -ESRCH;
+	mmap_read_lock(mm);
+	if (va) {
+		vma = vma_lookup(mm, va);
+		if (vma && (!utp_ref_vma(vma, inode, off) ||
+			    va != vma->vm_start + (off -
+			    ((loff_t)vma->vm_pgoff << PAGE_SHIFT))))
+			vma = NULL;
+	} else {
+		VMA_ITERATOR(vmi, mm, 0);
+
+		for_each_vma(vmi, vma)
+			if (utp_ref_vma(vma, inode, off))
+				break;
+		if (vma)
+			va = vma->vm_start +
+			     (off - ((loff_t)vma->vm_pgoff << PAGE_SHIFT));
+	}
+	ret = -ENOENT;
+	if (!vma)
+		goto out;
+	ret = get_user_pages_remote(mm, va, 1, FOLL_WRITE, &page, NULL);
+	if (ret != 1) {
+		ret = ret < 0 ? ret : -EFAULT;
+		goto out;
+	}
+	kaddr = kmap_local_page(page);
+	ctr = kaddr + offset_in_page(va);
+	if (d > 0 || *ctr)
+		*ctr += d;
+	kunmap_local(kaddr);
+	put_page(page);
+	*vaddr = va;
+	ret = 0;
+out:
+	mmap_read_unlock(mm);
+	mmput(mm);
+	return ret;
+}
+
+/*
+ * The new consumer @c of @proc raises its probe's semaphore, if it has
+ * one; or, where the file's data is not mapped yet, when it is
+ * (utp_ref_retry()).  utp_mutex held.
+ */
+static void utp_ref_raise(struct utp_proc *proc, struct utp_consumer *c)
+{
+	struct utprobe *up = c->up;
+
+	if (up->ref_offset &&
+	    utp_ref_update(proc->mm, up->inode, up->ref_offset,
+			   &c->ref_vaddr, 1) == -ENOENT)
+		WRITE_ONCE(proc->ref_pending, true);
+}
+
+/*
+ * A writable mapping was made in @proc, which has consumers whose
+ * semaphores were not mapped: they raise them, if it holds them.
+ * utp_mutex held.
+ */
+static void utp_ref_retry(struct utp_proc *proc)
+{
+	struct utp_consumer *c;
+	struct utp_point *pt;
+	unsigned long idx;
+	bool pending = false;
+
+	WRITE_ONCE(proc->ref_pending, false);
+	xa_for_each(&proc->points, idx, pt)
+		list_for_each_entry(c, &pt->consumers, point_node)
+			if (c->up->ref_offset && !c->ref_vaddr &&
+			    utp_ref_update(proc->mm, c->up->inode,
+					   c->up->ref_offset, &c->ref_vaddr,
+					   1) == -ENOENT)
+				pending = true;
+	if (pending)
+		WRITE_ONCE(proc->ref_pending, true);
+}
+
+/*
  * The int3s of a batch's new points in one process, written after all of
  * them are in the process's table, a page at a time (utp_place_pokes()).
  */
@@ -3063,6 +3198,7 @@ again:
 	c->point = pt;
 	list_add_tail_rcu(&c->point_node, &pt->consumers);
 	list_add_tail(&c->probe_node, &up->consumers);
+	utp_ref_raise(proc, c);
 	c = NULL;
 out:
 	if (quiesced)
@@ -3173,6 +3309,9 @@ static void utp_remove(struct utp_proc *proc, struct utprobe *up,
 		pt = c->point;
 		list_del_rcu(&c->point_node);
 		list_del(&c->probe_node);
+		if (c->ref_vaddr)
+			utp_ref_update(proc->mm, up->inode, up->ref_offset,
+				       &c->ref_vaddr, -1);
 		utp_consumer_free(c);
 		/* a return site stays while calls return there */
 		if (!list_empty(&pt->consumers) || READ_ONCE(pt->ret_site))
@@ -3251,6 +3390,7 @@ struct utp_spec {
 	loff_t offset;
 	struct pid *pid;
 	unsigned long vaddr;
+	loff_t ref_offset;
 };
 
 struct utp_deferred {
@@ -3626,6 +3766,7 @@ static void utp_fork_work(struct callback_head *cb)
 	struct utprobe *up;
 	struct utp_kept *k;
 	unsigned long idx;
+	unsigned int i;
 	int kept;
 
 	mutex_lock(&utp_mutex);
@@ -3639,6 +3780,10 @@ static void utp_fork_work(struct callback_head *cb)
 		return;
 	}
 	xa_for_each(&w->kept, idx, k) {
+		/* the child's probes raise their semaphores anew */
+		for (i = 0; i < k->nrefs; i++)
+			utp_ref_update(current->mm, k->inode, k->refs[i].offset,
+				       &k->refs[i].vaddr, -1);
 		kept = 0;
 		list_for_each_entry(up, &utp_files, file_node)
 			if (k->inode && up->inode == k->inode &&
@@ -3794,6 +3939,8 @@ static void utp_mmap_work(struct callback_head *cb)
 				       w->from + w->from_len);
 		}
 		utp_drop_stale(ut->proc, w->start, w->end);
+		if (READ_ONCE(ut->proc->ref_pending))
+			utp_ref_retry(ut->proc);
 	}
 	if (w->file)
 		list_for_each_entry(up, &utp_files, file_node)
@@ -3904,6 +4051,12 @@ void __utprobe_mmap(struct vm_area_struct *vma, unsigned long addr,
 	ut = utp_mm_thread(vma->vm_mm);
 	if (ut)
 		utp_mark_stale(ut->proc, addr, addr + len, 0);
+	/* the data that holds a semaphore waited for, maybe */
+	if (ut && READ_ONCE(ut->proc->ref_pending) && vma->vm_file &&
+	    (vma->vm_flags & (VM_WRITE | VM_SHARED)) == VM_WRITE) {
+		utp_mmap_queue(vma, addr, addr + len, 0, 0);
+		return;
+	}
 	if (!vma->vm_file || !(vma->vm_flags & VM_EXEC) ||
 	    (vma->vm_flags & VM_MAYSHARE))
 		return;
@@ -4285,6 +4438,11 @@ static int utp_spec_check(struct utp_spec *spec, bool init)
 	struct utp_arch_insn *ai;
 	int ret;
 
+	/* a semaphore is a file's: aligned, past the ELF header */
+	if (spec->ref_offset &&
+	    (!spec->inode || spec->ref_offset < 0 ||
+	     spec->ref_offset % sizeof(u16)))
+		return -EINVAL;
 	if (!spec->inode)
 		return init ? utp_probe_init(up) : 0;
 	if (!S_ISREG(spec->inode->i_mode))
@@ -4339,6 +4497,7 @@ static int utp_register(struct utp_spec *specs, unsigned int n, bool init)
 		up->inode = spec->inode;
 		ihold(up->inode);
 		up->offset = spec->offset;
+		up->ref_offset = spec->ref_offset;
 		up->scope = get_pid(spec->pid);
 		static_branch_inc(&utprobe_mmap_key);
 		list_add_tail(&up->file_node, &utp_files);
@@ -4386,6 +4545,7 @@ static int utp_spec_get(struct utp_spec *spec,
 		.up = uspec->up,
 		.offset = uspec->offset,
 		.vaddr = uspec->vaddr,
+		.ref_offset = uspec->ref_offset,
 	};
 	if (!uspec->inode && uspec->pid <= 0)
 		return -ESRCH;
@@ -4454,8 +4614,16 @@ static int utp_register_deferred(struct utp_spec *specs, unsigned int n)
  * this then answers 0 or an error found at once, and a later failure
  * leaves that probe without effect.
  *
+ * A probe on a file may have a semaphore (&utprobe_spec.ref_offset): it
+ * is raised in each process the probe goes into, once the process maps
+ * the file's data (a library's data is mapped after its text), and a
+ * forked child keeps it raised for its own probes; it is lowered again
+ * in each process the probe leaves.
+ *
  * Return: 0, or the error of the first probe that failed, as
- * utprobe_register_pid() and utprobe_register_file_scoped() give them.
+ * utprobe_register_pid() and utprobe_register_file_scoped() give them;
+ * -%EINVAL for a semaphore on a probe on one process, or at an odd
+ * offset.
  */
 int utprobe_register_batch(struct utprobe_spec *specs, unsigned int n)
 {
