@@ -7,10 +7,12 @@
  *
  *   p:NAME PID:ADDR [FETCHARGS]
  *			probe the instruction at ADDR in process PID
- *   p:NAME PATH:OFFSET [tree=PID] [FETCHARGS]
+ *   p:NAME PATH:OFFSET[(REF)] [tree=PID] [FETCHARGS]
  *			probe the instruction at OFFSET in the file at
  *			PATH (absolute), in every process that maps it (of
- *			the process tree of PID only, with tree=)
+ *			the process tree of PID only, with tree=); REF is
+ *			the offset of an SDT marker's semaphore, raised in
+ *			each process while the probe is in it
  *   r:NAME TARGET [FETCHARGS]
  *			a return probe on the function at TARGET (either
  *			form): counts its calls and their returns, and
@@ -659,24 +661,54 @@ struct utp_line {
 	const char *remove;		/* or the name of a probe to remove */
 };
 
-/* "PATH:OFFSET" (@colon at the last colon) into @l's spec. */
+/* The offset "(REF)" at @paren, if not NULL, into *@ref. */
+static int utp_parse_ref(char *paren, u64 *ref)
+{
+	size_t len;
+	int ret;
+
+	*ref = 0;
+	if (!paren)
+		return 0;
+	len = strlen(paren);
+	if (len < 3 || paren[len - 1] != ')')
+		return -EINVAL;
+	paren[len - 1] = '\0';
+	ret = kstrtou64(paren + 1, 0, ref);
+	paren[len - 1] = ')';
+	return ret || !*ref || *ref > LLONG_MAX ? -EINVAL : 0;
+}
+
+/*
+ * "PATH:OFFSET" or "PATH:OFFSET(REF)", REF the offset of a semaphore
+ * (@colon at the last colon), into @l's spec.
+ */
 static int utp_parse_file(struct utp_line *l, char *target, char *colon,
 			  pid_t tree)
 {
-	u64 offset;
+	char *paren = strchr(colon, '(');
+	u64 offset, ref;
 	int ret;
 
+	ret = utp_parse_ref(paren, &ref);
+	if (ret)
+		return ret;
 	*colon = '\0';
+	if (paren)
+		*paren = '\0';
 	ret = kstrtou64(colon + 1, 0, &offset);
 	if (!ret && offset > LLONG_MAX)
 		ret = -EINVAL;
 	if (!ret)
 		ret = kern_path(target, LOOKUP_FOLLOW, &l->path);
 	*colon = ':';
+	if (paren)
+		*paren = '(';
 	if (ret)
 		return ret;
 	l->spec.inode = d_inode(l->path.dentry);
 	l->spec.offset = offset;
+	l->spec.ref_offset = ref;
 	l->spec.pid = tree;
 	return 0;
 }
