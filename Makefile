@@ -22,7 +22,7 @@ CHECK_LIBS = $(shell pkg-config --cflags --libs check)
 HOST_TESTS := $(patsubst tests/host/%.c,$(B)/host/%,$(wildcard tests/host/*.c))
 # the CLI's Check tests again, on a CLI built with AddressSanitizer and UBSan
 SAN_TESTS := $(B)/host/check_cli_san $(B)/host/check_fetch_san \
-	     $(B)/host/check_resolve_san
+	     $(B)/host/check_resolve_san $(B)/host/check_sdt_san
 HOST_TESTS += $(SAN_TESTS)
 GUEST_TESTS := $(patsubst tests/guest/%.c,$(B)/tests/t/%,$(wildcard tests/guest/*.c)) \
 	       $(patsubst tests/guest/%.sh,$(B)/tests/t/%.sh,$(wildcard tests/guest/*.sh))
@@ -98,9 +98,13 @@ $(CLI_OBJ)/uprobe-cli.1: tools/uprobe-cli/uprobe-cli.rst
 # several ways
 ELF_FIX := $(abspath $(B))/host/elf
 $(ELF_FIX)/.built: tests/host/elf/sample.c tests/host/elf/args.c \
-		tests/host/elf/ver.c
+		tests/host/elf/ver.c tests/host/elf/sdt_sem.c \
+		tests/host/elf/sdt_plain.c
 	@mkdir -p $(@D)
-	cd $(@D) && cp $(abspath tests/host/elf/ver.c) ver.c && \
+	cd $(@D) && cp $(abspath tests/host/elf/sdt_sem.c) \
+		$(abspath tests/host/elf/sdt_plain.c) . && \
+	$(CC) -g -O2 -o sdt_fix sdt_sem.c sdt_plain.c && \
+	cp $(abspath tests/host/elf/ver.c) ver.c && \
 	printf 'V1 { global: ver_func; local: *; };\nV2 { global: ver_func; } V1;\n' \
 		> ver.map && \
 	$(CC) -g -O2 -shared -fPIC -Wl,--version-script=ver.map -o libver.so ver.c && \
@@ -134,23 +138,34 @@ $(ELF_FIX)/.built: tests/host/elf/sample.c tests/host/elf/args.c \
 $(B)/host/check_resolve: tests/host/check_resolve.c tests/host/check_main.h $(CLI_OBJ)/uprobe-cli $(ELF_FIX)/.built
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
-		$(CLI_OBJ)/resolve.o $(CLI_OBJ)/insn.o $(CLI_OBJ)/inat.o \
+		$(CLI_OBJ)/resolve.o $(CLI_OBJ)/sdt.o $(CLI_OBJ)/insn.o $(CLI_OBJ)/inat.o \
 		-ldw -lelf $(CHECK_LIBS)
+
+$(B)/host/check_sdt: tests/host/check_sdt.c tests/host/check_main.h $(CLI_OBJ)/uprobe-cli $(ELF_FIX)/.built
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
+		$(CLI_OBJ)/resolve.o $(CLI_OBJ)/sdt.o $(CLI_OBJ)/insn.o \
+		$(CLI_OBJ)/inat.o -ldw -lelf $(CHECK_LIBS)
+
+$(B)/host/check_sdt_san: tests/host/check_sdt.c tests/host/check_main.h $(CLI_SAN)/uprobe-cli $(ELF_FIX)/.built
+	$(CC) $(SAN_CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
+		$(CLI_SAN)/resolve.o $(CLI_SAN)/sdt.o $(CLI_SAN)/insn.o \
+		$(CLI_SAN)/inat.o -ldw -lelf $(CHECK_LIBS)
 
 $(B)/host/check_fetch: tests/host/check_fetch.c tests/host/check_main.h $(CLI_OBJ)/uprobe-cli $(ELF_FIX)/.built
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
-		$(CLI_OBJ)/dwarfvar.o $(CLI_OBJ)/resolve.o $(CLI_OBJ)/insn.o \
+		$(CLI_OBJ)/dwarfvar.o $(CLI_OBJ)/resolve.o $(CLI_OBJ)/sdt.o $(CLI_OBJ)/insn.o \
 		$(CLI_OBJ)/inat.o -ldw -lelf $(CHECK_LIBS)
 
 $(B)/host/check_fetch_san: tests/host/check_fetch.c tests/host/check_main.h $(CLI_SAN)/uprobe-cli $(ELF_FIX)/.built
 	$(CC) $(SAN_CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
-		$(CLI_SAN)/dwarfvar.o $(CLI_SAN)/resolve.o $(CLI_SAN)/insn.o \
+		$(CLI_SAN)/dwarfvar.o $(CLI_SAN)/resolve.o $(CLI_SAN)/sdt.o $(CLI_SAN)/insn.o \
 		$(CLI_SAN)/inat.o -ldw -lelf $(CHECK_LIBS)
 
 $(B)/host/check_resolve_san: tests/host/check_resolve.c tests/host/check_main.h $(CLI_SAN)/uprobe-cli $(ELF_FIX)/.built
 	$(CC) $(SAN_CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
-		$(CLI_SAN)/resolve.o $(CLI_SAN)/insn.o $(CLI_SAN)/inat.o \
+		$(CLI_SAN)/resolve.o $(CLI_SAN)/sdt.o $(CLI_SAN)/insn.o $(CLI_SAN)/inat.o \
 		-ldw -lelf $(CHECK_LIBS)
 
 $(B)/host/check_cli_san: tests/host/check_cli.c tests/host/check_main.h $(CLI_SAN)/uprobe-cli $(ELF_FIX)/.built

@@ -206,6 +206,39 @@ static void assert_one_error(const struct result *r, const char *what)
 	ck_assert_msg(strstr(r->err, what), "'%s' not in '%s'", what, r->err);
 }
 
+/*
+ * add on SDT markers: the one with a semaphore is defined with the
+ * semaphore's offset, "(REF)", the other without.
+ */
+START_TEST(add_sdt_markers)
+{
+	unsigned long off, ref, off2;
+	struct result r;
+	char fmt[512];
+	int n;
+
+	cli(&r, 0, "add", FIXTURES "/sdt_fix:sdt:fix:*", NULL);
+	ck_assert_msg(r.status == 0, "add failed: %s", r.err);
+	snprintf(fmt, sizeof(fmt),
+		 "p:fix_guarded %s/sdt_fix:0x%%lx(0x%%lx)\n"
+		 "p:fix_plain %s/sdt_fix:0x%%lx\n%%n", FIXTURES, FIXTURES);
+	n = 0;
+	ck_assert_int_eq(sscanf(get_file("utprobe_events"), fmt, &off, &ref,
+				&off2, &n), 3);
+	ck_assert_int_eq(n, strlen(get_file("utprobe_events")));
+	ck_assert_uint_ne(off, 0);
+	ck_assert_uint_ne(ref, 0);
+	ck_assert_uint_eq(ref % 2, 0);
+	ck_assert_uint_ne(off2, 0);
+	cli(&r, 0, "funcs", "--sdt", FIXTURES "/sdt_fix", "fix:g*", NULL);
+	snprintf(fmt, sizeof(fmt),
+		 "%-40s %14s %10s %10s  %s\n%-40s %#14lx %#10lx %#10lx  %s\n",
+		 "MARKER", "ADDRESS", "OFFSET", "SEMAPHORE", "ARGUMENTS",
+		 "fix:guarded", off, off, ref, "-4@%edi -8@%rax 8@(%rsi)");
+	ck_assert_str_eq(r.out, fmt);
+}
+END_TEST
+
 START_TEST(add_writes_file_offsets)
 {
 	struct result r;
@@ -931,6 +964,7 @@ static void add_tests(TCase *tc)
 			    sizeof(errors) / sizeof(errors[0]));
 	tcase_add_test(tc, kernel_without_utprobes);
 	tcase_add_test(tc, kernel_without_sessions);
+	tcase_add_test(tc, add_sdt_markers);
 	tcase_add_test(tc, permission_denied);
 	tcase_add_test(tc, version);
 	tcase_add_test(tc, list_table);

@@ -66,6 +66,11 @@ int kernel_write(const char *line);
 const char *kernel_errmsg(int err);
 /* 0 if the kernel has return probes, or 1 after a message. */
 int need_returns(void);
+/*
+ * "(OFFSET)" of the semaphore of the SDT marker at @p, as utprobe_events
+ * takes it after PATH:OFFSET, in @buf; "" if it has none.
+ */
+const char *ref_text(const struct up_place *p, char *buf, size_t size);
 /* Remove the probes @ps[0..@n). */
 void remove_probes(const struct probe *ps, int n);
 int place_probes(const struct probe *ps, char **lines, int n, int *bad);

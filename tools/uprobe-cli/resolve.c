@@ -24,6 +24,7 @@
 #include <asm/insn.h>
 
 #include "resolve.h"
+#include "sdt.h"
 
 static void set_err(char *err, size_t len, const char *fmt, ...)
 {
@@ -285,13 +286,8 @@ void up_binary_close(struct up_binary *b)
 	dwfl_end(b->dwfl);
 }
 
-/*
- * Translate between link-time addresses and file offsets through the
- * PT_LOAD segments: @to_offset maps @in (an address, which must be in an
- * executable segment) to an offset, otherwise an offset to an address.
- */
-static int translate(struct up_binary *b, unsigned long in, bool to_offset,
-		     unsigned long *out)
+int up_translate(struct up_binary *b, unsigned long in, bool to_offset,
+		 bool exec, unsigned long *out)
 {
 	size_t n;
 
@@ -302,7 +298,7 @@ static int translate(struct up_binary *b, unsigned long in, bool to_offset,
 		GElf_Phdr ph;
 
 		if (!gelf_getphdr(b->elf, i, &ph) || ph.p_type != PT_LOAD ||
-		    (to_offset && !(ph.p_flags & PF_X)))
+		    (exec && !(ph.p_flags & PF_X)))
 			continue;
 		from = to_offset ? ph.p_vaddr : ph.p_offset;
 		to = to_offset ? ph.p_offset : ph.p_vaddr;
@@ -317,13 +313,13 @@ static int translate(struct up_binary *b, unsigned long in, bool to_offset,
 static int vaddr_to_offset(struct up_binary *b, unsigned long vaddr,
 			   unsigned long *offset)
 {
-	return translate(b, vaddr, true, offset);
+	return up_translate(b, vaddr, true, true, offset);
 }
 
 static int offset_to_vaddr(struct up_binary *b, unsigned long offset,
 			   unsigned long *vaddr)
 {
-	return translate(b, offset, false, vaddr);
+	return up_translate(b, offset, false, false, vaddr);
 }
 
 /* Function symbols, de-duplicated, in address order. */
@@ -537,6 +533,62 @@ static int add_place(struct up_place **places, int *n, const char *path,
 	return 0;
 }
 
+/* "PROVIDER:NAME" (globs in both) after BINARY:sdt: in @b. */
+static int resolve_sdt(struct up_binary *b, const char *path,
+		       const char *what, struct up_place **places, char *err,
+		       size_t errlen)
+{
+	const char *colon = strchr(what, ':');
+	struct up_sdt *m = NULL;
+	struct up_place *p;
+	char provider[64];
+	int nm, n = 0;
+
+	if (!colon || colon == what || !colon[1] ||
+	    colon - what >= (long)sizeof(provider)) {
+		set_err(err, errlen,
+			"'sdt:%s': an SDT marker is BINARY:sdt:PROVIDER:NAME",
+			what);
+		return -1;
+	}
+	snprintf(provider, sizeof(provider), "%.*s", (int)(colon - what),
+		 what);
+	nm = up_sdt_markers(b, &m, err, errlen);
+	for (int i = 0; i < nm; i++) {
+		if (fnmatch(provider, m[i].provider, 0) ||
+		    fnmatch(colon + 1, m[i].name, 0))
+			continue;
+		p = realloc(*places, (n + 1) * sizeof(**places));
+		if (!p) {
+			set_err(err, errlen, "out of memory");
+			nm = -1;
+			break;
+		}
+		*places = p;
+		p += n++;
+		memset(p, 0, sizeof(*p));
+		snprintf(p->path, sizeof(p->path), "%s", path);
+		snprintf(p->symbol, sizeof(p->symbol), "%s:%s", m[i].provider,
+			 m[i].name);
+		snprintf(p->sdt_args, sizeof(p->sdt_args), "%s", m[i].args);
+		p->vaddr = m[i].vaddr;
+		p->offset = m[i].offset;
+		p->ref_offset = m[i].sem_offset;
+		p->sdt = true;
+	}
+	free(m);
+	if (nm >= 0 && !n)
+		set_err(err, errlen, "%s: no SDT marker %s:%s%s", path,
+			provider, colon + 1,
+			nm ? "" : " (it has no .note.stapsdt)");
+	if (nm < 0 || !n) {
+		free(*places);
+		*places = NULL;
+		return -1;
+	}
+	return n;
+}
+
 /* Resolve the part after BINARY: in @b. */
 static int resolve_in(struct up_binary *b, const char *path, const char *what,
 		      struct up_place **places, char *err, size_t errlen)
@@ -703,7 +755,10 @@ int up_resolve(const char *spec, pid_t pid, struct up_place **places,
 		return -1;
 	if (up_binary_open(path, &b, err, errlen))
 		return -1;
-	n = resolve_in(&b, path, colon + 1, places, err, errlen);
+	if (!strncmp(colon + 1, "sdt:", 4))
+		n = resolve_sdt(&b, path, colon + 5, places, err, errlen);
+	else
+		n = resolve_in(&b, path, colon + 1, places, err, errlen);
 	up_binary_close(&b);
 	return n;
 }

@@ -6,6 +6,7 @@
 #define UPROBE_CLI_RESOLVE_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <elfutils/libdwfl.h>
@@ -13,18 +14,26 @@
 /* Globs matching more functions than this are refused. */
 #define UP_GLOB_MAX	256
 
+/* The argument specs of an SDT marker fit this, with their NUL. */
+#define UP_SDT_ARGS_MAX	512
+
 /* One place a spec resolved to. */
 struct up_place {
 	char path[PATH_MAX];	/* the binary, resolved */
 	unsigned long vaddr;	/* its link-time address */
 	unsigned long offset;	/* its offset in the file */
-	char symbol[256];	/* the function it is in, or "" */
+	char symbol[256];	/* the function it is in ("" if none), or */
+				/* PROVIDER:NAME of an SDT marker */
 	unsigned long sym_off;	/* its offset in that function */
+	bool sdt;		/* an SDT marker: */
+	unsigned long ref_offset; /* its semaphore's file offset, or 0 */
+	char sdt_args[UP_SDT_ARGS_MAX]; /* its argument specs */
 };
 
 /*
  * Resolve @spec (BINARY:SYMBOL, BINARY:SYMBOL+OFF, BINARY:0xADDR,
- * BINARY:FILE:LINE or BINARY:GLOB).  BINARY is a path, a program found
+ * BINARY:FILE:LINE, BINARY:GLOB or BINARY:sdt:PROVIDER:NAME, with globs
+ * in PROVIDER and NAME).  BINARY is a path, a program found
  * in $PATH, or a library's short name (libc, or libc.so.6) found as the
  * dynamic loader would, or in the maps of @pid if it is not 0.
  * Returns the number of places in *@places (malloc'ed), or -1 with a
@@ -56,6 +65,14 @@ void up_binary_close(struct up_binary *b);
  * looked up; "" if it shares ours.
  */
 void up_root_of(pid_t pid, char *root, size_t size);
+
+/*
+ * Translate link-time address @in of @b to a file offset (@to_offset),
+ * or a file offset to an address, through its PT_LOAD segments, those
+ * that are executable only if @exec; 0, or -1 if none holds it.
+ */
+int up_translate(struct up_binary *b, unsigned long in, bool to_offset,
+		 bool exec, unsigned long *out);
 
 /*
  * Find BINARY as up_resolve() does: in the root of @pid if that is not

@@ -23,6 +23,7 @@
 
 #include "cli.h"
 #include "dwarfvar.h"
+#include "sdt.h"
 #include "trace.h"
 
 /* The values a command fetches, for each of its probes. */
@@ -116,6 +117,45 @@ static void inst_free(struct session *s)
 }
 
 /*
+ * @expr at the SDT marker @p: "argN" (or "NAME=argN") is the marker's
+ * Nth argument, as the fetch argument its note describes, into @raw;
+ * other values are up_fetch_arg()'s.  Returns @raw or @expr, or NULL
+ * after a message.
+ */
+static const char *marker_arg(const struct up_place *p, const char *expr,
+			      char *raw, size_t size)
+{
+	const char *eq = strchr(expr, '='), *what = eq ? eq + 1 : expr;
+	char fetch[2 * UP_SDT_ARGS_MAX], err[512], *tok, *save, *end;
+	long k;
+	int n;
+
+	if (!p->sdt || strncmp(what, "arg", 3) ||
+	    !isdigit((unsigned char)what[3]))
+		return expr;
+	k = strtol(what + 3, &end, 10);
+	if (*end)
+		return expr;
+	n = up_sdt_fetch(p->sdt_args, fetch, sizeof(fetch), err, sizeof(err));
+	if (n < 0) {
+		die("%s: %s", p->symbol, err);
+		return NULL;
+	}
+	if (k >= n) {
+		die("%s: no argument %s (the marker has %d)", p->symbol, what,
+		    n);
+		return NULL;
+	}
+	tok = strtok_r(fetch, " ", &save);
+	while (k--)
+		tok = strtok_r(NULL, " ", &save);
+	/* "argN=FETCH", or "NAME=FETCH" */
+	snprintf(raw, size, "%.*s%s", eq ? (int)(eq - expr + 1) : 0, expr,
+		 eq ? strchr(tok, '=') + 1 : tok);
+	return raw;
+}
+
+/*
  * The fetch arguments @exprs[0..@nexprs) for each probe of @ps, into
  * @v.  A probe at a function's entry whose variables are in its frame,
  * not stored yet there, moves past the prologue.  0, or 1 after a
@@ -142,8 +182,11 @@ static int fetch_args(struct probe *ps, int n, char **exprs, int nexprs,
 			return die("%s", err);
 		for (int k = 0; k < nexprs && !ret; k++) {
 			struct up_fetch *f = &v->f[i * nexprs + k];
-			int r = up_fetch_arg(&b, p->vaddr, ps[i].ret,
-					     exprs[k], f, err, sizeof(err));
+			char raw[600];
+			const char *e = marker_arg(p, exprs[k], raw,
+						   sizeof(raw));
+			int r = e ? up_fetch_arg(&b, p->vaddr, ps[i].ret, e, f,
+						 err, sizeof(err)) : -2;
 
 			if (r == 1 && !moved && !p->sym_off &&
 			    !up_after_prologue(&b, p->vaddr, &after)) {
@@ -159,6 +202,8 @@ static int fetch_args(struct probe *ps, int n, char **exprs, int nexprs,
 			if (r == 1)
 				ret = die("%s: '%s' is not stored yet at %#lx, the function's entry",
 					  p->symbol, exprs[k], p->vaddr);
+			else if (r == -2)
+				ret = 1;
 			else if (r)
 				ret = die("%s: %s", *p->symbol ? p->symbol :
 					  p->path, err);
@@ -530,7 +575,7 @@ static int session_wait(pid_t pid, int *status, void *arg)
 static int run_everywhere(struct session *s)
 {
 	struct sigaction stop = { .sa_handler = on_stop }, old_int, old_term;
-	char **lines;
+	char **lines, ref[32];
 	int r, bad = 0, status;
 	size_t size = LINE_MAX_LEN;
 
@@ -543,9 +588,10 @@ static int run_everywhere(struct session *s)
 	if (!lines)
 		return die("out of memory");
 	for (int i = 0; i < s->n; i++)
-		snprintf(lines[i], size, "%c:%s %s:%#lx %s\n",
+		snprintf(lines[i], size, "%c:%s %s:%#lx%s %s\n",
 			 s->ps[i].ret ? 'r' : 'p', s->ps[i].name,
 			 s->ps[i].place.path, s->ps[i].place.offset,
+			 ref_text(&s->ps[i].place, ref, sizeof(ref)),
 			 s->ps[i].fetch ?: "");
 	r = place_probes(s->ps, lines, s->n, &bad);
 	lines_free(lines, s->n);
@@ -715,6 +761,21 @@ static int session_probes(struct session *s, const char *cmd_name,
 	s->ps = NULL;
 	s->n = 0;
 	ret = resolve_probes(spec, 0, false, &s->ps, &s->n);
+	/* a marker's values, by default: all its arguments */
+	if (!ret && !nexprs && s->ps[0].place.sdt) {
+		static char names[UP_SDT_MAX_ARGS][16], *all[UP_SDT_MAX_ARGS];
+		char fetch[2 * UP_SDT_ARGS_MAX], err[512];
+
+		nexprs = up_sdt_fetch(s->ps[0].place.sdt_args, fetch,
+				      sizeof(fetch), err, sizeof(err));
+		if (nexprs < 0)
+			return die("%s: %s", s->ps[0].place.symbol, err);
+		for (int k = 0; k < nexprs && k < UP_SDT_MAX_ARGS; k++) {
+			snprintf(names[k], sizeof(names[k]), "arg%d", k);
+			all[k] = names[k];
+		}
+		exprs = all;
+	}
 	if (!ret && one && s->n != 1)
 		ret = die("%s: '%s' names %d places; give one", cmd_name,
 			  spec, s->n);

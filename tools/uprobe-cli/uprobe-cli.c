@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -25,6 +26,7 @@
 #include "cli.h"
 #include "hist.h"
 #include "resolve.h"
+#include "sdt.h"
 #include "trace.h"
 
 #ifndef UPROBE_CLI_VERSION
@@ -240,6 +242,14 @@ static void probe_name(char *out, size_t len, const struct probe *pr)
 		snprintf(out + k, len - k, "_return");
 }
 
+const char *ref_text(const struct up_place *p, char *buf, size_t size)
+{
+	if (!p->ref_offset)
+		return "";
+	snprintf(buf, size, "(%#lx)", p->ref_offset);
+	return buf;
+}
+
 /* Remove the probes @ps[0..@n). */
 void remove_probes(const struct probe *ps, int n)
 {
@@ -367,7 +377,10 @@ int resolve_probes(const char *spec, pid_t pid, bool ret_probe,
 	what++;
 	*err = '\0';
 	for (int i = 0; ret_probe && i < k && !*err; i++) {
-		if (strchr(what, ':'))
+		if (p[i].sdt)
+			snprintf(err, sizeof(err), "not an SDT marker (%s)",
+				 p[i].symbol);
+		else if (strchr(what, ':'))
 			snprintf(err, sizeof(err), "not a source line (%s)", what);
 		else if (!*p[i].symbol)
 			snprintf(err, sizeof(err), "not %#lx, which is in no function",
@@ -425,7 +438,7 @@ static int cmd_add(int argc, char **argv)
 	int c, n = 0, ret = 0, i, r, bad = 0;
 	struct probe *ps = NULL;
 	const char *name = NULL;
-	char **lines = NULL;
+	char **lines = NULL, ref[32];
 	pid_t pid = 0;
 
 	while ((c = getopt_long(argc, argv, "p:n:", opts, NULL)) != -1) {
@@ -470,7 +483,10 @@ static int cmd_add(int argc, char **argv)
 			snprintf(pr->name, sizeof(pr->name), "%s", name);
 		else
 			probe_name(pr->name, NAME_MAX_LEN, pr);
-		if (pid) {
+		if (pid && p->ref_offset) {
+			ret = die("%s: a marker with a semaphore is probed on its file, for every process (without -p)",
+				  p->symbol);
+		} else if (pid) {
 			unsigned long addr = runtime_address(pid, p->path,
 							     p->offset);
 
@@ -480,8 +496,9 @@ static int cmd_add(int argc, char **argv)
 			snprintf(lines[i], LINE_MAX_LEN, "%c:%s %d:%#lx\n",
 				 kind, pr->name, pid, addr);
 		} else {
-			snprintf(lines[i], LINE_MAX_LEN, "%c:%s %s:%#lx\n",
-				 kind, pr->name, p->path, p->offset);
+			snprintf(lines[i], LINE_MAX_LEN, "%c:%s %s:%#lx%s\n",
+				 kind, pr->name, p->path, p->offset,
+				 ref_text(p, ref, sizeof(ref)));
 		}
 	}
 	r = ret ? 0 : place_probes(ps, lines, n, &bad);
@@ -656,13 +673,14 @@ static void label_str(const char *s)
 }
 
 static int parse_format(int argc, char **argv, enum format *fmt,
-			double *interval, int *count)
+			double *interval, int *count, bool *sdt)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'n' },
+		{ "sdt", no_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -684,6 +702,8 @@ static int parse_format(int argc, char **argv, enum format *fmt,
 			*count = parse_pos("count", optarg);
 			if (!*count)
 				return 2;
+		} else if (c == 's' && sdt) {
+			*sdt = true;
 		} else {
 			return 2;
 		}
@@ -753,7 +773,7 @@ static int cmd_list(int argc, char **argv)
 {
 	struct listed *l = NULL;
 	enum format fmt;
-	int n, r = parse_format(argc, argv, &fmt, NULL, NULL);
+	int n, r = parse_format(argc, argv, &fmt, NULL, NULL, NULL);
 
 	if (r)
 		return r;
@@ -774,7 +794,7 @@ static int cmd_stat(int argc, char **argv)
 	unsigned long long *prev = NULL;
 	struct listed *l = NULL;
 
-	r = parse_format(argc, argv, &fmt, &interval, &count);
+	r = parse_format(argc, argv, &fmt, &interval, &count, NULL);
 	if (r)
 		return r;
 	n = read_probes(&l);
@@ -908,7 +928,7 @@ int run_probed(struct probe *ps, int n, char **cmd, int *status,
 	struct sigaction old_int, old_quit, old_term, old_hup;
 	int go[2], ret = 0, st = 0, i, r, bad = 0;
 	size_t size = LINE_MAX_LEN;
-	char **lines;
+	char **lines, ref[32];
 	pid_t pid;
 
 	if (own_probes())
@@ -940,10 +960,11 @@ int run_probed(struct probe *ps, int n, char **cmd, int *status,
 	if (!lines)
 		ret = die("out of memory");
 	for (i = 0; i < n && lines; i++)
-		snprintf(lines[i], size, "%c:%s %s:%#lx tree=%d%s%s\n",
+		snprintf(lines[i], size, "%c:%s %s:%#lx%s tree=%d%s%s\n",
 			 ps[i].ret ? 'r' : 'p', ps[i].name, ps[i].place.path,
-			 ps[i].place.offset, pid, ps[i].fetch ? " " : "",
-			 ps[i].fetch ?: "");
+			 ps[i].place.offset,
+			 ref_text(&ps[i].place, ref, sizeof(ref)), pid,
+			 ps[i].fetch ? " " : "", ps[i].fetch ?: "");
 	r = lines ? place_probes(ps, lines, n, &bad) : 0;
 	lines_free(lines, n);
 	if (r) {
@@ -1235,11 +1256,57 @@ static void print_func(const struct up_place *p, unsigned long size,
 	*json = 2;
 }
 
+/* funcs --sdt: the SDT markers of @path matching @glob (PROVIDER:NAME) */
+static int print_markers(const char *path, const char *glob, bool json)
+{
+	struct up_binary b;
+	struct up_sdt *m;
+	char err[1024], name[160];
+	int n, shown = 0;
+
+	if (up_binary_open(path, &b, err, sizeof(err)))
+		return die("%s", err);
+	n = up_sdt_markers(&b, &m, err, sizeof(err));
+	up_binary_close(&b);
+	if (n < 0)
+		return die("%s: %s", path, err);
+	if (json)
+		printf("[");
+	else
+		printf("%-40s %14s %10s %10s  %s\n", "MARKER", "ADDRESS",
+		       "OFFSET", "SEMAPHORE", "ARGUMENTS");
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%s:%s", m[i].provider,
+			 m[i].name);
+		if (glob && fnmatch(glob, name, 0))
+			continue;
+		if (!json) {
+			printf("%-40s %#14lx %#10lx %#10lx  %s\n", name,
+			       m[i].vaddr, m[i].offset, m[i].sem_offset,
+			       m[i].args);
+			continue;
+		}
+		printf("%s{\"provider\": ", shown++ ? ", " : "");
+		json_str(m[i].provider);
+		printf(", \"name\": ");
+		json_str(m[i].name);
+		printf(", \"address\": %lu, \"offset\": %lu, \"semaphore_offset\": %lu, \"args\": ",
+		       m[i].vaddr, m[i].offset, m[i].sem_offset);
+		json_str(m[i].args);
+		printf("}");
+	}
+	if (json)
+		printf("]\n");
+	free(m);
+	return 0;
+}
+
 static int cmd_funcs(int argc, char **argv)
 {
 	char path[PATH_MAX], err[1024];
 	enum format fmt;
-	int json, r = parse_format(argc, argv, &fmt, NULL, NULL);
+	bool sdt = false;
+	int json, r = parse_format(argc, argv, &fmt, NULL, NULL, &sdt);
 
 	if (r)
 		return r;
@@ -1250,6 +1317,9 @@ static int cmd_funcs(int argc, char **argv)
 	if (up_find_binary(argv[optind], 0, path, sizeof(path), err,
 			   sizeof(err)))
 		return die("%s", err);
+	if (sdt)
+		return print_markers(path, optind + 1 < argc ?
+				     argv[optind + 1] : NULL, fmt == JSON);
 	json = fmt == JSON;
 	if (json)
 		printf("[");
