@@ -93,6 +93,14 @@ if [ -f "$libc_debug" ]; then
 else
 	echo "mkimage.sh: no $libc_debug (libc6-dbg): libc has no variables" >&2
 fi
+# Debian's Python, whose interpreter has SDT markers guarded by
+# semaphores, with the little of its library it needs without site
+# (python3.11 -S)
+install_prog /usr/bin/python3.11 usr/bin/python3.11
+for f in os.py encodings/__init__.py encodings/aliases.py encodings/utf_8.py; do
+	install_path /usr/lib/python3.11/$f
+done
+mkdir -p "$root/usr/lib/python3.11/lib-dynload"
 # strace, for the tests of utprobes with ptrace
 rm -f "$root/usr/bin/strace"
 install_prog /usr/bin/strace usr/bin/strace
