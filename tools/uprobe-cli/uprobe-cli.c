@@ -25,6 +25,7 @@
 
 #include "cli.h"
 #include "hist.h"
+#include "listing.h"
 #include "resolve.h"
 #include "sdt.h"
 #include "trace.h"
@@ -543,88 +544,6 @@ static int cmd_del(int argc, char **argv)
 	return ret;
 }
 
-/* One probe as utprobe_profile lists it, described with the ELF file. */
-struct listed {
-	char name[80];
-	char target[PATH_MAX + 32];	/* as registered */
-	char where[PATH_MAX + 64];	/* binary:function+offset, or target */
-	char path[PATH_MAX];		/* "" for a probe on a process */
-	char function[256];
-	unsigned long address;		/* link-time, or in the process */
-	unsigned long offset;
-	unsigned long long hits;
-	bool ret;			/* a return probe */
-};
-
-static int read_probes(struct listed **out)
-{
-	char path[512], line[PATH_MAX + 256];
-	struct listed *l = NULL;
-	int n = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/utprobe_profile", tracefs);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char *last = strrchr(line, ' '), *colon, *sp;
-		struct listed *e;
-		struct up_place p;
-
-		l = realloc(l, (n + 1) * sizeof(*l));
-		e = &l[n];
-		memset(e, 0, sizeof(*e));
-		if (!last || sscanf(line, "%79s", e->name) != 1 ||
-		    sscanf(last, "%llu", &e->hits) != 1)
-			continue;
-		*last = '\0';
-		snprintf(e->target, sizeof(e->target), "%s",
-			 line + strlen(e->name) + 1);
-		snprintf(e->where, sizeof(e->where), "%s", e->target);
-		sp = strchr(e->target, ' ');
-		colon = strrchr(e->target, ':');
-		if (e->target[0] == '/' && colon && (!sp || colon < sp)) {
-			snprintf(e->path, sizeof(e->path), "%.*s",
-				 (int)(colon - e->target), e->target);
-			e->offset = strtoul(colon + 1, NULL, 0);
-			if (!up_describe(e->path, e->offset, &p))
-				e->address = p.vaddr;
-			if (e->address && *p.symbol) {
-				snprintf(e->function, sizeof(e->function), "%s",
-					 p.symbol);
-				snprintf(e->where, sizeof(e->where), "%s:%s+%#lx",
-					 strrchr(e->path, '/') + 1, p.symbol,
-					 p.sym_off);
-			}
-		} else if (colon) {
-			e->address = strtoul(colon + 1, NULL, 0);
-		}
-		n++;
-	}
-	fclose(f);
-	/* which are return probes only utprobe_events tells: "r:NAME ..." */
-	snprintf(path, sizeof(path), "%s/utprobe_events", tracefs);
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, " \n")] = '\0';
-		for (int k = 0; k < n && !strncmp(line, "r:", 2); k++) {
-			size_t w = strlen(l[k].where);
-
-			if (strcmp(l[k].name, line + 2))
-				continue;
-			l[k].ret = true;
-			/* as a spec would say it */
-			snprintf(l[k].where + w, sizeof(l[k].where) - w,
-				 "%%return");
-		}
-	}
-	if (f)
-		fclose(f);
-	*out = l;
-	return n;
-}
-
 /* Set *@fmt from the name @arg; 0, or 2 after a message. */
 int set_format(const char *arg, enum format *fmt)
 {
@@ -815,46 +734,6 @@ static int cmd_stat(int argc, char **argv)
 	free(prev);
 	free(l);
 	return 0;
-}
-
-/* The hit count of probe @name in utprobe_profile, or -1. */
-static long long kernel_hits(const char *name)
-{
-	char path[512], line[PATH_MAX + 256], want[128];
-	long long n = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/utprobe_profile", tracefs);
-	snprintf(want, sizeof(want), "%s ", name);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, want, strlen(want)))
-			sscanf(strrchr(line, ' '), "%lld", &n);
-	fclose(f);
-	return n;
-}
-
-/* Return probe @name's line of utprobe_returns into @r (zeros if none). */
-static void kernel_returns(const char *name, struct up_returns *r)
-{
-	/* 65 buckets of up to 25 characters, and the counts */
-	char path[512], line[4096], got[96];
-	bool found = false;
-	FILE *f;
-
-	memset(r, 0, sizeof(*r));
-	snprintf(path, sizeof(path), "%s/utprobe_returns", tracefs);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (!found && fgets(line, sizeof(line), f))
-		found = !up_returns_parse(line, got, sizeof(got), r) &&
-			!strcmp(got, name);
-	if (!found)
-		memset(r, 0, sizeof(*r));
-	fclose(f);
 }
 
 /*
