@@ -75,6 +75,12 @@ const char *ref_text(const struct up_place *p, char *buf, size_t size);
 void remove_probes(const struct probe *ps, int n);
 int place_probes(const struct probe *ps, char **lines, int n, int *bad);
 char **lines_new(int n, size_t size);
+/*
+ * The definitions of @ps[0..@n), probes on their files (in the process
+ * tree of @tree only, if not 0), with their fetch arguments, for
+ * place_probes(); NULL when out of memory.
+ */
+char **file_lines(const struct probe *ps, int n, pid_t tree);
 void lines_free(char **lines, int n);
 /* @spec's places as more probes at the end of *@ps; 0, or 1. */
 int resolve_probes(const char *spec, pid_t pid, bool ret_probe,

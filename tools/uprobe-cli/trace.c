@@ -575,24 +575,14 @@ static int session_wait(pid_t pid, int *status, void *arg)
 static int run_everywhere(struct session *s)
 {
 	struct sigaction stop = { .sa_handler = on_stop }, old_int, old_term;
-	char **lines, ref[32];
+	char **lines;
 	int r, bad = 0, status;
-	size_t size = LINE_MAX_LEN;
 
 	if (own_probes())
 		return 1;
-	for (int i = 0; i < s->n; i++)
-		if (s->ps[i].fetch && strlen(s->ps[i].fetch) + LINE_MAX_LEN > size)
-			size = strlen(s->ps[i].fetch) + LINE_MAX_LEN;
-	lines = lines_new(s->n, size);
+	lines = file_lines(s->ps, s->n, 0);
 	if (!lines)
 		return die("out of memory");
-	for (int i = 0; i < s->n; i++)
-		snprintf(lines[i], size, "%c:%s %s:%#lx%s %s\n",
-			 s->ps[i].ret ? 'r' : 'p', s->ps[i].name,
-			 s->ps[i].place.path, s->ps[i].place.offset,
-			 ref_text(&s->ps[i].place, ref, sizeof(ref)),
-			 s->ps[i].fetch ?: "");
 	r = place_probes(s->ps, lines, s->n, &bad);
 	lines_free(lines, s->n);
 	if (r)

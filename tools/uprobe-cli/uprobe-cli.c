@@ -319,6 +319,26 @@ int place_probes(const struct probe *ps, char **lines, int n,
 	return r;
 }
 
+char **file_lines(const struct probe *ps, int n, pid_t tree)
+{
+	size_t size = LINE_MAX_LEN;
+	char **lines, ref[32], scope[32] = "";
+
+	for (int i = 0; i < n; i++)
+		if (ps[i].fetch && strlen(ps[i].fetch) + LINE_MAX_LEN > size)
+			size = strlen(ps[i].fetch) + LINE_MAX_LEN;
+	lines = lines_new(n, size);
+	if (tree)
+		snprintf(scope, sizeof(scope), " tree=%d", (int)tree);
+	for (int i = 0; i < n && lines; i++)
+		snprintf(lines[i], size, "%c:%s %s:%#lx%s%s%s%s\n",
+			 ps[i].ret ? 'r' : 'p', ps[i].name, ps[i].place.path,
+			 ps[i].place.offset,
+			 ref_text(&ps[i].place, ref, sizeof(ref)), scope,
+			 ps[i].fetch ? " " : "", ps[i].fetch ?: "");
+	return lines;
+}
+
 /* @n lines of @size bytes each, to fill in; NULL when out of memory. */
 char **lines_new(int n, size_t size)
 {
@@ -806,8 +826,7 @@ int run_probed(struct probe *ps, int n, char **cmd, int *status,
 	struct sigaction fwd = { .sa_handler = forward };
 	struct sigaction old_int, old_quit, old_term, old_hup;
 	int go[2], ret = 0, st = 0, i, r, bad = 0;
-	size_t size = LINE_MAX_LEN;
-	char **lines, ref[32];
+	char **lines;
 	pid_t pid;
 
 	if (own_probes())
@@ -832,18 +851,9 @@ int run_probed(struct probe *ps, int n, char **cmd, int *status,
 	}
 	close(go[0]);
 	wait_asleep(pid);
-	for (i = 0; i < n; i++)
-		if (ps[i].fetch && strlen(ps[i].fetch) + LINE_MAX_LEN > size)
-			size = strlen(ps[i].fetch) + LINE_MAX_LEN;
-	lines = lines_new(n, size);
+	lines = file_lines(ps, n, pid);
 	if (!lines)
 		ret = die("out of memory");
-	for (i = 0; i < n && lines; i++)
-		snprintf(lines[i], size, "%c:%s %s:%#lx%s tree=%d%s%s\n",
-			 ps[i].ret ? 'r' : 'p', ps[i].name, ps[i].place.path,
-			 ps[i].place.offset,
-			 ref_text(&ps[i].place, ref, sizeof(ref)), pid,
-			 ps[i].fetch ? " " : "", ps[i].fetch ?: "");
 	r = lines ? place_probes(ps, lines, n, &bad) : 0;
 	lines_free(lines, n);
 	if (r) {
