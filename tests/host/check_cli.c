@@ -610,7 +610,7 @@ START_TEST(list_json_and_openmetrics)
 	ck_assert_int_eq(r.status, 0);
 	snprintf(want, sizeof(want),
 		 "# TYPE uprobe_hits counter\n"
-		 "# HELP uprobe_hits Times a utprobe was hit.\n"
+		 "# HELP uprobe_hits Times a utprobe was hit (calls, for a return probe).\n"
 		 "uprobe_hits_total{probe=\"sample_mul\",target=\"%s/sample_pie:%#lx\",function=\"sample_mul\"} 42\n"
 		 "uprobe_hits_total{probe=\"ppid\",target=\"123:0x7f0000001000\",function=\"\"} 7\n"
 		 "# EOF\n", FIXTURES, off);

@@ -56,7 +56,7 @@ offers() {
 ktap_print_header
 ktap_set_plan 14
 offers "the commands" "uprobe-cli l" "latency list"
-offers "a command's options" "uprobe-cli stat -" "--format -i -j -n"
+offers "a command's options" "uprobe-cli stat -" "--format --textfile -i -j -n"
 COMP_WORDBREAKS=$' \t\n"\'><=;|&(:'
 offers "--format's values, the word cut at =" "uprobe-cli list --format=j" "json"
 COMP_WORDBREAKS=$' \t\n"\'><;|&('

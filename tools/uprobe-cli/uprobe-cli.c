@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "hist.h"
 #include "listing.h"
+#include "metrics.h"
 #include "resolve.h"
 #include "sdt.h"
 #include "trace.h"
@@ -74,15 +75,17 @@ static void usage(FILE *f)
 	      "       uprobe-cli del NAME... | --all\n"
 	      "       uprobe-cli list [-j | --format=F]\n"
 	      "       uprobe-cli stat [-i SECONDS] [-n COUNT] [-j | --format=F]\n"
-	      "       uprobe-cli funcs [-j] BINARY [GLOB]\n"
+	      "       uprobe-cli stat --format=openmetrics --textfile FILE [-i SECONDS] [-n COUNT]\n"
+	      "       uprobe-cli funcs [-j] [--sdt] BINARY [GLOB]\n"
 	      "       uprobe-cli resolve SPEC [-p PID]\n"
 	      "       uprobe-cli --version | --help\n"
 	      "\n"
 	      "SPEC is BINARY:SYMBOL, BINARY:SYMBOL+OFFSET, BINARY:0xADDR,\n"
-	      "BINARY:FILE.c:LINE or BINARY:GLOB; BINARY is a path, a program in\n"
-	      "$PATH or a library's short name (libc).  SPEC%return is a return\n"
-	      "probe on a function's entry, which counts its returns too.  F is\n"
-	      "table, json or openmetrics.  VALUE is a C variable or parameter\n"
+	      "BINARY:FILE.c:LINE, BINARY:GLOB or BINARY:sdt:PROVIDER:NAME (an\n"
+	      "SDT marker); BINARY is a path, a program in $PATH or a library's\n"
+	      "short name (libc).  SPEC%return is a return probe on a function's\n"
+	      "entry, which counts its returns too.  F is table, json or\n"
+	      "openmetrics.  VALUE is a C variable or parameter\n"
 	      "visible there (NAME, NAME->FIELD, NAME.FIELD, NAME[N]), $retval\n"
 	      "with %return, or a fetch argument (%di:u64), as NAME=VALUE to\n"
 	      "name it.  See uprobe-cli(1).\n",
@@ -596,23 +599,19 @@ void json_str(const char *s)
 	putchar('"');
 }
 
-/* @s as an OpenMetrics label value, quoted. */
-static void label_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if (*s == '\n')
-			fputs("\\n", stdout);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
+/*
+ * The options of list, stat and funcs: the format, and those a command
+ * takes, each where its pointer is not NULL.
+ */
+struct view_opts {
+	enum format fmt;
+	double *interval;	/* stat's -i */
+	int *count;		/* stat's -n */
+	const char **textfile;	/* stat's --textfile */
+	bool *sdt;		/* funcs' --sdt */
+};
 
-static int parse_format(int argc, char **argv, enum format *fmt,
-			double *interval, int *count, bool *sdt)
+static int parse_format(int argc, char **argv, struct view_opts *o)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -620,29 +619,32 @@ static int parse_format(int argc, char **argv, enum format *fmt,
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "sdt", no_argument, NULL, 's' },
+		{ "textfile", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	*fmt = TABLE;
+	o->fmt = TABLE;
 	while ((c = getopt_long(argc, argv, "jf:i:n:", opts, NULL)) != -1) {
 		if (c == 'j') {
-			*fmt = JSON;
+			o->fmt = JSON;
 		} else if (c == 'f') {
-			if (set_format(optarg, fmt))
+			if (set_format(optarg, &o->fmt))
 				return 2;
-		} else if (c == 'i' && interval) {
+		} else if (c == 'i' && o->interval) {
 			char *end;
 
-			*interval = strtod(optarg, &end);
-			if (end == optarg || *end || !(*interval > 0))
+			*o->interval = strtod(optarg, &end);
+			if (end == optarg || *end || !(*o->interval > 0))
 				return die("bad interval '%s'", optarg) + 1;
-		} else if (c == 'n' && count) {
-			*count = parse_pos("count", optarg);
-			if (!*count)
+		} else if (c == 'n' && o->count) {
+			*o->count = parse_pos("count", optarg);
+			if (!*o->count)
 				return 2;
-		} else if (c == 's' && sdt) {
-			*sdt = true;
+		} else if (c == 's' && o->sdt) {
+			*o->sdt = true;
+		} else if (c == 't' && o->textfile) {
+			*o->textfile = optarg;
 		} else {
 			return 2;
 		}
@@ -670,18 +672,7 @@ static void print_probes(const struct listed *l, int n, enum format fmt,
 		return;
 	}
 	if (fmt == OPENMETRICS) {
-		printf("# TYPE uprobe_hits counter\n"
-		       "# HELP uprobe_hits Times a utprobe was hit.\n");
-		for (int i = 0; i < n; i++) {
-			printf("uprobe_hits_total{probe=");
-			label_str(l[i].name);
-			printf(",target=");
-			label_str(l[i].target);
-			printf(",function=");
-			label_str(l[i].function);
-			printf("} %llu\n", l[i].hits);
-		}
-		printf("# EOF\n");
+		metrics_write(stdout, METRICS_OPENMETRICS, l, n);
 		return;
 	}
 	if (prev) {
@@ -710,17 +701,65 @@ static void print_probes(const struct listed *l, int n, enum format fmt,
 
 static int cmd_list(int argc, char **argv)
 {
+	struct view_opts o = { 0 };
 	struct listed *l = NULL;
-	enum format fmt;
-	int n, r = parse_format(argc, argv, &fmt, NULL, NULL, NULL);
+	int n, r = parse_format(argc, argv, &o);
 
 	if (r)
 		return r;
 	n = read_probes(&l);
 	if (n < 0)
 		return die("%s", kernel_errmsg(n));
-	print_probes(l, n, fmt, NULL, 0);
+	print_probes(l, n, o.fmt, NULL, 0);
 	free(l);
+	return 0;
+}
+
+/*
+ * The metrics of every probe into the file at @path, in the text
+ * format of node_exporter's textfile collector, atomically: written
+ * beside it, then renamed over it.  0, or 1 after a message.
+ */
+static int write_textfile(const char *path)
+{
+	char tmp[PATH_MAX + 32];
+	struct listed *l = NULL;
+	int n = read_probes(&l), err = 0;
+	FILE *f;
+
+	if (n < 0)
+		return die("%s", kernel_errmsg(n));
+	/* not *.prom: the collector does not read it half written */
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	f = fopen(tmp, "we");
+	if (!f) {
+		free(l);
+		return die("%s: %s", tmp, strerror(errno));
+	}
+	metrics_write(f, METRICS_TEXT, l, n);
+	free(l);
+	if (ferror(f))
+		err = EIO;
+	if (fclose(f) && !err)
+		err = errno;
+	if (!err && rename(tmp, path))
+		err = errno;
+	if (err) {
+		unlink(tmp);
+		return die("%s: %s", path, strerror(err));
+	}
+	return 0;
+}
+
+/* stat --textfile: the file rewritten every @interval s, @count times */
+static int stat_textfile(const char *path, double interval, int count)
+{
+	for (int round = 0; !count || round < count; round++) {
+		if (round)
+			usleep((useconds_t)(interval * 1e6));
+		if (write_textfile(path))
+			return 1;
+	}
 	return 0;
 }
 
@@ -729,13 +768,22 @@ static int cmd_stat(int argc, char **argv)
 {
 	double interval = 1;
 	int count = 0, n, r;
-	enum format fmt;
+	const char *textfile = NULL;
+	struct view_opts o = {
+		.interval = &interval, .count = &count, .textfile = &textfile,
+	};
 	unsigned long long *prev = NULL;
 	struct listed *l = NULL;
+	enum format fmt;
 
-	r = parse_format(argc, argv, &fmt, &interval, &count, NULL);
+	r = parse_format(argc, argv, &o);
 	if (r)
 		return r;
+	fmt = o.fmt;
+	if (textfile && fmt != OPENMETRICS)
+		return die("stat --textfile writes metrics: give --format=openmetrics");
+	if (textfile)
+		return stat_textfile(textfile, interval, count);
 	n = read_probes(&l);
 	if (n < 0)
 		return die("%s", kernel_errmsg(n));
@@ -918,9 +966,9 @@ static void function_sample(const char *metric, const struct up_place *p,
 			    long long value)
 {
 	printf("%s{binary=", metric);
-	label_str(p->path);
+	metrics_label(stdout, p->path);
 	printf(",function=");
-	label_str(p->symbol);
+	metrics_label(stdout, p->symbol);
 	printf(",offset=\"%lu\"} %lld\n", p->sym_off, value);
 }
 
@@ -1193,9 +1241,10 @@ static int print_markers(const char *path, const char *glob, bool json)
 static int cmd_funcs(int argc, char **argv)
 {
 	char path[PATH_MAX], err[1024];
-	enum format fmt;
 	bool sdt = false;
-	int json, r = parse_format(argc, argv, &fmt, NULL, NULL, &sdt);
+	struct view_opts o = { .sdt = &sdt };
+	int json, r = parse_format(argc, argv, &o);
+	enum format fmt = o.fmt;
 
 	if (r)
 		return r;
