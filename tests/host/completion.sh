@@ -54,9 +54,10 @@ offers() {
 }
 
 ktap_print_header
-ktap_set_plan 14
+ktap_set_plan 15
 offers "the commands" "uprobe-cli l" "latency list"
 offers "a command's options" "uprobe-cli stat -" "--format --textfile -i -j -n"
+offers "serve's options" "uprobe-cli serve -" "--listen -e"
 COMP_WORDBREAKS=$' \t\n"\'><=;|&(:'
 offers "--format's values, the word cut at =" "uprobe-cli list --format=j" "json"
 COMP_WORDBREAKS=$' \t\n"\'><;|&('

@@ -71,6 +71,8 @@ int need_returns(void);
  * takes it after PATH:OFFSET, in @buf; "" if it has none.
  */
 const char *ref_text(const struct up_place *p, char *buf, size_t size);
+/* Is one of @ps[0..@n) a return probe? */
+bool any_return(const struct probe *ps, int n);
 /* Remove the probes @ps[0..@n). */
 void remove_probes(const struct probe *ps, int n);
 int place_probes(const struct probe *ps, char **lines, int n, int *bad);

@@ -29,6 +29,7 @@
 #include "metrics.h"
 #include "resolve.h"
 #include "sdt.h"
+#include "serve.h"
 #include "trace.h"
 
 #ifndef UPROBE_CLI_VERSION
@@ -76,6 +77,7 @@ static void usage(FILE *f)
 	      "       uprobe-cli list [-j | --format=F]\n"
 	      "       uprobe-cli stat [-i SECONDS] [-n COUNT] [-j | --format=F]\n"
 	      "       uprobe-cli stat --format=openmetrics --textfile FILE [-i SECONDS] [-n COUNT]\n"
+	      "       uprobe-cli serve --listen HOST:PORT [-e SPEC]...\n"
 	      "       uprobe-cli funcs [-j] [--sdt] BINARY [GLOB]\n"
 	      "       uprobe-cli resolve SPEC [-p PID]\n"
 	      "       uprobe-cli --version | --help\n"
@@ -439,7 +441,7 @@ int resolve_probes(const char *spec, pid_t pid, bool ret_probe,
 }
 
 /* Whether any of @ps[0..@n) is a return probe. */
-static bool any_return(const struct probe *ps, int n)
+bool any_return(const struct probe *ps, int n)
 {
 	for (int i = 0; i < n; i++)
 		if (ps[i].ret)
@@ -1326,6 +1328,8 @@ int main(int argc, char **argv)
 		return cmd_latency(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "trace"))
 		return cmd_trace(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "serve"))
+		return cmd_serve(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "hist"))
 		return cmd_hist(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "list"))
