@@ -72,9 +72,11 @@ for t in "$build"/tests/{t,noutrace,harness,bench,targets,kselftests}/*; do
 	[ -f "$t" ] || continue
 	install_prog "$t" "$libexec/$(basename "$(dirname "$t")")/$(basename "$t")"
 done
-# the kernel's KTAP helpers, which the shell tests print their results with
+# the kernel's KTAP helpers, which the shell tests print their results
+# with, through the helpers they share
 install -m 0644 "$build/linux/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	"$root/$libexec/ktap_helpers.sh"
+install -m 0644 "$top/tests/guest/lib/utp_helpers.sh" "$root/$libexec/utp_helpers.sh"
 # what the kernel's selftests give on the kernel without utrace
 install -m 0644 "$top/tests/guest/kselftests.expected" "$root/$libexec/"
 # the command-line tool, with its libraries (elfutils)

@@ -6,11 +6,7 @@
 # reports and nothing else, each a number.  No timing is judged here.
 L=/usr/libexec/utrace-tests
 T=$(mktemp -d)
-# check STATUS DESCRIPTION: a result, through the kernel's KTAP helpers
-. /usr/libexec/utrace-tests/ktap_helpers.sh
-check() {
-	ktap_test_result "$2" [ "$1" = 0 ]
-}
+. /usr/libexec/utrace-tests/utp_helpers.sh
 ktap_print_header
 ktap_set_plan 4
 out=$($L/bench-run 200 1 20 2>&1)

@@ -21,11 +21,7 @@ OUT=/tmp/kselftests.out
 # __libc_start_main: every program, and last, so that no uprobe-cli run
 # but the programs' is counted; the others, most of them
 FUNCS="write sigaction syscall __libc_start_main"
-# check STATUS DESCRIPTION: a result, through the kernel's KTAP helpers
-. /usr/libexec/utrace-tests/ktap_helpers.sh
-check() {
-	ktap_test_result "$2" [ "$1" = 0 ]
-}
+. /usr/libexec/utrace-tests/utp_helpers.sh
 
 # results: each program's exit status and verdict lines
 results() {
@@ -93,9 +89,6 @@ echo 1 > $TR/events/kst/start/enable
 results > $OUT
 same
 check $? "with the probes: the same results"
-hits() {
-	awk -v p="$1" '$1 == p { print $NF }' $TR/utprobe_profile
-}
 for f in $FUNCS; do
 	echo "# kst_$f: $(hits kst_$f) hits"
 done

@@ -11,16 +11,7 @@ T=/usr/libexec/utrace-tests/targets/probe_target
 G=/usr/libexec/utrace-tests/targets/gdb_target
 TR=/sys/kernel/tracing
 LOG=/tmp/ptrace_tools.strace
-# check STATUS DESCRIPTION: a result, through the kernel's KTAP helpers
-. /usr/libexec/utrace-tests/ktap_helpers.sh
-check() {
-	ktap_test_result "$2" [ "$1" = 0 ]
-}
-
-# the hits of probe $1 in utprobe_profile (empty if none)
-hits() {
-	awk -v p="$1" '$1 == p { print $NF }' $TR/utprobe_profile
-}
+. /usr/libexec/utrace-tests/utp_helpers.sh
 
 # wait until process $1 is asleep (blocked reading its fifo) with $2
 # mapped (libc by default), at most 30 s

@@ -6,11 +6,7 @@
 # on bash from Debian's packages its counts equal mainline uprobes' in
 # the same boot (the demo of "make run").
 T=/usr/libexec/utrace-tests/targets/probe_target
-# check STATUS DESCRIPTION: a result, through the kernel's KTAP helpers
-. /usr/libexec/utrace-tests/ktap_helpers.sh
-check() {
-	ktap_test_result "$2" [ "$1" = 0 ]
-}
+. /usr/libexec/utrace-tests/utp_helpers.sh
 
 # held N: start "$T" wait N in the background (its pid in $pid), and
 # return once it has printed where work() and getppid() are: then its

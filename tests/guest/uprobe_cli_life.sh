@@ -9,16 +9,7 @@
 T=/usr/libexec/utrace-tests/targets/probe_target
 TS=/usr/libexec/utrace-tests/targets/probe_target_static
 R=/tmp/cli-ctr.$$
-P=/sys/kernel/tracing/utprobe_profile
-. /usr/libexec/utrace-tests/ktap_helpers.sh
-check() {
-	ktap_test_result "$2" [ "$1" = 0 ]
-}
-
-# hits NAME: the hit count of probe NAME, from utprobe_profile
-hits() {
-	awk -v n="$1" '$1 == n { print $NF }' "$P"
-}
+. /usr/libexec/utrace-tests/utp_helpers.sh
 
 # child_of PID: the pid of PID's child (the first one found)
 child_of() {

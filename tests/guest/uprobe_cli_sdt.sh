@@ -9,15 +9,7 @@
 S=/usr/libexec/utrace-tests/targets/sdt_target
 X=/usr/libexec/utrace-tests/targets/ret_throw
 TR=/sys/kernel/tracing
-. /usr/libexec/utrace-tests/ktap_helpers.sh
-check() {
-	ktap_test_result "$2" [ "$1" = 0 ]
-}
-
-# hits NAME: the hit count of probe NAME, from utprobe_profile
-hits() {
-	awk -v n="$1" '$1 == n { print $NF }' $TR/utprobe_profile
-}
+. /usr/libexec/utrace-tests/utp_helpers.sh
 
 # held ARGS: run "$S wait ARGS" in the background until it is ready;
 # let_go lets it run and prints what it printed then

@@ -6,10 +6,7 @@
 T=/usr/libexec/utrace-tests/targets/probe_target
 TR=/sys/kernel/tracing
 PORT=9464
-. /usr/libexec/utrace-tests/ktap_helpers.sh
-check() {
-	ktap_test_result "$2" [ "$1" = 0 ]
-}
+. /usr/libexec/utrace-tests/utp_helpers.sh
 
 # scrape: /metrics, once serve answers (10 s at most)
 scrape() {

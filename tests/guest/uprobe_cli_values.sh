@@ -9,11 +9,7 @@
 # with the same fetch arguments on the twin function in the same run.
 T=/usr/libexec/utrace-tests/targets/values_target
 N=20
-# check STATUS DESCRIPTION: a result, through the kernel's KTAP helpers
-. /usr/libexec/utrace-tests/ktap_helpers.sh
-check() {
-	ktap_test_result "$2" [ "$1" = 0 ]
-}
+. /usr/libexec/utrace-tests/utp_helpers.sh
 
 # The values of each record of a trace's table, one per line
 values() {

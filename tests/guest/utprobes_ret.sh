@@ -7,11 +7,7 @@
 TR=/sys/kernel/tracing
 R=/usr/libexec/utrace-tests/targets/ret_target
 X=/usr/libexec/utrace-tests/targets/ret_throw
-# check STATUS DESCRIPTION: a result, through the kernel's KTAP helpers
-. /usr/libexec/utrace-tests/ktap_helpers.sh
-check() {
-	ktap_test_result "$2" [ "$1" = 0 ]
-}
+. /usr/libexec/utrace-tests/utp_helpers.sh
 off() {
 	uprobe-cli resolve "$1:$2" | cut -d' ' -f2
 }
