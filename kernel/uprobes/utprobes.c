@@ -639,6 +639,135 @@ static int utp_quiesce(struct utp_proc *proc)
  */
 
 /*
+ * Semaphores.  An SDT marker may come with a semaphore: a 16-bit counter
+ * in the program's data, which the program reads to run the code that
+ * computes the marker's arguments only while someone probes it.  Each
+ * consumer of a probe with one (utprobe.ref_offset) raises it by one in
+ * its process and lowers it when it goes, as mainline's reference
+ * counters do; a fork's child has its parent's raised counters in its
+ * copy of the data, which its own consumers take over.
+ */
+
+/* Does @vma, a private writable mapping of @inode, hold offset @off? */
+static bool utp_ref_vma(struct vm_area_struct *vma, struct inode *inode,
+			loff_t off)
+{
+	loff_t start = (loff_t)vma->vm_pgoff << PAGE_SHIFT;
+
+	return vma->vm_file && file_inode(vma->vm_file) == inode &&
+	       (vma->vm_flags & (VM_WRITE | VM_SHARED)) == VM_WRITE &&
+	       off >= start &&
+	       off + sizeof(u16) <= start + (vma->vm_end - vma->vm_start);
+}
+
+/*
+ * Add @d to the semaphore at offset @off of @inode in @mm: at *@vaddr if
+ * not 0, if the same file offset is still mapped there, else where a
+ * mapping of the file holds it.  *@vaddr is then where the counter is
+ * raised, or 0 once lowered (or found gone), set under @mm's mmap_lock:
+ * a fork, which copies the counter under it, sees the two agree.  A
+ * counter at 0 is not lowered: the program may have written it.
+ * Returns 0, -ENOENT if the file's data is not mapped there (yet), or
+ * another -errno.  Not under @mm's mmap_lock.
+ */
+static int utp_ref_update(struct mm_struct *mm, struct inode *inode,
+			  loff_t off, unsigned long *vaddr, int d)
+{
+	struct vm_area_struct *vma = NULL;
+	unsigned long va = *vaddr;
+	struct page *page;
+	void *kaddr;
+	u16 *ctr;
+	int ret;
+
+	if (!mmget_not_zero(mm))
+		return -ESRCH;
+	mmap_read_lock(mm);
+	if (va) {
+		vma = vma_lookup(mm, va);
+		if (vma && (!utp_ref_vma(vma, inode, off) ||
+			    va != vma->vm_start + (off -
+			    ((loff_t)vma->vm_pgoff << PAGE_SHIFT))))
+			vma = NULL;
+	} else {
+		VMA_ITERATOR(vmi, mm, 0);
+
+		for_each_vma(vmi, vma)
+			if (utp_ref_vma(vma, inode, off))
+				break;
+		if (vma)
+			va = vma->vm_start +
+			     (off - ((loff_t)vma->vm_pgoff << PAGE_SHIFT));
+	}
+	ret = -ENOENT;
+	if (!vma)
+		goto out;
+	ret = get_user_pages_remote(mm, va, 1, FOLL_WRITE, &page, NULL);
+	if (ret != 1) {
+		ret = ret < 0 ? ret : -EFAULT;
+		goto out;
+	}
+	kaddr = kmap_local_page(page);
+	ctr = kaddr + offset_in_page(va);
+	if (d > 0 || *ctr)
+		*ctr += d;
+	kunmap_local(kaddr);
+	put_page(page);
+	ret = 0;
+out:
+	/* raised there, or nothing left to lower */
+	if (d > 0 && !ret)
+		WRITE_ONCE(*vaddr, va);
+	else if (d < 0)
+		WRITE_ONCE(*vaddr, 0);
+	mmap_read_unlock(mm);
+	mmput(mm);
+	return ret;
+}
+
+/*
+ * The new consumer @c of @proc raises its probe's semaphore, if it has
+ * one; or, where the file's data is not mapped yet, when it is
+ * (utp_ref_retry()).  utp_mutex held.
+ */
+static void utp_ref_raise(struct utp_proc *proc, struct utp_consumer *c)
+{
+	struct utprobe *up = c->up;
+
+	if (!up->ref_offset)
+		return;
+	/*
+	 * Before the mappings are looked at: a mapping made after that is
+	 * seen by utprobe_mmap(), which queues a retry then.
+	 */
+	WRITE_ONCE(proc->ref_pending, true);
+	utp_ref_update(proc->mm, up->inode, up->ref_offset, &c->ref_vaddr, 1);
+}
+
+/*
+ * A writable mapping was made in @proc, which has consumers whose
+ * semaphores were not mapped: they raise them, if it holds them.
+ * utp_mutex held.
+ */
+static void utp_ref_retry(struct utp_proc *proc)
+{
+	struct utp_consumer *c;
+	struct utp_point *pt;
+	unsigned long idx;
+	bool pending = false;
+
+	xa_for_each(&proc->points, idx, pt)
+		list_for_each_entry(c, &pt->consumers, point_node)
+			if (c->up->ref_offset && !c->ref_vaddr &&
+			    utp_ref_update(proc->mm, c->up->inode,
+					   c->up->ref_offset, &c->ref_vaddr,
+					   1) == -ENOENT)
+				pending = true;
+	/* still set if one is: a mapping made meanwhile queued a retry */
+	WRITE_ONCE(proc->ref_pending, pending);
+}
+
+/*
  * Points and consumers out of the lists are freed after a grace period
  * of utp_srcu, then one of RCU: the hit paths that may sleep (handlers,
  * slot allocation) read them in utp_srcu's read sections, the trap in
@@ -664,12 +793,18 @@ static void utp_point_srcu_cb(struct rcu_head *head)
 	kfree_rcu(pt, rcu);
 }
 
-/* Free @pt, out of @proc's points and slots already, and its consumers. */
+/*
+ * Free @pt, out of @proc's points and slots already, and its consumers,
+ * whose semaphores go down first.  utp_mutex held.
+ */
 static void utp_point_free(struct utp_point *pt)
 {
 	struct utp_consumer *c, *next;
 
 	list_for_each_entry_safe(c, next, &pt->consumers, point_node) {
+		if (c->ref_vaddr)
+			utp_ref_update(pt->proc->mm, c->up->inode,
+				       c->up->ref_offset, &c->ref_vaddr, -1);
 		list_del(&c->probe_node);
 		list_del_rcu(&c->point_node);
 		utp_consumer_free(c);
@@ -2474,19 +2609,16 @@ static u32 utp_report_signal(u32 action, struct utrace_engine *engine,
  * points.  A new executable mapping of a probed file gets
  * its breakpoints the same way, from mmap() (utprobe_mmap()).
  */
-/* The semaphores the probes at a kept int3 raised, for a child to undo */
-#define UTP_KEPT_REFS	4
-
 struct utp_kept {
 	unsigned long vaddr;
 	struct utp_arch_insn ai;
 	struct inode *inode;		/* the probes' file and offset there, */
 	loff_t offset;			/* only compared */
-	unsigned int nrefs;
-	struct {
+	unsigned int nrefs;		/* the semaphores they raised there, */
+	struct {			/* for the child to undo */
 		unsigned long vaddr;
 		loff_t offset;
-	} refs[UTP_KEPT_REFS];
+	} refs[] __counted_by(nrefs);
 };
 
 struct utp_fork_work {
@@ -2527,6 +2659,7 @@ static struct task_struct *utp_mm_task(struct mm_struct *mm);
 static int utp_fork_keep(struct utp_thread *ut, struct utp_point *pt)
 {
 	struct utp_fork_work *w = ut->fork_pending;
+	unsigned int nrefs = 0;
 	struct utp_consumer *c;
 	struct utp_kept *k;
 
@@ -2539,21 +2672,28 @@ static int utp_fork_keep(struct utp_thread *ut, struct utp_point *pt)
 		INIT_LIST_HEAD(&w->node);
 		ut->fork_pending = w;
 	}
-	k = kzalloc(sizeof(*k), GFP_KERNEL);
+	/*
+	 * The consumers and their semaphores hold still: they change under
+	 * the mmap_lock the fork holds (see utp_ref_update()).
+	 */
+	list_for_each_entry_rcu(c, &pt->consumers, point_node, true)
+		nrefs += c->up->inode && READ_ONCE(c->ref_vaddr);
+	k = kzalloc(struct_size(k, refs, nrefs), GFP_KERNEL);
 	if (!k)
 		return -ENOMEM;
+	k->nrefs = nrefs;
 	k->vaddr = pt->vaddr;
 	k->ai = pt->ai;
+	nrefs = 0;
 	/* the probes on files here are all at one offset of one file */
 	list_for_each_entry_rcu(c, &pt->consumers, point_node, true) {
 		if (!c->up->inode)
 			continue;
 		k->inode = c->up->inode;
 		k->offset = c->up->offset;
-		/* more stay raised in the child: code run while probed */
-		if (c->ref_vaddr && k->nrefs < UTP_KEPT_REFS) {
-			k->refs[k->nrefs].vaddr = c->ref_vaddr;
-			k->refs[k->nrefs++].offset = c->up->ref_offset;
+		if (READ_ONCE(c->ref_vaddr) && nrefs < k->nrefs) {
+			k->refs[nrefs].vaddr = READ_ONCE(c->ref_vaddr);
+			k->refs[nrefs++].offset = c->up->ref_offset;
 		}
 	}
 	if (xa_insert(&w->kept, pt->vaddr, k, GFP_KERNEL)) {
@@ -2938,126 +3078,6 @@ static int utp_int3_inherited(struct utp_proc *proc, unsigned long vaddr)
 }
 
 /*
- * Semaphores.  An SDT marker may come with a semaphore: a 16-bit counter
- * in the program's data, which the program reads to run the code that
- * computes the marker's arguments only while someone probes it.  Each
- * consumer of a probe with one (utprobe.ref_offset) raises it by one in
- * its process and lowers it when it goes, as mainline's reference
- * counters do; a fork's child has its parent's raised counters in its
- * copy of the data, which its own consumers take over.
- */
-
-/* Does @vma, a private writable mapping of @inode, hold offset @off? */
-static bool utp_ref_vma(struct vm_area_struct *vma, struct inode *inode,
-			loff_t off)
-{
-	loff_t start = (loff_t)vma->vm_pgoff << PAGE_SHIFT;
-
-	return vma->vm_file && file_inode(vma->vm_file) == inode &&
-	       (vma->vm_flags & (VM_WRITE | VM_SHARED)) == VM_WRITE &&
-	       off >= start &&
-	       off + sizeof(u16) <= start + (vma->vm_end - vma->vm_start);
-}
-
-/*
- * Add @d to the semaphore at offset @off of @inode in @mm: at *@vaddr if
- * not 0, if the same file offset is still mapped there, else where a
- * mapping of the file holds it (its address goes into *@vaddr).  A
- * counter at 0 is not lowered: the program may have written it.
- * Returns 0, -ENOENT if the file's data is not mapped there (yet), or
- * another -errno.  Not under @mm's mmap_lock.
- */
-static int utp_ref_update(struct mm_struct *mm, struct inode *inode,
-			  loff_t off, unsigned long *vaddr, int d)
-{
-	struct vm_area_struct *vma = NULL;
-	unsigned long va = *vaddr;
-	struct page *page;
-	void *kaddr;
-	u16 *ctr;
-	int ret;
-
-	if (!mmget_not_zero(mm))
-		return -ESRCH;
-	mmap_read_lock(mm);
-	if (va) {
-		vma = vma_lookup(mm, va);
-		if (vma && (!utp_ref_vma(vma, inode, off) ||
-			    va != vma->vm_start + (off -
-			    ((loff_t)vma->vm_pgoff << PAGE_SHIFT))))
-			vma = NULL;
-	} else {
-		VMA_ITERATOR(vmi, mm, 0);
-
-		for_each_vma(vmi, vma)
-			if (utp_ref_vma(vma, inode, off))
-				break;
-		if (vma)
-			va = vma->vm_start +
-			     (off - ((loff_t)vma->vm_pgoff << PAGE_SHIFT));
-	}
-	ret = -ENOENT;
-	if (!vma)
-		goto out;
-	ret = get_user_pages_remote(mm, va, 1, FOLL_WRITE, &page, NULL);
-	if (ret != 1) {
-		ret = ret < 0 ? ret : -EFAULT;
-		goto out;
-	}
-	kaddr = kmap_local_page(page);
-	ctr = kaddr + offset_in_page(va);
-	if (d > 0 || *ctr)
-		*ctr += d;
-	kunmap_local(kaddr);
-	put_page(page);
-	*vaddr = va;
-	ret = 0;
-out:
-	mmap_read_unlock(mm);
-	mmput(mm);
-	return ret;
-}
-
-/*
- * The new consumer @c of @proc raises its probe's semaphore, if it has
- * one; or, where the file's data is not mapped yet, when it is
- * (utp_ref_retry()).  utp_mutex held.
- */
-static void utp_ref_raise(struct utp_proc *proc, struct utp_consumer *c)
-{
-	struct utprobe *up = c->up;
-
-	if (up->ref_offset &&
-	    utp_ref_update(proc->mm, up->inode, up->ref_offset,
-			   &c->ref_vaddr, 1) == -ENOENT)
-		WRITE_ONCE(proc->ref_pending, true);
-}
-
-/*
- * A writable mapping was made in @proc, which has consumers whose
- * semaphores were not mapped: they raise them, if it holds them.
- * utp_mutex held.
- */
-static void utp_ref_retry(struct utp_proc *proc)
-{
-	struct utp_consumer *c;
-	struct utp_point *pt;
-	unsigned long idx;
-	bool pending = false;
-
-	WRITE_ONCE(proc->ref_pending, false);
-	xa_for_each(&proc->points, idx, pt)
-		list_for_each_entry(c, &pt->consumers, point_node)
-			if (c->up->ref_offset && !c->ref_vaddr &&
-			    utp_ref_update(proc->mm, c->up->inode,
-					   c->up->ref_offset, &c->ref_vaddr,
-					   1) == -ENOENT)
-				pending = true;
-	if (pending)
-		WRITE_ONCE(proc->ref_pending, true);
-}
-
-/*
  * The int3s of a batch's new points in one process, written after all of
  * them are in the process's table, a page at a time (utp_place_pokes()).
  */
@@ -3307,11 +3327,12 @@ static void utp_remove(struct utp_proc *proc, struct utprobe *up,
 
 	list_for_each_entry_safe(c, next, list, probe_node) {
 		pt = c->point;
-		list_del_rcu(&c->point_node);
-		list_del(&c->probe_node);
+		/* down while a fork still sees it (utp_fork_keep()) */
 		if (c->ref_vaddr)
 			utp_ref_update(proc->mm, up->inode, up->ref_offset,
 				       &c->ref_vaddr, -1);
+		list_del_rcu(&c->point_node);
+		list_del(&c->probe_node);
 		utp_consumer_free(c);
 		/* a return site stays while calls return there */
 		if (!list_empty(&pt->consumers) || READ_ONCE(pt->ret_site))
@@ -3521,6 +3542,7 @@ static void utp_unregister_locked(struct utprobe *up)
 /* What a probe holds once it is out of every process. */
 static void utp_probe_release(struct utprobe *up)
 {
+	up->ref_offset = 0;
 	if (up->inode) {
 		iput(up->inode);
 		up->inode = NULL;

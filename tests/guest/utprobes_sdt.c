@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The semaphores of SDT markers, read where the program reads them: a
+ * marker of this test's own, whose semaphore must count exactly the
+ * probes on it in each process, a forked child's included, before and
+ * after they go.  Where the marker and its semaphore are in the file,
+ * uprobe-cli funcs --sdt tells.
+ */
+#define _GNU_SOURCE
+#define _SDT_HAS_SEMAPHORES 1
+#include <sys/sdt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "utprobes_util.h"
+
+#define NPROBES 5
+
+unsigned short utp_sdt_tick_semaphore __attribute__((section(".probes")));
+
+/* The marker: fired only while probed, as a program does */
+static __attribute__((noinline)) int fire(int i)
+{
+	if (utp_sdt_tick_semaphore)
+		STAP_PROBE1(utp_sdt, tick, i);
+	return i;
+}
+
+static char exe[256];
+static unsigned long marker_off, sem_off;
+
+/* This program's path, and the marker's offsets: 0, or -1 */
+static int find_marker(void)
+{
+	char cmd[512], line[512], name[128];
+	unsigned long addr;
+	ssize_t n;
+	FILE *p;
+	int found = -1;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return -1;
+	exe[n] = '\0';
+	snprintf(cmd, sizeof(cmd), "uprobe-cli funcs --sdt %s", exe);
+	p = popen(cmd, "r");
+	while (p && fgets(line, sizeof(line), p))
+		if (sscanf(line, "%127s %lx %lx %lx", name, &addr, &marker_off,
+			   &sem_off) == 4 && !strcmp(name, "utp_sdt:tick"))
+			found = 0;
+	if (p)
+		pclose(p);
+	return found;
+}
+
+/* Probes sdt_0..sdt_{n-1} on the marker, with its semaphore: 0 or -errno */
+static int add_probes(int n)
+{
+	int ret = 0;
+
+	for (int i = 0; i < n && !ret; i++)
+		ret = events("p:sdt_%d %s:%#lx(%#lx)\n", i, exe, marker_off,
+			     sem_off);
+	return ret;
+}
+
+static int del_probes(int n)
+{
+	int ret = 0;
+
+	for (int i = 0; i < n && !ret; i++)
+		ret = events("-:sdt_%d\n", i);
+	return ret;
+}
+
+FIXTURE(sdt) {
+};
+
+FIXTURE_SETUP(sdt)
+{
+	ASSERT_EQ(0, find_marker());
+	ASSERT_NE(0UL, sem_off);
+	ASSERT_EQ(0, utp_sdt_tick_semaphore);
+}
+
+FIXTURE_TEARDOWN(sdt)
+{
+}
+
+/* One count per probe, in the process that placed them; each hit counted */
+TEST_F(sdt, one_count_per_probe)
+{
+	ASSERT_EQ(0, add_probes(2));
+	EXPECT_EQ(2, utp_sdt_tick_semaphore);
+	for (int i = 0; i < 7; i++)
+		fire(i);
+	EXPECT_EQ(7, hits("sdt_0"));
+	EXPECT_EQ(7, hits("sdt_1"));
+	EXPECT_EQ(0, events("-:sdt_1\n"));
+	EXPECT_EQ(1, utp_sdt_tick_semaphore);
+	EXPECT_EQ(0, events("-:sdt_0\n"));
+	EXPECT_EQ(0, utp_sdt_tick_semaphore);
+	fire(0);
+}
+
+/*
+ * A child forked with five probes on the marker counts its own five, and
+ * none once they are removed, as its parent.
+ */
+TEST_F(sdt, forked_child_counts_its_own)
+{
+	int go[2], report[2], st;
+	unsigned short seen[2];
+	pid_t pid;
+
+	ASSERT_EQ(0, add_probes(NPROBES));
+	EXPECT_EQ(NPROBES, utp_sdt_tick_semaphore);
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(report));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		seen[0] = utp_sdt_tick_semaphore;
+		get_byte(go[0]);
+		seen[1] = utp_sdt_tick_semaphore;
+		if (write(report[1], seen, sizeof(seen)) != sizeof(seen))
+			_exit(1);
+		_exit(0);
+	}
+	EXPECT_EQ(0, del_probes(NPROBES));
+	EXPECT_EQ(0, utp_sdt_tick_semaphore);
+	put_byte(go[1]);
+	ASSERT_EQ((ssize_t)sizeof(seen), read(report[0], seen, sizeof(seen)));
+	EXPECT_EQ(NPROBES, seen[0]);
+	EXPECT_EQ(0, seen[1]);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_EQ(0, st);
+}
+
+/* A semaphore on a probe on one process, or at an odd offset: EINVAL */
+TEST_F(sdt, bad_semaphores)
+{
+	EXPECT_EQ(-EINVAL, events("p:sdt_bad %d:%p(%#lx)\n", getpid(), fire,
+				  sem_off));
+	EXPECT_EQ(-EINVAL, events("p:sdt_bad %s:%#lx(%#lx)\n", exe, marker_off,
+				  sem_off + 1));
+	EXPECT_EQ(-1, hits("sdt_bad"));
+	EXPECT_EQ(0, utp_sdt_tick_semaphore);
+}
+
+TEST_HARNESS_MAIN
