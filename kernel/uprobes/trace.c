@@ -592,24 +592,36 @@ static void utp_events_del_list(struct list_head *list)
 	tracing_reset_all_online_cpus();
 }
 
-/* Free the orphans whose events nothing uses any more. */
-static void utp_reap(struct work_struct *work)
+/*
+ * Free the orphans whose events nothing uses any more.  An event that
+ * lost its last user by being turned off queued this; one let go by
+ * another event (an eprobe removed) is found at the next write or
+ * truncation.  utp_named_lock held.
+ */
+static void __utp_reap(void)
 {
 	struct utp_named *n, *next;
 	LIST_HEAD(gone);
 
-	mutex_lock(&utp_named_lock);
+	if (list_empty(&utp_orphans))
+		return;
 	mutex_lock(&event_mutex);
 	list_for_each_entry_safe(n, next, &utp_orphans, node)
 		if (!utp_event_busy(n))
 			list_move_tail(&n->node, &gone);
 	utp_events_del_list(&gone);
 	mutex_unlock(&event_mutex);
-	mutex_unlock(&utp_named_lock);
 	list_for_each_entry_safe(n, next, &gone, node) {
 		list_del(&n->node);
 		utp_named_destroy(n);
 	}
+}
+
+static void utp_reap(struct work_struct *work)
+{
+	mutex_lock(&utp_named_lock);
+	__utp_reap();
+	mutex_unlock(&utp_named_lock);
 }
 
 /*
@@ -1088,6 +1100,7 @@ static ssize_t utp_write(struct file *file, const char __user *ubuf,
 	}
 	if (!ret) {
 		mutex_lock(&utp_named_lock);
+		__utp_reap();
 		ret = utp_run(lines, n, owner);
 		mutex_unlock(&utp_named_lock);
 	}
@@ -1226,6 +1239,7 @@ static int utp_events_open(struct inode *inode, struct file *file)
 		if (!file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
 			return -EPERM;
 		mutex_lock(&utp_named_lock);
+		__utp_reap();
 		ret = utp_events_del(NULL);
 		if (!ret)
 			list_for_each_entry_safe(n, next, &utp_named_list, node)
