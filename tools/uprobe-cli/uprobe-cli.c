@@ -173,8 +173,11 @@ const char *kernel_errmsg(int err)
 /*
  * The address in process @pid of file offset @offset of @path, from its
  * maps; 0 if the process does not map that part of the file.  The file
- * is known by its device and inode: the maps name it as the process's
- * mount namespace may, not as we reach it (up_root_of()).
+ * is known by its inode, and its device: the maps name it as the
+ * process's mount namespace may, not as we reach it (up_root_of()).  A
+ * file whose device the maps show otherwise (a btrfs subvolume's) is
+ * known by its inode and its path; one replaced on disk since it was
+ * mapped ("(deleted)") is another file.
  */
 static unsigned long runtime_address(pid_t pid, const char *path,
 				     unsigned long offset)
@@ -184,6 +187,7 @@ static unsigned long runtime_address(pid_t pid, const char *path,
 	unsigned int major, minor;
 	struct stat st;
 	FILE *f;
+	int n;
 
 	if (stat(path, &st))
 		return 0;
@@ -194,11 +198,13 @@ static unsigned long runtime_address(pid_t pid, const char *path,
 	while (!addr && fgets(line, sizeof(line), f)) {
 		char perms[8];
 
-		if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu %4095s", &start,
+		n = 0;
+		if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu %4095s%n", &start,
 			   &end, perms, &pgoff, &major, &minor, &ino,
-			   file) != 8 || perms[2] != 'x' ||
-		    ((makedev(major, minor) != st.st_dev || ino != st.st_ino) &&
-		     strcmp(file, path)))
+			   file, &n) != 8 || perms[2] != 'x' ||
+		    ino != st.st_ino ||
+		    (makedev(major, minor) != st.st_dev &&
+		     (strcmp(file, path) || strcmp(line + n, "\n"))))
 			continue;
 		if (offset >= pgoff && offset < pgoff + (end - start))
 			addr = start + (offset - pgoff);
