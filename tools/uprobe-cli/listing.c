@@ -13,6 +13,11 @@
 #include "cli.h"
 #include "listing.h"
 
+const char *listing_errmsg(int err)
+{
+	return err == -ENOMEM ? "out of memory" : kernel_errmsg(err);
+}
+
 int read_probes(struct listed **out)
 {
 	char path[512], line[PATH_MAX + 256];
@@ -29,7 +34,13 @@ int read_probes(struct listed **out)
 		struct listed *e;
 		struct up_place p;
 
-		l = realloc(l, (n + 1) * sizeof(*l));
+		e = realloc(l, (n + 1) * sizeof(*l));
+		if (!e) {
+			free(l);
+			fclose(f);
+			return -ENOMEM;
+		}
+		l = e;
 		e = &l[n];
 		memset(e, 0, sizeof(*e));
 		if (!last || sscanf(line, "%79s", e->name) != 1 ||

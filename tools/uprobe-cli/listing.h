@@ -28,6 +28,8 @@ struct listed {
  * -errno if the kernel's files cannot be read.
  */
 int read_probes(struct listed **out);
+/* What read_probes()'s -errno @err means. */
+const char *listing_errmsg(int err);
 /* The hit count of probe @name in utprobe_profile, or -1. */
 long long kernel_hits(const char *name);
 /* Return probe @name's line of utprobe_returns into @r (zeros if none). */

@@ -141,6 +141,8 @@ static int find_program(const char *name, char *path, size_t size)
 	int ret = -1;
 
 	copy = strdup(env ? env : "/usr/bin:/bin");
+	if (!copy)
+		return -1;
 	for (dir = strtok_r(copy, ":", &save); ret && dir;
 	     dir = strtok_r(NULL, ":", &save)) {
 		snprintf(cand, sizeof(cand), "%s/%s", dir, name);

@@ -78,7 +78,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
 		return MHD_NO;
 	}
 	if (n < 0)
-		fprintf(f, "%s\n", kernel_errmsg(n));
+		fprintf(f, "%s\n", listing_errmsg(n));
 	else
 		metrics_write(f, syntax, l, n);
 	free(l);

@@ -717,7 +717,7 @@ static int cmd_list(int argc, char **argv)
 		return r;
 	n = read_probes(&l);
 	if (n < 0)
-		return die("%s", kernel_errmsg(n));
+		return die("%s", listing_errmsg(n));
 	print_probes(l, n, o.fmt, NULL, 0);
 	free(l);
 	return 0;
@@ -736,7 +736,7 @@ static int write_textfile(const char *path)
 	FILE *f;
 
 	if (n < 0)
-		return die("%s", kernel_errmsg(n));
+		return die("%s", listing_errmsg(n));
 	/* not *.prom: the collector does not read it half written */
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
 	f = fopen(tmp, "we");
@@ -794,16 +794,24 @@ static int cmd_stat(int argc, char **argv)
 		return stat_textfile(textfile, interval, count);
 	n = read_probes(&l);
 	if (n < 0)
-		return die("%s", kernel_errmsg(n));
+		return die("%s", listing_errmsg(n));
 	for (int round = 0; !count || round < count; round++) {
-		prev = realloc(prev, (n ? n : 1) * sizeof(*prev));
+		unsigned long long *more = realloc(prev, (n ? n : 1) *
+						   sizeof(*prev));
+
+		if (!more) {
+			free(prev);
+			free(l);
+			return die("out of memory");
+		}
+		prev = more;
 		for (int i = 0; i < n; i++)
 			prev[i] = l[i].hits;
 		free(l);
 		usleep((useconds_t)(interval * 1e6));
 		n = read_probes(&l);
 		if (n < 0)
-			return die("%s", kernel_errmsg(n));
+			return die("%s", listing_errmsg(n));
 		print_probes(l, n, fmt, fmt == TABLE ? prev : NULL, interval);
 		fflush(stdout);
 	}
