@@ -59,10 +59,18 @@ static void labels(FILE *f, const struct listed *e, bool target,
 static void durations(FILE *f, const struct listed *e)
 {
 	unsigned long long sum = 0;
+	unsigned long long all = 0;
 	struct up_returns r;
 	char le[48];
 
 	kernel_returns(e->name, &r);
+	/*
+	 * +Inf and the count are the buckets' sum, not the returns the
+	 * kernel counted apart from them: a return counted between the
+	 * two reads would make a bucket exceed +Inf.
+	 */
+	for (int b = 0; b < UP_HIST_BUCKETS; b++)
+		all += r.hist[b];
 	for (int b = 0; b <= METRICS_LAST_BUCKET; b++) {
 		sum += r.hist[b];
 		/* 2^B ns in seconds, exactly: 13 digits at most */
@@ -74,10 +82,10 @@ static void durations(FILE *f, const struct listed *e)
 	}
 	fputs("uprobe_call_duration_seconds_bucket", f);
 	labels(f, e, false, ",le=\"+Inf\"");
-	fprintf(f, " %llu\n", r.returns);
+	fprintf(f, " %llu\n", all);
 	fputs("uprobe_call_duration_seconds_count", f);
 	labels(f, e, false, "");
-	fprintf(f, " %llu\n", r.returns);
+	fprintf(f, " %llu\n", all);
 	fputs("uprobe_call_duration_seconds_sum", f);
 	labels(f, e, false, "");
 	fprintf(f, " %llu.%09llu\n", r.sum_ns / 1000000000ULL,
