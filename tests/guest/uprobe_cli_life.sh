@@ -59,7 +59,7 @@ let_go() {
 }
 
 ktap_print_header
-ktap_set_plan 15
+ktap_set_plan 16
 
 killed count -e "$T:work"
 [ -n "$tpid" ] && echo "$listed" | grep -q "count[0-9]*_0_work "
@@ -103,6 +103,7 @@ check $? "count: 40 hits in new pid and mount namespaces"
 
 mkdir -p $R/bin $R/proc
 cp "$TS" $R/bin/ctr_target
+ln -s /bin/ctr_target $R/bin/ctr_link
 uprobe-cli add -n ctr_file $R/bin/ctr_target:work &&
 	unshare -p -f -m chroot $R /bin/ctr_target run 30
 st=$?
@@ -127,6 +128,11 @@ out=$(uprobe-cli resolve -p "$cpid" /bin/ctr_target:work 2>&1)
 echo "# $out"
 echo "$out" | grep -q "^/proc/$cpid/root/bin/ctr_target "
 check $? "resolve -p finds /bin/ctr_target in the container's root"
+# a link to an absolute path, which means the container's /bin, not ours
+out=$(uprobe-cli resolve -p "$cpid" /bin/ctr_link:work 2>&1)
+echo "# $out"
+echo "$out" | grep -q "^/proc/$cpid/root/bin/ctr_target "
+check $? "and follows a link there in the container's root, not ours"
 uprobe-cli add -p "$cpid" -n ctr_pid /bin/ctr_target:work
 check $? "add -p places a probe on the container's process"
 out=$(uprobe-cli add -p "$cpid" /bin/nothing:work 2>&1)

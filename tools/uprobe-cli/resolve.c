@@ -171,6 +171,74 @@ void up_root_of(pid_t pid, char *root, size_t size)
 }
 
 /*
+ * @name, an absolute path as another process sees it from its root
+ * @root ("/proc/PID/root"), into @path: @root followed by the same path
+ * with its symbolic links resolved in that root, not in ours (where an
+ * absolute link's target would be looked up if the kernel followed it
+ * through @root).  0, or -1 with errno.
+ */
+static int path_in_root(const char *root, const char *name, char *path,
+			size_t size)
+{
+	char rest[PATH_MAX], done[PATH_MAX] = "", link[PATH_MAX];
+	char full[2 * PATH_MAX + 64], comp[NAME_MAX + 1], *p, *slash;
+	int links = 0;
+	ssize_t l;
+	size_t n;
+
+	snprintf(rest, sizeof(rest), "%s", name);
+	while (*rest) {
+		p = rest + strspn(rest, "/");
+		n = strcspn(p, "/");
+		if (n > NAME_MAX)
+			goto too_long;
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		memmove(rest, p + n, strlen(p + n) + 1);
+		if (!n || !strcmp(comp, "."))
+			continue;
+		if (!strcmp(comp, "..")) {
+			/* never above the root */
+			slash = strrchr(done, '/');
+			if (slash)
+				*slash = '\0';
+			continue;
+		}
+		snprintf(full, sizeof(full), "%s%s/%s", root, done, comp);
+		l = readlink(full, link, sizeof(link) - 1);
+		if (l < 0 && errno != EINVAL)
+			return -1;
+		if (l < 0) {
+			/* not a link: resolved */
+			if (strlen(done) + n + 2 > sizeof(done))
+				goto too_long;
+			strcat(done, "/");
+			strcat(done, comp);
+			continue;
+		}
+		if (++links > 40) {
+			errno = ELOOP;
+			return -1;
+		}
+		link[l] = '\0';
+		/* what is left, behind the link's target */
+		if (strlen(link) + strlen(rest) + 2 > sizeof(rest))
+			goto too_long;
+		memmove(rest + l + 1, rest, strlen(rest) + 1);
+		memcpy(rest, link, l);
+		rest[l] = '/';
+		if (*link == '/')
+			*done = '\0';
+	}
+	if (snprintf(path, size, "%s%s", root, *done ? done : "/") <
+	    (int)size)
+		return 0;
+too_long:
+	errno = ENAMETOOLONG;
+	return -1;
+}
+
+/*
  * @name (a path, or a library's short name found in the maps of @pid)
  * in the root of @pid, which is not ours; no $PATH or library path of
  * ours is looked in.
@@ -193,11 +261,14 @@ static int find_in_root(const char *name, pid_t pid, const char *root,
 			name, pid);
 		return -1;
 	}
-	if (*name != '/' ||
-	    snprintf(path, size, "%s%s", root, name) >= (int)size) {
+	if (*name != '/') {
 		set_err(err, errlen,
 			"%s: not an absolute path in the root of process %d",
 			name, pid);
+		return -1;
+	}
+	if (path_in_root(root, name, path, size)) {
+		set_err(err, errlen, "%s%s: %s", root, name, strerror(errno));
 		return -1;
 	}
 	return 0;
