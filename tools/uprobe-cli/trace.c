@@ -71,25 +71,37 @@ static int inst_write(struct session *s, const char *file, const char *val)
 	return file_write(path, O_TRUNC, val);
 }
 
+/* Our pid namespace, which an instance's name holds with our pid */
+static unsigned long pid_ns(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) ? 0 : st.st_ino;
+}
+
 /*
- * Remove the instances of uprobe-cli commands that died without removing
- * theirs (killed): the events of their probes, which the kernel removed,
- * go with them.  A process of that number alive keeps its instance.
+ * Remove the instances of uprobe-cli commands of our pid namespace that
+ * died without removing theirs (killed): the events of their probes,
+ * which the kernel removed, go with them.  A process of that number
+ * alive keeps its instance; those of other namespaces are left alone.
  */
-static void inst_reap(void)
+static void inst_reap(unsigned long ns)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 300];
 	struct dirent *d;
+	unsigned long their_ns;
 	DIR *dp;
-	int pid;
+	int pid, end;
 
 	snprintf(dir, sizeof(dir), "%s/instances", tracefs);
 	dp = opendir(dir);
 	if (!dp)
 		return;
 	while ((d = readdir(dp))) {
-		if (sscanf(d->d_name, "uprobe-cli-%d", &pid) != 1 || pid <= 0 ||
-		    !kill(pid, 0) || errno != ESRCH)
+		end = 0;
+		if (sscanf(d->d_name, "uprobe-cli-%lu-%d%n", &their_ns, &pid,
+			   &end) != 2 || d->d_name[end] || their_ns != ns ||
+		    pid <= 0 || !kill(pid, 0) || errno != ESRCH)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
 		rmdir(path);
@@ -97,11 +109,19 @@ static void inst_reap(void)
 	closedir(dp);
 }
 
+/*
+ * The instance of this run, "uprobe-cli-NS-PID": one left by an earlier
+ * process of our number in our namespace, killed, is removed first.
+ */
 static int inst_new(struct session *s)
 {
-	inst_reap();
-	snprintf(s->inst, sizeof(s->inst), "%s/instances/uprobe-cli-%d",
-		 tracefs, (int)getpid());
+	unsigned long ns = pid_ns();
+
+	inst_reap(ns);
+	snprintf(s->inst, sizeof(s->inst), "%s/instances/uprobe-cli-%lu-%d",
+		 tracefs, ns, (int)getpid());
+	if (mkdir(s->inst, 0700) && errno == EEXIST)
+		rmdir(s->inst);
 	if (mkdir(s->inst, 0700) && errno != EEXIST)
 		return die("cannot make the trace instance %s: %s", s->inst,
 			   strerror(errno));
