@@ -42,7 +42,7 @@ mainline() {
 }
 
 ktap_print_header
-ktap_set_plan 18
+ktap_set_plan 19
 
 out=$(uprobe-cli funcs --sdt "$S")
 echo "$out" | sed 's/^/# /'
@@ -88,6 +88,11 @@ echo "$out" | sed 's/^/# /'
 	echo "$out" | grep -q 'arg0=0 arg1=1$' &&
 	echo "$out" | grep -q 'arg0=2 arg1=3$'
 check $? "trace: the marker's arguments as arg0 and arg1"
+
+out=$(uprobe-cli trace "$S:sdt:sdt_target:*" -- "$S" run 1 2>&1)
+[ $? != 0 ] && [ "$out" = "uprobe-cli: sdt_target:plain and sdt_target:tick have different arguments: name the values (arg0, arg1...)" ]
+check $? "trace refuses markers of different arguments without values, saying why"
+echo "# $out"
 
 out=$(uprobe-cli count -e libstdc++:sdt:libstdcxx:throw \
 	-e libstdc++:sdt:libstdcxx:catch -- "$X" 5 2>&1)

@@ -780,6 +780,13 @@ static int session_probes(struct session *s, const char *cmd_name,
 				      sizeof(fetch), err, sizeof(err));
 		if (nexprs < 0)
 			return die("%s: %s", s->ps[0].place.symbol, err);
+		for (int i = 1; i < s->n; i++)
+			if (up_sdt_fetch(s->ps[i].place.sdt_args, fetch,
+					 sizeof(fetch), err, sizeof(err)) !=
+			    nexprs)
+				return die("%s and %s have different arguments: name the values (arg0, arg1...)",
+					   s->ps[0].place.symbol,
+					   s->ps[i].place.symbol);
 		for (int k = 0; k < nexprs && k < UP_SDT_MAX_ARGS; k++) {
 			snprintf(names[k], sizeof(names[k]), "arg%d", k);
 			all[k] = names[k];
