@@ -81,8 +81,8 @@ ktap_set_plan 11
 
 "$CLI" stat --format=openmetrics --textfile "$t/uprobe.prom" -n 2 -i 0.1
 check $? "stat --textfile writes the file"
-[ -z "$(ls "$t" | grep -v '^uprobe.prom$\|^tracefs$')" ]
-check $? "and leaves no file of its own beside it"
+[ -z "$(ls "$t" | grep -v '^uprobe.prom$\|^tracefs$')" ] && [ "$(stat -c %a "$t/uprobe.prom")" = 644 ]
+check $? "and leaves no file of its own beside it; the file is readable by all"
 promtool check metrics < "$t/uprobe.prom" 2>&1 | sed 's/^/# /'
 check "${PIPESTATUS[0]}" "promtool check metrics passes the textfile"
 has_samples "$t/uprobe.prom"

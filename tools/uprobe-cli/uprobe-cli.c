@@ -732,18 +732,26 @@ static int write_textfile(const char *path)
 {
 	char tmp[PATH_MAX + 32];
 	struct listed *l = NULL;
-	int n = read_probes(&l), err = 0;
+	int n = read_probes(&l), err = 0, fd;
 	FILE *f;
 
 	if (n < 0)
 		return die("%s", listing_errmsg(n));
 	/* not *.prom: the collector does not read it half written */
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	f = fopen(tmp, "we");
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!f) {
+		err = errno;
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
 		free(l);
-		return die("%s: %s", tmp, strerror(errno));
+		return die("%s: %s", path, strerror(err));
 	}
+	/* for the collector, which runs as another user */
+	fchmod(fd, 0644);
 	metrics_write(f, METRICS_TEXT, l, n);
 	free(l);
 	if (ferror(f))
