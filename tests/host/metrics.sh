@@ -93,7 +93,7 @@ out=$("$CLI" stat --textfile "$t/x.prom" -n 1 2>&1)
 check $? "stat --textfile without --format=openmetrics is refused"
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$CLI" serve --listen "127.0.0.1:$port" -e "$FIX:sample_big" 2> "$t/serve.err" &
+"$CLI" serve --listen ":$port" -e "$FIX:sample_big" 2> "$t/serve.err" &
 serve=$!
 for i in $(seq 100); do
 	fetch /metrics > "$t/text" 2> /dev/null && break
@@ -103,7 +103,7 @@ head -n 1 "$t/text" | sed 's/^/# /'
 sed 1d "$t/text" > "$t/text.body"
 head -n 1 "$t/text" | grep -qx '200 text/plain; version=0.0.4; charset=utf-8' &&
 	promtool check metrics < "$t/text.body"
-check $? "serve: GET /metrics in the text format, which promtool passes"
+check $? "serve on every address: GET /metrics in the text format, which promtool passes"
 has_samples "$t/text.body"
 check $? "with the exact counters and buckets"
 fetch /metrics 'application/openmetrics-text; version=1.0.0' > "$t/om"

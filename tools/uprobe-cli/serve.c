@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <microhttpd.h>
 
 #include "cli.h"
@@ -34,8 +36,11 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
 	enum MHD_Result ret;
 
 	r = MHD_create_response_from_buffer(len, body, mode);
-	if (!r)
+	if (!r) {
+		if (mode == MHD_RESPMEM_MUST_FREE)
+			free(body);
 		return MHD_NO;
+	}
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	ret = MHD_queue_response(c, status, r);
 	MHD_destroy_response(r);
@@ -82,8 +87,10 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
 	else
 		metrics_write(f, syntax, l, n);
 	free(l);
-	if (fclose(f))
+	if (fclose(f)) {
+		free(body);
 		return MHD_NO;
+	}
 	if (n < 0)
 		return reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain",
 			     body, len, MHD_RESPMEM_MUST_FREE);
@@ -93,9 +100,31 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
 		     body, len, MHD_RESPMEM_MUST_FREE);
 }
 
+/* A scraper silent this long is let go: it cannot hold a connection */
+#define SERVE_TIMEOUT_S	10
+
+/* Listen on @port of every address: IPv6 and IPv4, or IPv4 alone */
+static struct MHD_Daemon *listen_any(uint16_t port)
+{
+	struct MHD_Daemon *d;
+
+	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
+			     MHD_USE_DUAL_STACK, port, NULL, NULL, answer,
+			     NULL, MHD_OPTION_CONNECTION_TIMEOUT,
+			     (unsigned int)SERVE_TIMEOUT_S, MHD_OPTION_END);
+	if (d)
+		return d;
+	/* a machine without IPv6 */
+	return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, port, NULL,
+				NULL, answer, NULL,
+				MHD_OPTION_CONNECTION_TIMEOUT,
+				(unsigned int)SERVE_TIMEOUT_S, MHD_OPTION_END);
+}
+
 /*
  * Listen on @addr, HOST:PORT (HOST a numeric IPv4 or [IPv6] address,
- * or empty for every address): the daemon, or NULL after a message.
+ * or empty for every address, IPv4 and IPv6): the daemon, or NULL after
+ * a message.
  */
 static struct MHD_Daemon *listen_on(const char *addr)
 {
@@ -124,11 +153,18 @@ static struct MHD_Daemon *listen_on(const char *addr)
 		die("--listen '%s': %s", addr, gai_strerror(r));
 		return NULL;
 	}
-	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
-			     (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0),
-			     0, NULL, NULL, answer, NULL,
-			     MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-			     MHD_OPTION_END);
+	if (len)
+		d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
+				     (ai->ai_family == AF_INET6 ?
+				      MHD_USE_IPv6 : 0),
+				     0, NULL, NULL, answer, NULL,
+				     MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+				     MHD_OPTION_CONNECTION_TIMEOUT,
+				     (unsigned int)SERVE_TIMEOUT_S,
+				     MHD_OPTION_END);
+	else
+		d = listen_any(ntohs(((struct sockaddr_in *)
+				      ai->ai_addr)->sin_port));
 	if (!d)
 		die("cannot listen on %s (the port in use, or not an address of this machine)",
 		    addr);
