@@ -32,6 +32,8 @@
 #include "serve.h"
 #include "trace.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 #ifndef UPROBE_CLI_VERSION
 #define UPROBE_CLI_VERSION "unknown"
 #endif
@@ -1325,6 +1327,35 @@ static int cmd_resolve(int argc, char **argv)
 	return 0;
 }
 
+/* A command: its name, and what runs it with its own argv[0] its name. */
+struct cmd {
+	const char *name;
+	int (*func)(int argc, char **argv);
+};
+
+static const struct cmd cmds[] = {
+	{ "add",	cmd_add },
+	{ "del",	cmd_del },
+	{ "count",	cmd_count },
+	{ "latency",	cmd_latency },
+	{ "trace",	cmd_trace },
+	{ "serve",	cmd_serve },
+	{ "hist",	cmd_hist },
+	{ "list",	cmd_list },
+	{ "stat",	cmd_stat },
+	{ "funcs",	cmd_funcs },
+	{ "resolve",	cmd_resolve },
+};
+
+/* Run the command argv[0] names, with its arguments. */
+static int cmd_select(int argc, char **argv)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
+		if (!strcmp(argv[0], cmds[i].name))
+			return cmds[i].func(argc, argv);
+	return die("%s: unknown command (see uprobe-cli --help)", argv[0]);
+}
+
 int main(int argc, char **argv)
 {
 	const char *env = getenv("UPROBE_CLI_TRACEFS");
@@ -1340,27 +1371,5 @@ int main(int argc, char **argv)
 		       dwfl_version(NULL));
 		return 0;
 	}
-	if (!strcmp(argv[1], "add"))
-		return cmd_add(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "del"))
-		return cmd_del(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "count"))
-		return cmd_count(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "latency"))
-		return cmd_latency(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "trace"))
-		return cmd_trace(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "serve"))
-		return cmd_serve(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "hist"))
-		return cmd_hist(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "list"))
-		return cmd_list(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "stat"))
-		return cmd_stat(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "funcs"))
-		return cmd_funcs(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "resolve"))
-		return cmd_resolve(argc - 1, argv + 1);
-	return die("%s: unknown command (see uprobe-cli --help)", argv[1]);
+	return cmd_select(argc - 1, argv + 1);
 }
