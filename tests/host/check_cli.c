@@ -368,6 +368,14 @@ static const struct {
 	{ { "latency", FIXTURES "/sample_pie:sample.c:16", "--", "true" },
 	  "a return probe goes on a function's entry, not a source line" },
 	{ { "frobnicate" }, "frobnicate: unknown command" },
+	/* the options before the command */
+	{ { "-x", "list" }, "-x: unknown command" },
+	{ { "--format" }, "--format: give a format (table, json, openmetrics)" },
+	{ { "--format=xml", "list" }, "unknown format 'xml'" },
+	{ { "--format=openmetrics", "latency", FIXTURES "/sample_pie:sample_mul",
+	    "--", "true" }, "latency: no openmetrics output (table or json)" },
+	{ { "-j", "hist", "--format=openmetrics", ARGS_PIE ":args_sum", "a" },
+	  "hist: no openmetrics output (table or json)" },
 	/* values at probes: translated before the kernel is asked */
 	{ { "trace" }, "trace: no probe given (SPEC [VALUE...] [-- CMD])" },
 	{ { "trace", ARGS_PIE ":args_sum", "zz" },
@@ -636,6 +644,19 @@ START_TEST(funcs_table_and_json)
 		 "[{\"function\": \"sample_add\", \"address\": %lu, \"offset\": %lu, \"size\": 4}]\n",
 		 add, add);
 	ck_assert_str_eq(r.out, want);
+	/* the format before the command, as after it */
+	cli(&r, 0, "-j", "funcs", FIXTURES "/sample_pie", "sample_ad*", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, want);
+	cli(&r, 0, "--format", "json", "funcs", FIXTURES "/sample_pie",
+	    "sample_ad*", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, want);
+	/* the last one given counts */
+	cli(&r, 0, "--json", "funcs", "--format=table", FIXTURES "/sample_pie",
+	    "sample_ad*", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "FUNCTION"));
 }
 END_TEST
 

@@ -1,10 +1,10 @@
 #!/bin/bash
 # Host test of uprobe-cli's bash completion, with a stand-in for
-# uprobe-cli that lists functions and two probes: commands, options,
-# --format's values, a binary then its functions after the colon (bash
-# cutting the word at the colon or not), the probe names of "del", and
-# the command after "--"; and "make install" installing it.  Prints TAP
-# through the kernel's KTAP helpers.
+# uprobe-cli that lists functions and two probes: commands, the options
+# before them and after, --format's values, a binary then its functions
+# after the colon (bash cutting the word at the colon or not), the probe
+# names of "del", and the command after "--"; and "make install"
+# installing it.  Prints TAP through the kernel's KTAP helpers.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/build/linux/tools/testing/selftests/kselftest/ktap_helpers.sh"
 . "$top/tools/uprobe-cli/bash-completion/uprobe-cli"
@@ -54,9 +54,15 @@ offers() {
 }
 
 ktap_print_header
-ktap_set_plan 15
+ktap_set_plan 19
 offers "the commands" "uprobe-cli l" "latency list"
 offers "a command's options" "uprobe-cli stat -" "--format --textfile -i -j -n"
+offers "the options before the command" "uprobe-cli -" \
+	"--format --help --json --version -j"
+offers "the commands after those options" "uprobe-cli -j --format json l" \
+	"latency list"
+offers "a command's options after those options" "uprobe-cli --format json latency -" \
+	"-- --format -j"
 offers "serve's options" "uprobe-cli serve -" "--listen -e"
 COMP_WORDBREAKS=$' \t\n"\'><=;|&(:'
 offers "--format's values, the word cut at =" "uprobe-cli list --format=j" "json"
@@ -73,6 +79,8 @@ offers "its functions after the colon, the word cut at :" \
 offers "the probes del removes" "uprobe-cli del " "mine uprobe_cli_1"
 offers "the commands that read values" "uprobe-cli h" "hist"
 offers "trace's probe" "uprobe-cli trace -j $t/bin/probed_prog:w" "wait_all work"
+offers "trace's probe after --format" \
+	"uprobe-cli -j trace --format json $t/bin/probed_prog:w" "wait_all work"
 offers "nothing for trace's values" "uprobe-cli trace $t/bin/probed_prog:work " ""
 offers "the command after --" "uprobe-cli count -e x:y -- probed_t" "probed_tool"
 # "make install" puts it where bash-completion looks for it

@@ -23,6 +23,14 @@ extern const char *tracefs;
 
 enum format { TABLE, JSON, OPENMETRICS };
 
+/* The output format: -j or --format=FMT, before the command or after it */
+extern enum format out_fmt;
+
+/* getopt_long()'s entries for -j, --json and --format=FMT */
+#define FORMAT_LONGOPTS \
+	{ "json", no_argument, NULL, 'j' }, \
+	{ "format", required_argument, NULL, 'f' }
+
 /* A probe this command places: its name, where, and what it counted. */
 struct probe {
 	char name[96];
@@ -87,8 +95,10 @@ void lines_free(char **lines, int n);
 /* @spec's places as more probes at the end of *@ps; 0, or 1. */
 int resolve_probes(const char *spec, pid_t pid, bool ret_probe,
 		   struct probe **ps, int *n);
-/* Set *@fmt from the name @arg; 0, or 2 after a message. */
-int set_format(const char *arg, enum format *fmt);
+/* Take -j (@opt 'j') or --format=@arg (@opt 'f'); 0, or 2 after a message. */
+int format_option(int opt, const char *arg);
+/* 0 if the format is a table or JSON, or 2 after a message for @cmd. */
+int table_or_json(const char *cmd);
 /* @s as a JSON string, quoted, on stdout. */
 void json_str(const char *s);
 /* Name probe @i of a command @cmd that places probes for a while. */

@@ -822,27 +822,26 @@ static char **after_dashes(int argc, char **argv, int *nargs)
 }
 
 /*
- * "[-j] SPEC [VALUE...] [-- CMD [ARGS]]" of command @name, with @min to
- * @max words before "--": JSON into *@fmt, those words into *@words
+ * "[-j | --format=F] SPEC [VALUE...] [-- CMD [ARGS]]" of command @name,
+ * with @min to @max words before "--": those words into *@words
  * (*@nwords of them), the command into *@cmd (NULL if none).  0, or the
  * exit status after a message.
  */
 static int parse_cmdline(int argc, char **argv, const char *name,
 			 const char *usage, int min, int max,
-			 enum format *fmt, char ***words, int *nwords,
-			 char ***cmd)
+			 char ***words, int *nwords, char ***cmd)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
+		FORMAT_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+j", opts, NULL)) != -1) {
-		if (c != 'j')
+	while ((c = getopt_long(argc, argv, "+jf:", opts, NULL)) != -1)
+		if ((c != 'j' && c != 'f') || format_option(c, optarg))
 			return 2;
-		*fmt = JSON;
-	}
+	if (table_or_json(name))
+		return 2;
 	argc -= optind;
 	argv += optind;
 	*cmd = after_dashes(argc, argv, nwords);
@@ -861,15 +860,16 @@ static int parse_cmdline(int argc, char **argv, const char *name,
 int cmd_trace(int argc, char **argv)
 {
 	struct values v = { 0 };
-	struct session s = { .v = &v, .fmt = TABLE };
+	struct session s = { .v = &v };
 	char **cmd, **words;
 	int nwords, ret, status;
 
 	ret = parse_cmdline(argc, argv, "trace",
 			    "no probe given (SPEC [VALUE...] [-- CMD])", 1,
-			    argc, &s.fmt, &words, &nwords, &cmd);
+			    argc, &words, &nwords, &cmd);
 	if (ret)
 		return ret;
+	s.fmt = out_fmt;
 	ret = session_probes(&s, "trace", words[0], false, words + 1,
 			     nwords - 1);
 	if (!ret && s.fmt == TABLE)
@@ -913,15 +913,16 @@ static int aggregate(struct session *s, const char *name, const char *spec,
 int cmd_hist(int argc, char **argv)
 {
 	struct values v = { 0 };
-	struct session s = { .v = &v, .fmt = TABLE };
+	struct session s = { .v = &v };
 	char **cmd, **words;
 	int nwords, ret, status;
 
 	ret = parse_cmdline(argc, argv, "hist",
 			    "give one probe and one value (SPEC VALUE [-- CMD])",
-			    2, 2, &s.fmt, &words, &nwords, &cmd);
+			    2, 2, &words, &nwords, &cmd);
 	if (ret)
 		return ret;
+	s.fmt = out_fmt;
 	ret = aggregate(&s, "hist", words[0], words[1], true,
 			"hist:keys=%s.log2", cmd, &status);
 	if (!ret)

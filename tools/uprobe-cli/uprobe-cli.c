@@ -39,6 +39,7 @@
 #endif
 
 const char *tracefs = "/sys/kernel/tracing";
+enum format out_fmt = TABLE;
 
 int die(const char *fmt, ...)
 {
@@ -82,6 +83,7 @@ static void usage(FILE *f)
 	      "       uprobe-cli serve --listen HOST:PORT [-e SPEC]...\n"
 	      "       uprobe-cli funcs [-j] [--sdt] BINARY [GLOB]\n"
 	      "       uprobe-cli resolve SPEC [-p PID]\n"
+	      "       uprobe-cli [-j | --format=F] COMMAND ...\n"
 	      "       uprobe-cli --version | --help\n"
 	      "\n"
 	      "SPEC is BINARY:SYMBOL, BINARY:SYMBOL+OFFSET, BINARY:0xADDR,\n"
@@ -577,19 +579,30 @@ static int cmd_del(int argc, char **argv)
 	return ret;
 }
 
-/* Set *@fmt from the name @arg; 0, or 2 after a message. */
-int set_format(const char *arg, enum format *fmt)
+/*
+ * Take -j (@opt 'j') or --format=@arg (@opt 'f'), which main() takes
+ * before the command and the commands that print take after it too;
+ * the last one given wins.  0, or 2 after a message.
+ */
+int format_option(int opt, const char *arg)
 {
-	if (!strcmp(arg, "json"))
-		*fmt = JSON;
+	if (opt == 'j' || !strcmp(arg, "json"))
+		out_fmt = JSON;
 	else if (!strcmp(arg, "openmetrics"))
-		*fmt = OPENMETRICS;
+		out_fmt = OPENMETRICS;
 	else if (!strcmp(arg, "table"))
-		*fmt = TABLE;
+		out_fmt = TABLE;
 	else
 		return die("unknown format '%s' (table, json, openmetrics)",
 			   arg) + 1;
 	return 0;
+}
+
+int table_or_json(const char *cmd)
+{
+	if (out_fmt != OPENMETRICS)
+		return 0;
+	return die("%s: no openmetrics output (table or json)", cmd) + 1;
 }
 
 /* @s as a JSON string, quoted. */
@@ -614,7 +627,6 @@ void json_str(const char *s)
  * takes, each where its pointer is not NULL.
  */
 struct view_opts {
-	enum format fmt;
 	double *interval;	/* stat's -i */
 	int *count;		/* stat's -n */
 	const char **textfile;	/* stat's --textfile */
@@ -624,8 +636,7 @@ struct view_opts {
 static int parse_format(int argc, char **argv, struct view_opts *o)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "format", required_argument, NULL, 'f' },
+		FORMAT_LONGOPTS,
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "sdt", no_argument, NULL, 's' },
@@ -634,12 +645,9 @@ static int parse_format(int argc, char **argv, struct view_opts *o)
 	};
 	int c;
 
-	o->fmt = TABLE;
 	while ((c = getopt_long(argc, argv, "jf:i:n:", opts, NULL)) != -1) {
-		if (c == 'j') {
-			o->fmt = JSON;
-		} else if (c == 'f') {
-			if (set_format(optarg, &o->fmt))
+		if (c == 'j' || c == 'f') {
+			if (format_option(c, optarg))
 				return 2;
 		} else if (c == 'i' && o->interval) {
 			char *end;
@@ -720,7 +728,7 @@ static int cmd_list(int argc, char **argv)
 	n = read_probes(&l);
 	if (n < 0)
 		return die("%s", listing_errmsg(n));
-	print_probes(l, n, o.fmt, NULL, 0);
+	print_probes(l, n, out_fmt, NULL, 0);
 	free(l);
 	return 0;
 }
@@ -797,7 +805,7 @@ static int cmd_stat(int argc, char **argv)
 	r = parse_format(argc, argv, &o);
 	if (r)
 		return r;
-	fmt = o.fmt;
+	fmt = out_fmt;
 	if (textfile && fmt != OPENMETRICS)
 		return die("stat --textfile writes metrics: give --format=openmetrics");
 	if (textfile)
@@ -1006,8 +1014,7 @@ static void function_sample(const char *metric, const struct up_place *p,
 static int cmd_count(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "format", required_argument, NULL, 'f' },
+		FORMAT_LONGOPTS,
 		{ "event", required_argument, NULL, 'e' },
 		{ "by", required_argument, NULL, 'b' },
 		{ "top", required_argument, NULL, 't' },
@@ -1018,7 +1025,7 @@ static int cmd_count(int argc, char **argv)
 	int c, n = 0, ret = 0, status = 0, nspecs = 0, top = 10;
 	const char **specs = calloc(argc, sizeof(*specs));
 	const char *by = NULL;
-	enum format fmt = TABLE;
+	enum format fmt;
 	bool any_ret;
 
 	if (!specs)
@@ -1026,15 +1033,16 @@ static int cmd_count(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+e:jf:", opts, NULL)) != -1) {
 		if (c == 'e') {
 			specs[nspecs++] = optarg;
-		} else if (c == 'j') {
-			fmt = JSON;
+		} else if (c == 'j' || c == 'f') {
+			if (format_option(c, optarg))
+				ret = 2;
 		} else if (c == 'b') {
 			by = optarg;
 		} else if (c == 't') {
 			top = parse_pos("--top", optarg);
 			if (!top)
 				ret = 2;
-		} else if (c != 'f' || set_format(optarg, &fmt)) {
+		} else {
 			ret = 2;
 		}
 	}
@@ -1042,6 +1050,7 @@ static int cmd_count(int argc, char **argv)
 		free(specs);
 		return ret;
 	}
+	fmt = out_fmt;
 	if (!nspecs)
 		ret = die("count: no probe given (-e SPEC)");
 	else if (optind >= argc)
@@ -1132,7 +1141,7 @@ static int cmd_count(int argc, char **argv)
 static int cmd_latency(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
+		FORMAT_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct probe *ps = NULL;
@@ -1140,14 +1149,14 @@ static int cmd_latency(int argc, char **argv)
 	const char *spec;
 	char where[PATH_MAX + 280];
 	int c, n = 0, ret, status = 0;
-	bool json = false, first = true;
+	bool first = true;
 	unsigned long long lo, hi;
 
-	while ((c = getopt_long(argc, argv, "+j", opts, NULL)) != -1) {
-		if (c != 'j')
+	while ((c = getopt_long(argc, argv, "+jf:", opts, NULL)) != -1)
+		if ((c != 'j' && c != 'f') || format_option(c, optarg))
 			return 2;
-		json = true;
-	}
+	if (table_or_json("latency"))
+		return 2;
 	/* "latency -- CMD": getopt took the "--" */
 	if (optind >= argc || !strcmp(argv[optind - 1], "--"))
 		return die("latency: no probe given (SPEC -- CMD [ARGS])");
@@ -1173,7 +1182,7 @@ static int cmd_latency(int argc, char **argv)
 		return ret;
 	}
 	r = &ps[0].rets;
-	if (!json) {
+	if (out_fmt != JSON) {
 		function_name(where, sizeof(where), &ps[0].place);
 		up_latency_table(stdout, where, ps[0].hits, r);
 		free(ps);
@@ -1270,7 +1279,7 @@ static int cmd_funcs(int argc, char **argv)
 	bool sdt = false;
 	struct view_opts o = { .sdt = &sdt };
 	int json, r = parse_format(argc, argv, &o);
-	enum format fmt = o.fmt;
+	enum format fmt = out_fmt;
 
 	if (r)
 		return r;
@@ -1356,20 +1365,68 @@ static int cmd_select(int argc, char **argv)
 	return die("%s: unknown command (see uprobe-cli --help)", argv[0]);
 }
 
+static void version(void)
+{
+	printf("uprobe-cli %s (elfutils %s)\n", UPROBE_CLI_VERSION,
+	       dwfl_version(NULL));
+}
+
+/*
+ * The options before the command: --help and --version, which end the
+ * run (-1), and the output format, which every command shares.  0, -1,
+ * or the exit status of an error after a message.
+ */
+static int global_options(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		FORMAT_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:hVjf:", opts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return -1;
+		} else if (c == 'V') {
+			version();
+			return -1;
+		} else if (c == 'j' || c == 'f') {
+			if (format_option(c, optarg))
+				return 2;
+		} else if (c == ':') {
+			return die("%s: give a format (table, json, openmetrics)",
+				   argv[optind - 1]) + 1;
+		} else {
+			/* as before there were options: not a command */
+			return die("%s: unknown command (see uprobe-cli --help)",
+				   argv[optind - 1]);
+		}
+	}
+	opterr = 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *env = getenv("UPROBE_CLI_TRACEFS");
+	int ret;
 
 	if (env)
 		tracefs = env;
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+	ret = global_options(argc, argv);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	argc -= optind;
+	argv += optind;
+	if (!argc) {
+		usage(stderr);
+		return 2;
 	}
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		printf("uprobe-cli %s (elfutils %s)\n", UPROBE_CLI_VERSION,
-		       dwfl_version(NULL));
-		return 0;
-	}
-	return cmd_select(argc - 1, argv + 1);
+	/* each command parses its own options, argv[0] its name */
+	optind = 0;
+	return cmd_select(argc, argv);
 }
