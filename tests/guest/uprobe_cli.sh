@@ -52,7 +52,7 @@ echo "$out" | sed 's/^/# /'
 check $? "a misspelt function is named, with a suggestion"
 out=$(uprobe-cli count -j -e "$T:work" -- "$T" run 5 2>&1)
 echo "$out" | sed 's/^/# /'
-echo "$out" | grep -Eq '"function": "work", "offset": 0, "file_offset": [0-9]+, "hits": 5}'
+echo "$out" | grep -Eq '"function":"work","offset":0,"file_offset":[0-9]+,"hits":5}'
 check $? "-j prints JSON with the hits"
 # add -p: a probe on one running process, listed with its hits
 held 7 && uprobe-cli add -p $pid libc:getppid --name ppid
@@ -67,7 +67,7 @@ echo "$out" | sed 's/^/# /'
 echo "$out" | grep -q "^uprobe_hits_total{probe=\"ppid\",target=\"$pid:0x[0-9a-f]*\",function=\"\"} 7$" &&
 	[ "$(echo "$out" | tail -1)" = "# EOF" ]
 check $? "list --format=openmetrics: a counter sample, then # EOF"
-uprobe-cli list -j | grep -q '"name": "ppid", .*"hits": 7}'
+uprobe-cli list -j | grep -q '"name":"ppid",.*"hits":7}'
 check $? "list -j"
 out=$(uprobe-cli stat -i 0.2 -n 1)
 echo "$out" | sed 's/^/# /'
@@ -129,8 +129,8 @@ echo "$out" | grep -Eq '^\[268ms, 537ms\) +5 \|#{40}\|$'
 check $? "latency: the five 300 ms sleeps in the bucket [268ms, 537ms)"
 out=$(uprobe-cli latency -j "$R:rp_sleep" -- "$R" sleep 2 2>&1)
 echo "$out" | sed 's/^/# /'
-echo "$out" | grep -q '"calls": 2, "returns": 2, "unwound": 0, "missed": 0' &&
-	echo "$out" | grep -q '"buckets": \[{"lo_ns": 268435456, "hi_ns": 536870912, "count": 2}\]'
+echo "$out" | grep -q '"calls":2,"returns":2,"unwound":0,"missed":0' &&
+	echo "$out" | grep -q '"buckets":\[{"lo_ns":268435456,"hi_ns":536870912,"count":2}\]'
 check $? "latency -j: the counts and the one bucket"
 
 # bash, a real program: counts equal mainline uprobes' in this boot

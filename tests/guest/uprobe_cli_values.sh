@@ -76,7 +76,7 @@ check $? "trace libc:malloc: a record for each call"
 
 out=$(uprobe-cli trace -j "$T:vt_label" id name -- "$T" 3 2>&1)
 echo "$out" | sed 's/^/# /'
-echo "$out" | grep -Eq '^\{"time": [0-9]+\.[0-9]+, "pid": [0-9]+, "tid": [0-9]+, "function": "vt_label", "values": \{"id": 2, "name": "gamma"\}\}$'
+echo "$out" | grep -Eq '^\{"time":[0-9]+\.[0-9]+,"pid":[0-9]+,"tid":[0-9]+,"function":"vt_label","values":\{"id":2,"name":"gamma"\}\}$'
 check $? "trace -j: one JSON object per record, numbers as numbers"
 
 # Debian's bash, without debug info: a raw fetch argument, on the
@@ -102,7 +102,7 @@ compare "the histogram" "$want" "$(echo "$out" | sed -n -E 's/^(\[[0-9]+, [0-9]+
 check $? "hist: each bucket's exact count"
 
 out=$(uprobe-cli hist -j "$T:vt_label" id -- "$T" $N 2>&1)
-echo "$out" | grep -q '"count": 20, "dropped": 0, "buckets": \[{"lo": 0, "hi": 1, "count": 2}, '
+echo "$out" | grep -q '"count":20,"dropped":0,"buckets":\[{"lo":0,"hi":1,"count":2},'
 check $? "hist -j: the buckets as JSON"
 
 out=$(uprobe-cli count -e "$T:vt_label" --by name -- "$T" $N 2>&1)
@@ -115,7 +115,7 @@ check $? "count --by: the hits of each value, the most frequent first"
 
 out=$(uprobe-cli count -j -e "$T:vt_label" --by id --top 2 -- "$T" 4 2>&1)
 echo "$out" | sed 's/^/# /'
-echo "$out" | grep -q '"top": \[{"value": 0, "hits": 1}, {"value": 1, "hits": 1}\]'
+echo "$out" | grep -q '"top":\[{"value":0,"hits":1},{"value":1,"hits":1}\]'
 check $? "count --by --top -j: the first values, numbers as numbers"
 
 # mainline on the twin, with the fetch arguments trace writes for vt_label

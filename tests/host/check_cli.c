@@ -582,8 +582,8 @@ static void list_json_want(char *want, size_t len, const char *name,
 			   unsigned long off, int ret)
 {
 	snprintf(want, len,
-		 "[{\"name\": \"%s\", \"target\": \"%s/sample_pie:%#lx\", \"return\": %s, \"function\": \"sample_mul\", \"address\": %lu, \"offset\": %lu, \"hits\": 42}, "
-		 "{\"name\": \"ppid\", \"target\": \"123:0x7f0000001000\", \"return\": false, \"function\": \"\", \"address\": %lu, \"offset\": 0, \"hits\": 7}]\n",
+		 "[{\"name\":\"%s\",\"target\":\"%s/sample_pie:%#lx\",\"return\":%s,\"function\":\"sample_mul\",\"address\":%lu,\"offset\":%lu,\"hits\":42},"
+		 "{\"name\":\"ppid\",\"target\":\"123:0x7f0000001000\",\"return\":false,\"function\":\"\",\"address\":%lu,\"offset\":0,\"hits\":7}]\n",
 		 name, FIXTURES, off, ret ? "true" : "false", off, off,
 		 0x7f0000001000UL);
 }
@@ -641,7 +641,7 @@ START_TEST(funcs_table_and_json)
 	cli(&r, 0, "funcs", "-j", FIXTURES "/sample_pie", "sample_ad*", NULL);
 	ck_assert_int_eq(r.status, 0);
 	snprintf(want, sizeof(want),
-		 "[{\"function\": \"sample_add\", \"address\": %lu, \"offset\": %lu, \"size\": 4}]\n",
+		 "[{\"function\":\"sample_add\",\"address\":%lu,\"offset\":%lu,\"size\":4}]\n",
 		 add, add);
 	ck_assert_str_eq(r.out, want);
 	/* the format before the command, as after it */
@@ -869,9 +869,9 @@ START_TEST(count_return_probes)
 
 	count_mul_add(&r, "-j");
 	snprintf(want, sizeof(want),
-		 "{\"command\": \"sh\", \"probes\": ["
-		 "{\"binary\": \"%s\", \"function\": \"sample_mul\", \"offset\": 0, \"file_offset\": %lu, \"hits\": 3, \"returns\": 2}, "
-		 "{\"binary\": \"%s\", \"function\": \"sample_add\", \"offset\": 0, \"file_offset\": %lu, \"hits\": 6}]}\n",
+		 "{\"command\":\"sh\",\"probes\":["
+		 "{\"binary\":\"%s\",\"function\":\"sample_mul\",\"offset\":0,\"file_offset\":%lu,\"hits\":3,\"returns\":2},"
+		 "{\"binary\":\"%s\",\"function\":\"sample_add\",\"offset\":0,\"file_offset\":%lu,\"hits\":6}]}\n",
 		 bin, nm_address("sample_pie", "sample_mul"), bin,
 		 nm_address("sample_pie", "sample_add"));
 	ck_assert_str_eq(r.out, want);
@@ -958,10 +958,10 @@ START_TEST(latency_table_and_json)
 	    "sh", "-c", play_kernel, "sh", returns, NULL);
 	ck_assert_int_eq(r.status, 3);
 	snprintf(want, sizeof(want),
-		 "{\"command\": \"sh\", \"binary\": \"%s\", \"function\": \"sample_mul\", "
-		 "\"calls\": 3, \"returns\": 2, \"unwound\": 1, \"missed\": 0, "
-		 "\"min_ns\": 40, \"p50_ns\": 64, \"p99_ns\": 3000, \"max_ns\": 3000, \"sum_ns\": 3040, "
-		 "\"buckets\": [{\"lo_ns\": 32, \"hi_ns\": 64, \"count\": 1}, {\"lo_ns\": 2048, \"hi_ns\": 4096, \"count\": 1}]}\n",
+		 "{\"command\":\"sh\",\"binary\":\"%s\",\"function\":\"sample_mul\","
+		 "\"calls\":3,\"returns\":2,\"unwound\":1,\"missed\":0,"
+		 "\"min_ns\":40,\"p50_ns\":64,\"p99_ns\":3000,\"max_ns\":3000,\"sum_ns\":3040,"
+		 "\"buckets\":[{\"lo_ns\":32,\"hi_ns\":64,\"count\":1},{\"lo_ns\":2048,\"hi_ns\":4096,\"count\":1}]}\n",
 		 bin);
 	ck_assert_str_eq(r.out, want);
 

@@ -99,8 +99,13 @@ int resolve_probes(const char *spec, pid_t pid, bool ret_probe,
 int format_option(int opt, const char *arg);
 /* 0 if the format is a table or JSON, or 2 after a message for @cmd. */
 int table_or_json(const char *cmd);
-/* @s as a JSON string, quoted, on stdout. */
-void json_str(const char *s);
+/* bpftool's JSON writer (json_writer.h) */
+typedef struct json_writer json_writer_t;
+/*
+ * A JSON writer of one document on stdout, which jsonw_destroy() ends
+ * with its newline; NULL after a message when out of memory.
+ */
+json_writer_t *json_new(void);
 /* Name probe @i of a command @cmd that places probes for a while. */
 void run_name(struct probe *pr, const char *cmd, int i);
 /* Run @cmd with the probes @ps[0..@n) on its process tree; 0, or 1. */

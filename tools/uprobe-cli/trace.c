@@ -23,6 +23,7 @@
 
 #include "cli.h"
 #include "dwarfvar.h"
+#include "json_writer.h"
 #include "sdt.h"
 #include "trace.h"
 
@@ -48,6 +49,7 @@ struct session {
 	const char *trigger;	/* a hist trigger, or NULL: stream */
 	int pipe;		/* its trace_pipe, when streaming */
 	long long lines;	/* records shown */
+	bool failed;		/* a record not shown, after a message */
 	struct bucket *b;	/* the trigger's table, at the end */
 	int nb;			/* its rows, or -1 if it was not read */
 	unsigned long long dropped;	/* entries it had no room for */
@@ -406,12 +408,12 @@ static int probe_index(const struct session *s, const char *name)
 }
 
 /*
- * The value of field @k of probe @i in @vals, as JSON: a number as it
+ * The value of field @k of probe @i in @vals, into @w: a number as it
  * is, a string or hexadecimal number quoted, a value that could not be
  * read null.  Values are found by the names around them.
  */
 static void json_value(const struct session *s, int i, int k,
-		       const char *vals)
+		       const char *vals, json_writer_t *w)
 {
 	const struct up_fetch *f = &s->v->f[i * s->v->nargs];
 	char want[UP_ARG_NAME_MAX + 2], *val;
@@ -427,7 +429,7 @@ static void json_value(const struct session *s, int i, int k,
 			p++;
 	}
 	if (!p) {
-		fputs("null", stdout);
+		jsonw_null(w);
 		return;
 	}
 	p += strlen(f[k].name) + 1;
@@ -438,17 +440,42 @@ static void json_value(const struct session *s, int i, int k,
 	len = end ? (size_t)(end - p) : strlen(p);
 	val = strndup(p, len);
 	if (!val || !strcmp(val, "(fault)")) {
-		fputs("null", stdout);
+		jsonw_null(w);
 	} else if (f[k].string && len >= 2 && val[0] == '"' &&
 		   val[len - 1] == '"') {
 		val[len - 1] = '\0';
-		json_str(val + 1);
+		jsonw_string(w, val + 1);
 	} else if (strspn(val, "-0123456789") == len && len) {
-		fputs(val, stdout);
+		jsonw_printf(w, "%s", val);
 	} else {
-		json_str(val);
+		jsonw_string(w, val);
 	}
 	free(val);
+}
+
+/* Record @r of probe @i as one line of JSON */
+static void show_json(struct session *s, int i, const struct record *r)
+{
+	json_writer_t *w = json_new();
+
+	if (!w) {
+		s->failed = true;
+		return;
+	}
+	jsonw_start_object(w);
+	jsonw_float_field_fmt(w, "time", "%.6f", r->time);
+	jsonw_int_field(w, "pid", r->pid);
+	jsonw_int_field(w, "tid", r->tid);
+	jsonw_string_field(w, "function", s->ps[i].place.symbol);
+	jsonw_name(w, "values");
+	jsonw_start_object(w);
+	for (int k = 0; k < s->v->nargs; k++) {
+		jsonw_name(w, s->v->f[i * s->v->nargs + k].name);
+		json_value(s, i, k, r->values, w);
+	}
+	jsonw_end_object(w);
+	jsonw_end_object(w);
+	jsonw_destroy(&w);
 }
 
 static void show_record(struct session *s, char *line)
@@ -464,22 +491,11 @@ static void show_record(struct session *s, char *line)
 	if (i < 0)
 		return;
 	s->lines++;
-	if (s->fmt != JSON) {
+	if (s->fmt == JSON)
+		show_json(s, i, &r);
+	else
 		printf("%12.6f %7d %7d %-20s %s\n", r.time, r.pid, r.tid,
 		       s->ps[i].place.symbol, r.values);
-		return;
-	}
-	printf("{\"time\": %.6f, \"pid\": %d, \"tid\": %d, \"function\": ",
-	       r.time, r.pid, r.tid);
-	json_str(s->ps[i].place.symbol);
-	printf(", \"values\": {");
-	for (int k = 0; k < s->v->nargs; k++) {
-		printf("%s", k ? ", " : "");
-		json_str(s->v->f[i * s->v->nargs + k].name);
-		printf(": ");
-		json_value(s, i, k, r.values);
-	}
-	printf("}}\n");
 }
 
 /* Show the complete lines of what trace_pipe has now; -1 at its end */
@@ -666,10 +682,47 @@ static void bar(unsigned long long count, unsigned long long max)
 	       40 - w, "");
 }
 
-/* The log2 histogram of @b[0..@n), as a table or JSON */
-static void print_log2(const struct probe *pr, const char *value,
-		       const struct bucket *b, int n, enum format fmt,
-		       unsigned long long dropped)
+/*
+ * The log2 histogram of @pr's @value as JSON: its @total, its buckets'
+ * @count[@first..@last], what the kernel @dropped.  0, or 1 after a
+ * message.
+ */
+static int log2_json(const struct probe *pr, const char *value,
+		     unsigned long long total, const unsigned long long *count,
+		     int first, int last, unsigned long long dropped)
+{
+	unsigned long long lo, hi;
+	json_writer_t *w = json_new();
+
+	if (!w)
+		return 1;
+	jsonw_start_object(w);
+	jsonw_string_field(w, "function", pr->place.symbol);
+	jsonw_string_field(w, "value", value);
+	jsonw_lluint_field(w, "count", total);
+	jsonw_lluint_field(w, "dropped", dropped);
+	jsonw_name(w, "buckets");
+	jsonw_start_array(w);
+	for (int k = first; k <= last; k++) {
+		if (!count[k])
+			continue;
+		log2_range(k, &lo, &hi);
+		jsonw_start_object(w);
+		jsonw_lluint_field(w, "lo", lo);
+		jsonw_lluint_field(w, "hi", hi);
+		jsonw_lluint_field(w, "count", count[k]);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_end_object(w);
+	jsonw_destroy(&w);
+	return 0;
+}
+
+/* The log2 histogram of @b[0..@n), as a table or JSON; 0, or 1 */
+static int print_log2(const struct probe *pr, const char *value,
+		      const struct bucket *b, int n, enum format fmt,
+		      unsigned long long dropped)
 {
 	unsigned long long count[65] = { 0 }, max = 0, total = 0, lo, hi;
 	int first = 65, last = -1;
@@ -688,23 +741,9 @@ static void print_log2(const struct probe *pr, const char *value,
 		max = count[k] > max ? count[k] : max;
 		total += count[k];
 	}
-	if (fmt == JSON) {
-		printf("{\"function\": ");
-		json_str(pr->place.symbol);
-		printf(", \"value\": ");
-		json_str(value);
-		printf(", \"count\": %llu, \"dropped\": %llu, \"buckets\": [",
-		       total, dropped);
-		for (int k = first; k <= last; k++) {
-			if (!count[k])
-				continue;
-			log2_range(k, &lo, &hi);
-			printf("%s{\"lo\": %llu, \"hi\": %llu, \"count\": %llu}",
-			       k == first ? "" : ", ", lo, hi, count[k]);
-		}
-		printf("]}\n");
-		return;
-	}
+	if (fmt == JSON)
+		return log2_json(pr, value, total, count, first, last,
+				 dropped);
 	printf("%s of %s: %llu values%s\n", value, pr->place.symbol, total,
 	       dropped ? " (some dropped: the kernel's table was full)" : "");
 	for (int k = first; k <= last; k++) {
@@ -713,6 +752,7 @@ static void print_log2(const struct probe *pr, const char *value,
 		printf("%-32s %10llu", range, count[k]);
 		bar(count[k], max);
 	}
+	return 0;
 }
 
 static int bucket_cmp(const void *a, const void *b)
@@ -724,36 +764,55 @@ static int bucket_cmp(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
-/* The @top most frequent values of @b[0..@n), as a table or JSON */
-static void print_top(const struct probe *pr, const struct up_fetch *by,
-		      struct bucket *b, int n, int top, enum format fmt,
-		      unsigned long long dropped)
+/*
+ * The @n most frequent values @b[0..@n) of @pr's value @by as JSON,
+ * with what the kernel @dropped; 0, or 1 after a message.
+ */
+static int top_json(const struct probe *pr, const struct up_fetch *by,
+		    const struct bucket *b, int n, unsigned long long dropped)
+{
+	json_writer_t *w = json_new();
+
+	if (!w)
+		return 1;
+	jsonw_start_object(w);
+	jsonw_string_field(w, "function", pr->place.symbol);
+	jsonw_string_field(w, "by", by->name);
+	jsonw_lluint_field(w, "dropped", dropped);
+	jsonw_name(w, "top");
+	jsonw_start_array(w);
+	for (int i = 0; i < n; i++) {
+		jsonw_start_object(w);
+		jsonw_name(w, "value");
+		if (!by->string &&
+		    b[i].key[strspn(b[i].key, "-0123456789")] == '\0')
+			jsonw_printf(w, "%s", b[i].key);
+		else
+			jsonw_string(w, b[i].key);
+		jsonw_lluint_field(w, "hits", b[i].count);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_end_object(w);
+	jsonw_destroy(&w);
+	return 0;
+}
+
+/* The @top most frequent values of @b[0..@n), as a table or JSON; 0, or 1 */
+static int print_top(const struct probe *pr, const struct up_fetch *by,
+		     struct bucket *b, int n, int top, enum format fmt,
+		     unsigned long long dropped)
 {
 	qsort(b, n, sizeof(*b), bucket_cmp);
 	if (n > top)
 		n = top;
-	if (fmt == JSON) {
-		printf("{\"function\": ");
-		json_str(pr->place.symbol);
-		printf(", \"by\": ");
-		json_str(by->name);
-		printf(", \"dropped\": %llu, \"top\": [", dropped);
-		for (int i = 0; i < n; i++) {
-			printf("%s{\"value\": ", i ? ", " : "");
-			if (!by->string && b[i].key[strspn(b[i].key,
-							   "-0123456789")] == '\0')
-				fputs(b[i].key, stdout);
-			else
-				json_str(b[i].key);
-			printf(", \"hits\": %llu}", b[i].count);
-		}
-		printf("]}\n");
-		return;
-	}
+	if (fmt == JSON)
+		return top_json(pr, by, b, n, dropped);
 	printf("%14s  %s (%s)%s\n", "HITS", by->name, pr->place.symbol,
 	       dropped ? "  (some dropped: the kernel's table was full)" : "");
 	for (int i = 0; i < n; i++)
 		printf("%14llu  %s\n", b[i].count, b[i].key);
+	return 0;
 }
 
 /*
@@ -878,6 +937,8 @@ int cmd_trace(int argc, char **argv)
 	fflush(stdout);
 	if (!ret)
 		ret = session_run(&s, cmd, &status);
+	if (!ret && s.failed)
+		ret = 1;
 	probes_free(s.ps, s.n, &v);
 	return ret ? ret : status;
 }
@@ -926,7 +987,8 @@ int cmd_hist(int argc, char **argv)
 	ret = aggregate(&s, "hist", words[0], words[1], true,
 			"hist:keys=%s.log2", cmd, &status);
 	if (!ret)
-		print_log2(&s.ps[0], v.f[0].name, s.b, s.nb, s.fmt, s.dropped);
+		ret = print_log2(&s.ps[0], v.f[0].name, s.b, s.nb, s.fmt,
+				 s.dropped);
 	free(s.b);
 	probes_free(s.ps, s.n, &v);
 	return ret ? ret : status;
@@ -943,7 +1005,8 @@ int count_by(const char *spec, const char *by, int top, enum format fmt,
 	ret = aggregate(&s, "count --by", spec, (char *)by, false,
 			"hist:keys=%s:size=16384", cmd, &status);
 	if (!ret)
-		print_top(&s.ps[0], &v.f[0], s.b, s.nb, top, fmt, s.dropped);
+		ret = print_top(&s.ps[0], &v.f[0], s.b, s.nb, top, fmt,
+				s.dropped);
 	free(s.b);
 	probes_free(s.ps, s.n, &v);
 	return ret ? ret : status;

@@ -25,6 +25,7 @@
 
 #include "cli.h"
 #include "hist.h"
+#include "json_writer.h"
 #include "listing.h"
 #include "metrics.h"
 #include "resolve.h"
@@ -605,21 +606,13 @@ int table_or_json(const char *cmd)
 	return die("%s: no openmetrics output (table or json)", cmd) + 1;
 }
 
-/* @s as a JSON string, quoted. */
-void json_str(const char *s)
+json_writer_t *json_new(void)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = *s;
+	json_writer_t *w = jsonw_new(stdout);
 
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	if (!w)
+		die("out of memory");
+	return w;
 }
 
 /*
@@ -670,28 +663,42 @@ static int parse_format(int argc, char **argv, struct view_opts *o)
 	return 0;
 }
 
-static void print_probes(const struct listed *l, int n, enum format fmt,
-			 const unsigned long long *prev, double interval)
+/* The probes @l[0..@n) as a JSON array; 0, or 1 after a message. */
+static int print_probes_json(const struct listed *l, int n)
 {
-	if (fmt == JSON) {
-		printf("[");
-		for (int i = 0; i < n; i++) {
-			printf("%s{\"name\": ", i ? ", " : "");
-			json_str(l[i].name);
-			printf(", \"target\": ");
-			json_str(l[i].target);
-			printf(", \"return\": %s, \"function\": ",
-			       l[i].ret ? "true" : "false");
-			json_str(l[i].function);
-			printf(", \"address\": %lu, \"offset\": %lu, \"hits\": %llu}",
-			       l[i].address, l[i].offset, l[i].hits);
-		}
-		printf("]\n");
-		return;
+	json_writer_t *w = json_new();
+
+	if (!w)
+		return 1;
+	jsonw_start_array(w);
+	for (int i = 0; i < n; i++) {
+		jsonw_start_object(w);
+		jsonw_string_field(w, "name", l[i].name);
+		jsonw_string_field(w, "target", l[i].target);
+		jsonw_bool_field(w, "return", l[i].ret);
+		jsonw_string_field(w, "function", l[i].function);
+		jsonw_uint_field(w, "address", l[i].address);
+		jsonw_uint_field(w, "offset", l[i].offset);
+		jsonw_lluint_field(w, "hits", l[i].hits);
+		jsonw_end_object(w);
 	}
+	jsonw_end_array(w);
+	jsonw_destroy(&w);
+	return 0;
+}
+
+/*
+ * The probes @l[0..@n) in format @fmt, with their hit rates since the
+ * counts @prev as a table if not NULL; 0, or 1 after a message.
+ */
+static int print_probes(const struct listed *l, int n, enum format fmt,
+			const unsigned long long *prev, double interval)
+{
+	if (fmt == JSON)
+		return print_probes_json(l, n);
 	if (fmt == OPENMETRICS) {
 		metrics_write(stdout, METRICS_OPENMETRICS, l, n);
-		return;
+		return 0;
 	}
 	if (prev) {
 		printf("%-24s %-40s %12s %12s\n", "NAME", "WHERE", "HITS",
@@ -701,7 +708,7 @@ static void print_probes(const struct listed *l, int n, enum format fmt,
 			       l[i].where, l[i].hits,
 			       (l[i].hits - (prev[i] <= l[i].hits ? prev[i] : 0)) /
 			       interval);
-		return;
+		return 0;
 	}
 	printf("%-24s %-40s %-14s %-10s %12s\n", "NAME", "WHERE", "ADDRESS",
 	       "OFFSET", "HITS");
@@ -715,6 +722,7 @@ static void print_probes(const struct listed *l, int n, enum format fmt,
 		printf("%-24s %-40s %-14s %-10s %12llu\n", l[i].name,
 		       l[i].where, addr, off, l[i].hits);
 	}
+	return 0;
 }
 
 static int cmd_list(int argc, char **argv)
@@ -728,9 +736,9 @@ static int cmd_list(int argc, char **argv)
 	n = read_probes(&l);
 	if (n < 0)
 		return die("%s", listing_errmsg(n));
-	print_probes(l, n, out_fmt, NULL, 0);
+	r = print_probes(l, n, out_fmt, NULL, 0);
 	free(l);
-	return 0;
+	return r;
 }
 
 /*
@@ -830,12 +838,15 @@ static int cmd_stat(int argc, char **argv)
 		n = read_probes(&l);
 		if (n < 0)
 			return die("%s", listing_errmsg(n));
-		print_probes(l, n, fmt, fmt == TABLE ? prev : NULL, interval);
+		r = print_probes(l, n, fmt, fmt == TABLE ? prev : NULL,
+				 interval);
 		fflush(stdout);
+		if (r)
+			break;
 	}
 	free(prev);
 	free(l);
-	return 0;
+	return r;
 }
 
 /*
@@ -1006,6 +1017,36 @@ static void function_sample(const char *metric, const struct up_place *p,
 	printf(",offset=\"%lu\"} %lld\n", p->sym_off, value);
 }
 
+/* count's probes @ps[0..@n) on @cmd as JSON; 0, or 1 after a message. */
+static int print_count_json(const struct probe *ps, int n, const char *cmd)
+{
+	json_writer_t *w = json_new();
+
+	if (!w)
+		return 1;
+	jsonw_start_object(w);
+	jsonw_string_field(w, "command", cmd);
+	jsonw_name(w, "probes");
+	jsonw_start_array(w);
+	for (int i = 0; i < n; i++) {
+		const struct up_place *p = &ps[i].place;
+
+		jsonw_start_object(w);
+		jsonw_string_field(w, "binary", p->path);
+		jsonw_string_field(w, "function", p->symbol);
+		jsonw_uint_field(w, "offset", p->sym_off);
+		jsonw_uint_field(w, "file_offset", p->offset);
+		jsonw_int_field(w, "hits", ps[i].hits);
+		if (ps[i].ret)
+			jsonw_lluint_field(w, "returns", ps[i].rets.returns);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_end_object(w);
+	jsonw_destroy(&w);
+	return 0;
+}
+
 /*
  * count: run CMD with the probes limited to its process tree, then
  * print how often each was hit, and for return probes how often their
@@ -1079,10 +1120,11 @@ static int cmd_count(int argc, char **argv)
 		return ret;
 	}
 	if (fmt == JSON) {
-		printf("{\"command\": ");
-		json_str(argv[optind]);
-		printf(", \"probes\": [");
-	} else if (fmt == OPENMETRICS) {
+		ret = print_count_json(ps, n, argv[optind]);
+		free(ps);
+		return ret ? ret : status;
+	}
+	if (fmt == OPENMETRICS) {
 		printf("# TYPE uprobe_hits counter\n"
 		       "# HELP uprobe_hits Times a utprobe was hit.\n");
 	} else if (any_ret) {
@@ -1093,18 +1135,7 @@ static int cmd_count(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		const struct up_place *p = &ps[i].place;
 
-		if (fmt == JSON) {
-			printf("%s{\"binary\": ", i ? ", " : "");
-			json_str(p->path);
-			printf(", \"function\": ");
-			json_str(p->symbol);
-			printf(", \"offset\": %lu, \"file_offset\": %lu, \"hits\": %lld",
-			       p->sym_off, p->offset, ps[i].hits);
-			if (ps[i].ret)
-				printf(", \"returns\": %llu",
-				       ps[i].rets.returns);
-			printf("}");
-		} else if (fmt == OPENMETRICS) {
+		if (fmt == OPENMETRICS) {
 			function_sample("uprobe_hits_total", p, ps[i].hits);
 		} else if (any_ret) {
 			function_name(where, sizeof(where), p);
@@ -1117,9 +1148,7 @@ static int cmd_count(int argc, char **argv)
 			printf("%14lld  %s\n", ps[i].hits, where);
 		}
 	}
-	if (fmt == JSON) {
-		printf("]}\n");
-	} else if (fmt == OPENMETRICS) {
+	if (fmt == OPENMETRICS) {
 		/* a family's samples go together, after the hits' */
 		if (any_ret)
 			printf("# TYPE uprobe_returns counter\n"
@@ -1135,6 +1164,49 @@ static int cmd_count(int argc, char **argv)
 }
 
 /*
+ * latency's return probe @pr on @cmd as JSON: its counts, then the
+ * histogram's non-empty buckets.  0, or 1 after a message.
+ */
+static int print_latency_json(const struct probe *pr, const char *cmd)
+{
+	const struct up_returns *r = &pr->rets;
+	unsigned long long lo, hi;
+	json_writer_t *w = json_new();
+
+	if (!w)
+		return 1;
+	jsonw_start_object(w);
+	jsonw_string_field(w, "command", cmd);
+	jsonw_string_field(w, "binary", pr->place.path);
+	jsonw_string_field(w, "function", pr->place.symbol);
+	jsonw_int_field(w, "calls", pr->hits);
+	jsonw_lluint_field(w, "returns", r->returns);
+	jsonw_lluint_field(w, "unwound", r->unwound);
+	jsonw_lluint_field(w, "missed", r->missed);
+	jsonw_lluint_field(w, "min_ns", r->min_ns);
+	jsonw_lluint_field(w, "p50_ns", up_percentile(r, 50));
+	jsonw_lluint_field(w, "p99_ns", up_percentile(r, 99));
+	jsonw_lluint_field(w, "max_ns", r->max_ns);
+	jsonw_lluint_field(w, "sum_ns", r->sum_ns);
+	jsonw_name(w, "buckets");
+	jsonw_start_array(w);
+	for (int b = 0; b < UP_HIST_BUCKETS; b++) {
+		if (!r->hist[b])
+			continue;
+		up_bucket_range(b, &lo, &hi);
+		jsonw_start_object(w);
+		jsonw_lluint_field(w, "lo_ns", lo);
+		jsonw_lluint_field(w, "hi_ns", hi);
+		jsonw_lluint_field(w, "count", r->hist[b]);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_end_object(w);
+	jsonw_destroy(&w);
+	return 0;
+}
+
+/*
  * latency: count with one return probe, then the durations of the
  * calls that returned, as a log2 histogram.
  */
@@ -1145,12 +1217,9 @@ static int cmd_latency(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct probe *ps = NULL;
-	const struct up_returns *r;
 	const char *spec;
 	char where[PATH_MAX + 280];
 	int c, n = 0, ret, status = 0;
-	bool first = true;
-	unsigned long long lo, hi;
 
 	while ((c = getopt_long(argc, argv, "+jf:", opts, NULL)) != -1)
 		if ((c != 'j' && c != 'f') || format_option(c, optarg))
@@ -1181,51 +1250,80 @@ static int cmd_latency(int argc, char **argv)
 		free(ps);
 		return ret;
 	}
-	r = &ps[0].rets;
 	if (out_fmt != JSON) {
 		function_name(where, sizeof(where), &ps[0].place);
-		up_latency_table(stdout, where, ps[0].hits, r);
+		up_latency_table(stdout, where, ps[0].hits, &ps[0].rets);
 		free(ps);
 		return status;
 	}
-	printf("{\"command\": ");
-	json_str(argv[optind]);
-	printf(", \"binary\": ");
-	json_str(ps[0].place.path);
-	printf(", \"function\": ");
-	json_str(ps[0].place.symbol);
-	printf(", \"calls\": %lld, \"returns\": %llu, \"unwound\": %llu, \"missed\": %llu, \"min_ns\": %llu, \"p50_ns\": %llu, \"p99_ns\": %llu, \"max_ns\": %llu, \"sum_ns\": %llu, \"buckets\": [",
-	       ps[0].hits, r->returns, r->unwound, r->missed, r->min_ns,
-	       up_percentile(r, 50), up_percentile(r, 99), r->max_ns,
-	       r->sum_ns);
-	for (int b = 0; b < UP_HIST_BUCKETS; b++) {
-		if (!r->hist[b])
-			continue;
-		up_bucket_range(b, &lo, &hi);
-		printf("%s{\"lo_ns\": %llu, \"hi_ns\": %llu, \"count\": %llu}",
-		       first ? "" : ", ", lo, hi, r->hist[b]);
-		first = false;
-	}
-	printf("]}\n");
+	ret = print_latency_json(&ps[0], argv[optind]);
 	free(ps);
-	return status;
+	return ret ? ret : status;
 }
 
+/* A function of funcs: a table's row, or an object of the JSON writer @arg */
 static void print_func(const struct up_place *p, unsigned long size,
 		       void *arg)
 {
-	int *json = arg;
+	json_writer_t *w = arg;
 
-	if (!*json) {
+	if (!w) {
 		printf("%-40s %#14lx %#10lx %6lu\n", p->symbol, p->vaddr,
 		       p->offset, size);
 		return;
 	}
-	printf("%s{\"function\": ", *json > 1 ? ", " : "");
-	json_str(p->symbol);
-	printf(", \"address\": %lu, \"offset\": %lu, \"size\": %lu}",
-	       p->vaddr, p->offset, size);
-	*json = 2;
+	jsonw_start_object(w);
+	jsonw_string_field(w, "function", p->symbol);
+	jsonw_uint_field(w, "address", p->vaddr);
+	jsonw_uint_field(w, "offset", p->offset);
+	jsonw_uint_field(w, "size", size);
+	jsonw_end_object(w);
+}
+
+/* An SDT marker of funcs --sdt, as print_func() prints a function */
+static void print_marker(const struct up_sdt *m, const char *name,
+			 json_writer_t *w)
+{
+	if (!w) {
+		printf("%-40s %#14lx %#10lx %#10lx  %s\n", name, m->vaddr,
+		       m->offset, m->sem_offset, m->args);
+		return;
+	}
+	jsonw_start_object(w);
+	jsonw_string_field(w, "provider", m->provider);
+	jsonw_string_field(w, "name", m->name);
+	jsonw_uint_field(w, "address", m->vaddr);
+	jsonw_uint_field(w, "offset", m->offset);
+	jsonw_uint_field(w, "semaphore_offset", m->sem_offset);
+	jsonw_string_field(w, "args", m->args);
+	jsonw_end_object(w);
+}
+
+/* The array that ends a JSON document of funcs, if @w is a writer */
+static void end_array(json_writer_t *w)
+{
+	if (!w)
+		return;
+	jsonw_end_array(w);
+	jsonw_destroy(&w);
+}
+
+/*
+ * The header of funcs' table, @header, or for JSON (@json) the writer
+ * whose array holds the rows, in *@w.  0, or 1 after a message.
+ */
+static int begin_rows(bool json, const char *header, json_writer_t **w)
+{
+	*w = NULL;
+	if (!json) {
+		fputs(header, stdout);
+		return 0;
+	}
+	*w = json_new();
+	if (!*w)
+		return 1;
+	jsonw_start_array(*w);
+	return 0;
 }
 
 /* funcs --sdt: the SDT markers of @path matching @glob (PROVIDER:NAME) */
@@ -1233,8 +1331,9 @@ static int print_markers(const char *path, const char *glob, bool json)
 {
 	struct up_binary b;
 	struct up_sdt *m;
-	char err[1024], name[160];
-	int n, shown = 0;
+	char err[1024], name[160], header[128];
+	json_writer_t *w;
+	int n;
 
 	if (up_binary_open(path, &b, err, sizeof(err)))
 		return die("%s", err);
@@ -1242,35 +1341,37 @@ static int print_markers(const char *path, const char *glob, bool json)
 	up_binary_close(&b);
 	if (n < 0)
 		return die("%s: %s", path, err);
-	if (json)
-		printf("[");
-	else
-		printf("%-40s %14s %10s %10s  %s\n", "MARKER", "ADDRESS",
-		       "OFFSET", "SEMAPHORE", "ARGUMENTS");
+	snprintf(header, sizeof(header), "%-40s %14s %10s %10s  %s\n",
+		 "MARKER", "ADDRESS", "OFFSET", "SEMAPHORE", "ARGUMENTS");
+	if (begin_rows(json, header, &w)) {
+		free(m);
+		return 1;
+	}
 	for (int i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "%s:%s", m[i].provider,
 			 m[i].name);
-		if (glob && fnmatch(glob, name, 0))
-			continue;
-		if (!json) {
-			printf("%-40s %#14lx %#10lx %#10lx  %s\n", name,
-			       m[i].vaddr, m[i].offset, m[i].sem_offset,
-			       m[i].args);
-			continue;
-		}
-		printf("%s{\"provider\": ", shown++ ? ", " : "");
-		json_str(m[i].provider);
-		printf(", \"name\": ");
-		json_str(m[i].name);
-		printf(", \"address\": %lu, \"offset\": %lu, \"semaphore_offset\": %lu, \"args\": ",
-		       m[i].vaddr, m[i].offset, m[i].sem_offset);
-		json_str(m[i].args);
-		printf("}");
+		if (!glob || !fnmatch(glob, name, 0))
+			print_marker(&m[i], name, w);
 	}
-	if (json)
-		printf("]\n");
+	end_array(w);
 	free(m);
 	return 0;
+}
+
+/* funcs: the functions of @path matching @glob */
+static int print_funcs(const char *path, const char *glob, bool json)
+{
+	char err[1024], header[128];
+	json_writer_t *w;
+	int r;
+
+	snprintf(header, sizeof(header), "%-40s %14s %10s %6s\n", "FUNCTION",
+		 "ADDRESS", "OFFSET", "SIZE");
+	if (begin_rows(json, header, &w))
+		return 1;
+	r = up_functions(path, glob, print_func, w, err, sizeof(err));
+	end_array(w);
+	return r ? die("%s", err) : 0;
 }
 
 static int cmd_funcs(int argc, char **argv)
@@ -1278,36 +1379,22 @@ static int cmd_funcs(int argc, char **argv)
 	char path[PATH_MAX], err[1024];
 	bool sdt = false;
 	struct view_opts o = { .sdt = &sdt };
-	int json, r = parse_format(argc, argv, &o);
-	enum format fmt = out_fmt;
+	int r = parse_format(argc, argv, &o);
+	const char *glob;
 
 	if (r)
 		return r;
-	if (fmt == OPENMETRICS)
+	if (out_fmt == OPENMETRICS)
 		return die("funcs: no counts to print as openmetrics (table or json)");
 	if (optind >= argc)
 		return die("funcs: no binary given");
 	if (up_find_binary(argv[optind], 0, path, sizeof(path), err,
 			   sizeof(err)))
 		return die("%s", err);
+	glob = optind + 1 < argc ? argv[optind + 1] : NULL;
 	if (sdt)
-		return print_markers(path, optind + 1 < argc ?
-				     argv[optind + 1] : NULL, fmt == JSON);
-	json = fmt == JSON;
-	if (json)
-		printf("[");
-	else
-		printf("%-40s %14s %10s %6s\n", "FUNCTION", "ADDRESS", "OFFSET",
-		       "SIZE");
-	if (up_functions(path, optind + 1 < argc ? argv[optind + 1] : NULL,
-			 print_func, &json, err, sizeof(err))) {
-		if (json)
-			printf("]\n");
-		return die("%s", err);
-	}
-	if (json)
-		printf("]\n");
-	return 0;
+		return print_markers(path, glob, out_fmt == JSON);
+	return print_funcs(path, glob, out_fmt == JSON);
 }
 
 static int cmd_resolve(int argc, char **argv)
