@@ -207,6 +207,20 @@ static void assert_one_error(const struct result *r, const char *what)
 }
 
 /*
+ * Nothing on stdout after the error @msg (no quotes in it) of the
+ * command @cmd but, with its -j, the error as JSON: it ran nothing.
+ */
+static void assert_no_output(const struct result *r,
+			     const char *const *cmd, const char *msg)
+{
+	char want[512] = "";
+
+	if (cmd[1] && !strcmp(cmd[1], "-j"))
+		snprintf(want, sizeof(want), "{\"error\":\"%s\"}\n", msg);
+	ck_assert_str_eq(r->out, want);
+}
+
+/*
  * add on SDT markers: the one with a semaphore is defined with the
  * semaphore's offset, "(REF)", the other without.
  */
@@ -416,6 +430,50 @@ START_TEST(errors_name_the_problem)
 }
 END_TEST
 
+/*
+ * Errors in JSON mode: the text line on stderr as without it, the same
+ * exit status, and {"error":"MESSAGE"} on stdout, MESSAGE escaped.
+ */
+static const struct {
+	const char *args[6];	/* after -j (or nothing) */
+	const char *message;	/* the whole line, without "uprobe-cli: " */
+	const char *json;	/* the JSON string of it, quotes and all */
+} json_errors[] = {
+	{ { "--format=xml", "list" },
+	  "unknown format 'xml' (table, json, openmetrics)",
+	  "\"unknown format 'xml' (table, json, openmetrics)\"" },
+	{ { "add", "--name", "a b", FIXTURES "/sample_pie:sample_add" },
+	  "bad probe name 'a b'", "\"bad probe name 'a b'\"" },
+	{ { "funcs", FIXTURES "/nope" },
+	  FIXTURES "/nope: No such file or directory",
+	  "\"" FIXTURES "/nope: No such file or directory\"" },
+	{ { "frob\"nicate" },
+	  "frob\"nicate: unknown command (see uprobe-cli --help)",
+	  "\"frob\\\"nicate: unknown command (see uprobe-cli --help)\"" },
+	{ { "latency", "--", "true" },
+	  "latency: no probe given (SPEC -- CMD [ARGS])",
+	  "\"latency: no probe given (SPEC -- CMD [ARGS])\"" },
+};
+
+START_TEST(errors_in_json)
+{
+	const char *const *a = json_errors[_i].args;
+	struct result text, json;
+	char want[1024];
+
+	cli(&text, 0, a[0], a[1], a[2], a[3], a[4], a[5], NULL);
+	snprintf(want, sizeof(want), "uprobe-cli: %s\n", json_errors[_i].message);
+	ck_assert_str_eq(text.err, want);
+	ck_assert_str_eq(text.out, "");
+	ck_assert_int_ne(text.status, 0);
+	cli(&json, 0, "-j", a[0], a[1], a[2], a[3], a[4], a[5], NULL);
+	ck_assert_str_eq(json.err, want);
+	ck_assert_int_eq(json.status, text.status);
+	snprintf(want, sizeof(want), "{\"error\":%s}\n", json_errors[_i].json);
+	ck_assert_str_eq(json.out, want);
+}
+END_TEST
+
 START_TEST(kernel_without_utprobes)
 {
 	static const char *const cmds[][3] = {
@@ -448,7 +506,8 @@ START_TEST(kernel_without_utprobes)
 		assert_one_error(&r,
 				 "this kernel has no utprobes (no utprobe_events in tracefs)");
 		/* count did not run the command */
-		ck_assert_str_eq(r.out, "");
+		assert_no_output(&r, cmds[i],
+				 "this kernel has no utprobes (no utprobe_events in tracefs)");
 	}
 }
 END_TEST
@@ -755,7 +814,8 @@ START_TEST(kernel_without_return_probes)
 			cli(&r, 0, cmds[i][0], cmds[i][1], NULL);
 		assert_one_error(&r,
 				 "this kernel has no return probes (no utprobe_returns in tracefs)");
-		ck_assert_str_eq(r.out, "");
+		assert_no_output(&r, cmds[i],
+				 "this kernel has no return probes (no utprobe_returns in tracefs)");
 	}
 	ck_assert_str_eq(get_file("utprobe_events"), "");
 	/* plain probes still go in */
@@ -983,6 +1043,8 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, add_with_name_and_offset);
 	tcase_add_loop_test(tc, errors_name_the_problem, 0,
 			    sizeof(errors) / sizeof(errors[0]));
+	tcase_add_loop_test(tc, errors_in_json, 0,
+			    sizeof(json_errors) / sizeof(json_errors[0]));
 	tcase_add_test(tc, kernel_without_utprobes);
 	tcase_add_test(tc, kernel_without_sessions);
 	tcase_add_test(tc, add_sdt_markers);

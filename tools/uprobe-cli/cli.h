@@ -53,7 +53,10 @@ struct run_ops {
 	void *arg;
 };
 
-/* "uprobe-cli: " and the message, on stderr; returns 1. */
+/*
+ * "uprobe-cli: " and the message, on stderr, and in JSON mode as
+ * {"error":"MESSAGE"} on stdout too; returns 1.
+ */
 int die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A positive number from @arg, or 0 after a message naming @what. */
 long parse_pos(const char *what, const char *arg);

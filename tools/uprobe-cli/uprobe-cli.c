@@ -42,15 +42,42 @@
 const char *tracefs = "/sys/kernel/tracing";
 enum format out_fmt = TABLE;
 
+/* In JSON mode, the error @msg as an object on stdout, as bpftool's */
+static void json_error(const char *msg)
+{
+	/* not json_new(), which reports its own failure here */
+	json_writer_t *w = jsonw_new(stdout);
+
+	if (!w)
+		return;
+	jsonw_start_object(w);
+	jsonw_string_field(w, "error", msg);
+	jsonw_end_object(w);
+	jsonw_destroy(&w);
+}
+
 int die(const char *fmt, ...)
 {
+	char *msg = NULL;
 	va_list ap;
+	int len;
 
-	fputs("uprobe-cli: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	len = vasprintf(&msg, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (len < 0) {
+		/* out of memory: the message as it goes, on stderr only */
+		fputs("uprobe-cli: ", stderr);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+		return 1;
+	}
+	fprintf(stderr, "uprobe-cli: %s\n", msg);
+	if (out_fmt == JSON)
+		json_error(msg);
+	free(msg);
 	return 1;
 }
 
