@@ -662,150 +662,220 @@ static int resolve_sdt(struct up_binary *b, const char *path,
 	return n;
 }
 
-/* Resolve the part after BINARY: in @b. */
+/* What a spec's part after BINARY: is resolved against. */
+struct spec_ctx {
+	struct up_binary *b;
+	const char *path;
+	const struct func *f;	/* its functions() */
+	size_t nf;
+	char *err;
+	size_t errlen;
+};
+
+/*
+ * Where a spec of one place points: @vaddr, in function @fn (NULL if in
+ * none); @check if it may be inside an instruction.
+ */
+struct target {
+	unsigned long vaddr;
+	const struct func *fn;
+	bool check;
+};
+
+/* FILE:LINE (@colon its colon): the line's lowest address */
+static int spec_line(const struct spec_ctx *c, const char *what,
+		     const char *colon, struct target *t)
+{
+	char file[PATH_MAX], *end;
+	Dwfl_Line **lines = NULL;
+	size_t nlines = 0;
+	long line = strtol(colon + 1, &end, 10);
+
+	snprintf(file, sizeof(file), "%.*s", (int)(colon - what), what);
+	if (*end || line <= 0) {
+		set_err(c->err, c->errlen, "%s: bad line number in '%s'",
+			c->path, what);
+		return -1;
+	}
+	if (dwfl_module_getsrc_file(c->b->mod, file, line, 0, &lines,
+				    &nlines) || !nlines) {
+		set_err(c->err, c->errlen,
+			"%s: no code for %s:%ld in its line table%s", c->path,
+			file, line,
+			dwfl_module_getdwarf(c->b->mod, &(Dwarf_Addr){ 0 }) ?
+			"" : " (no DWARF debug info)");
+		free(lines);
+		return -1;
+	}
+	t->vaddr = ~0UL;
+	for (size_t i = 0; i < nlines; i++) {
+		Dwarf_Addr a;
+
+		if (dwfl_lineinfo(lines[i], &a, NULL, NULL, NULL, NULL) &&
+		    a - c->b->bias < t->vaddr)
+			t->vaddr = a - c->b->bias;
+	}
+	free(lines);
+	t->fn = containing(c->f, c->nf, t->vaddr);
+	return 0;
+}
+
+/* 0xADDR or a decimal address */
+static int spec_address(const struct spec_ctx *c, const char *what,
+			struct target *t)
+{
+	char *end;
+
+	errno = 0;
+	t->vaddr = strtoul(what, &end, 0);
+	if (*end || errno) {
+		set_err(c->err, c->errlen, "%s: bad address '%s'", c->path,
+			what);
+		return -1;
+	}
+	t->fn = containing(c->f, c->nf, t->vaddr);
+	t->check = true;
+	return 0;
+}
+
+/* SYMBOL[+OFF]: the default version of a versioned name, as ld.so binds */
+static int spec_symbol(const struct spec_ctx *c, const char *what,
+		       struct target *t)
+{
+	const char *plus = strchr(what, '+');
+	char name[256], hint[512], *end;
+	unsigned long off = 0;
+
+	snprintf(name, sizeof(name), "%.*s",
+		 (int)(plus ? plus - what : (long)strlen(what)), what);
+	if (plus) {
+		errno = 0;
+		off = strtoul(plus + 1, &end, 0);
+		if (*end || errno || plus[1] == '\0') {
+			set_err(c->err, c->errlen, "%s: bad offset in '%s'",
+				c->path, what);
+			return -1;
+		}
+		t->check = true;
+	}
+	for (size_t i = 0; i < c->nf; i++)
+		if (!strcmp(c->f[i].name, name) &&
+		    (!t->fn || (t->fn->old_version && !c->f[i].old_version)))
+			t->fn = &c->f[i];
+	if (!t->fn) {
+		suggest(c->f, c->nf, name, hint, sizeof(hint));
+		set_err(c->err, c->errlen, "%s: no function '%s'%s", c->path,
+			name, hint);
+		return -1;
+	}
+	if (t->fn->size && off >= t->fn->size) {
+		set_err(c->err, c->errlen,
+			"%s: %s+%#lx is beyond the end of %s (size %#lx)",
+			c->path, name, off, name, t->fn->size);
+		return -1;
+	}
+	t->vaddr = t->fn->vaddr + off;
+	return 0;
+}
+
+/* GLOB: every function it matches, into *@places; their count, or -1 */
+static int spec_glob(const struct spec_ctx *c, const char *what,
+		     struct up_place **places)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < c->nf; i++) {
+		if (fnmatch(what, c->f[i].name, 0))
+			continue;
+		if (n >= UP_GLOB_MAX) {
+			set_err(c->err, c->errlen,
+				"%s: '%s' matches more than %d functions; narrow it",
+				c->path, what, UP_GLOB_MAX);
+			return -1;
+		}
+		if (add_place(places, &n, c->path, c->b, c->f[i].vaddr,
+			      &c->f[i]) == -1) {
+			set_err(c->err, c->errlen, "out of memory");
+			return -1;
+		}
+	}
+	if (!n)
+		set_err(c->err, c->errlen, "%s: no function matches '%s'",
+			c->path, what);
+	return n ? n : -1;
+}
+
+/*
+ * The place @t, into *@places, once it is known to start an instruction
+ * if it may not; 1, or -1.
+ */
+static int target_place(const struct spec_ctx *c, const struct target *t,
+			struct up_place **places)
+{
+	const struct func *fn = t->fn;
+	unsigned long prev = 0;
+	int n = 0, r;
+
+	if (t->check && fn && t->vaddr != fn->vaddr &&
+	    on_boundary(c->b, fn, t->vaddr, &prev) == 0) {
+		set_err(c->err, c->errlen,
+			"%s: %#lx (%s+%#lx) is inside an instruction, which starts at %s+%#lx",
+			c->path, t->vaddr, fn->name, t->vaddr - fn->vaddr,
+			fn->name, prev - fn->vaddr);
+		return -1;
+	}
+	r = add_place(places, &n, c->path, c->b, t->vaddr, fn);
+	if (r == -2)
+		set_err(c->err, c->errlen,
+			"%s: %#lx is not in executable text", c->path,
+			t->vaddr);
+	else if (r)
+		set_err(c->err, c->errlen, "out of memory");
+	return r ? -1 : n;
+}
+
+/*
+ * Resolve the part after BINARY: in @b, by its kind: FILE:LINE, an
+ * address, a glob or SYMBOL[+OFF].  The count of places, or -1.
+ */
 static int resolve_in(struct up_binary *b, const char *path, const char *what,
 		      struct up_place **places, char *err, size_t errlen)
 {
-	size_t nf = 0;
-	struct func *f = functions(b, &nf);
-	const struct func *fn = NULL;
-	unsigned long vaddr = 0, prev = 0, off = 0;
-	char *end, hint[512];
+	struct spec_ctx c = {
+		.b = b, .path = path, .err = err, .errlen = errlen,
+	};
 	const char *colon = strrchr(what, ':');
-	int n = 0, r, check = 0;
+	struct target t = { 0 };
+	struct func *f = functions(b, &c.nf);
+	int n;
 
 	if (!f) {
 		set_err(err, errlen, "out of memory");
 		return -1;
 	}
+	c.f = f;
 	if (!*what) {
-		set_err(err, errlen, "%s: no symbol, address or line given", path);
-		goto fail;
-	}
-	if (colon) {			/* FILE:LINE */
-		char file[PATH_MAX];
-		Dwfl_Line **lines = NULL;
-		size_t nlines = 0;
-		long line = strtol(colon + 1, &end, 10);
-
-		snprintf(file, sizeof(file), "%.*s", (int)(colon - what), what);
-		if (*end || line <= 0) {
-			set_err(err, errlen, "%s: bad line number in '%s'", path,
-				what);
-			goto fail;
-		}
-		if (dwfl_module_getsrc_file(b->mod, file, line, 0, &lines,
-					    &nlines) || !nlines) {
-			set_err(err, errlen, "%s: no code for %s:%ld in its line table%s",
-				path, file, line,
-				dwfl_module_getdwarf(b->mod, &(Dwarf_Addr){ 0 }) ?
-				"" : " (no DWARF debug info)");
-			free(lines);
-			goto fail;
-		}
-		vaddr = ~0UL;
-		for (size_t i = 0; i < nlines; i++) {
-			Dwarf_Addr a;
-
-			if (dwfl_lineinfo(lines[i], &a, NULL, NULL, NULL, NULL) &&
-			    a - b->bias < vaddr)
-				vaddr = a - b->bias;
-		}
-		free(lines);
-		fn = containing(f, nf, vaddr);
+		set_err(err, errlen, "%s: no symbol, address or line given",
+			path);
+		n = -1;
+	} else if (colon) {
+		n = spec_line(&c, what, colon, &t);
 	} else if (!strncmp(what, "0x", 2) || isdigit((unsigned char)*what)) {
-		errno = 0;
-		vaddr = strtoul(what, &end, 0);
-		if (*end || errno) {
-			set_err(err, errlen, "%s: bad address '%s'", path, what);
-			goto fail;
-		}
-		fn = containing(f, nf, vaddr);
-		check = 1;
-	} else if (strpbrk(what, "*?[")) {	/* GLOB */
-		for (size_t i = 0; i < nf; i++) {
-			if (fnmatch(what, f[i].name, 0))
-				continue;
-			if (n >= UP_GLOB_MAX) {
-				set_err(err, errlen,
-					"%s: '%s' matches more than %d functions; narrow it",
-					path, what, UP_GLOB_MAX);
-				goto fail;
-			}
-			r = add_place(places, &n, path, b, f[i].vaddr, &f[i]);
-			if (r == -1) {
-				set_err(err, errlen, "out of memory");
-				goto fail;
-			}
-		}
-		if (!n) {
-			set_err(err, errlen, "%s: no function matches '%s'", path,
-				what);
-			goto fail;
-		}
-		free(f);
-		return n;
-	} else {			/* SYMBOL[+OFF] */
-		char name[256];
-		const char *plus = strchr(what, '+');
-
-		snprintf(name, sizeof(name), "%.*s",
-			 (int)(plus ? plus - what : (long)strlen(what)), what);
-		if (plus) {
-			errno = 0;
-			off = strtoul(plus + 1, &end, 0);
-			if (*end || errno || plus[1] == '\0') {
-				set_err(err, errlen, "%s: bad offset in '%s'", path,
-					what);
-				goto fail;
-			}
-			check = 1;
-		}
-		/* the default version of a versioned name, as ld.so binds */
-		for (size_t i = 0; i < nf; i++)
-			if (!strcmp(f[i].name, name) &&
-			    (!fn || (fn->old_version && !f[i].old_version)))
-				fn = &f[i];
-		if (!fn) {
-			suggest(f, nf, name, hint, sizeof(hint));
-			set_err(err, errlen, "%s: no function '%s'%s", path, name,
-				hint);
-			goto fail;
-		}
-		if (fn->size && off >= fn->size) {
-			set_err(err, errlen, "%s: %s+%#lx is beyond the end of %s (size %#lx)",
-				path, name, off, name, fn->size);
-			goto fail;
-		}
-		vaddr = fn->vaddr + off;
+		n = spec_address(&c, what, &t);
+	} else if (strpbrk(what, "*?[")) {
+		n = spec_glob(&c, what, places);
+	} else {
+		n = spec_symbol(&c, what, &t);
 	}
-
-	if (check && fn && vaddr != fn->vaddr) {
-		r = on_boundary(b, fn, vaddr, &prev);
-		if (r == 0) {
-			set_err(err, errlen,
-				"%s: %#lx (%s+%#lx) is inside an instruction, which starts at %s+%#lx",
-				path, vaddr, fn->name, vaddr - fn->vaddr, fn->name,
-				prev - fn->vaddr);
-			goto fail;
-		}
-	}
-	r = add_place(places, &n, path, b, vaddr, fn);
-	if (r == -2) {
-		set_err(err, errlen, "%s: %#lx is not in executable text", path,
-			vaddr);
-		goto fail;
-	} else if (r) {
-		set_err(err, errlen, "out of memory");
-		goto fail;
-	}
+	/* one place, unless a glob gave its own */
+	if (!n)
+		n = target_place(&c, &t, places);
 	free(f);
+	if (n < 0) {
+		free(*places);
+		*places = NULL;
+	}
 	return n;
-fail:
-	free(f);
-	free(*places);
-	*places = NULL;
-	return -1;
 }
 
 int up_resolve(const char *spec, pid_t pid, struct up_place **places,
