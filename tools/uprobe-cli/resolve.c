@@ -99,8 +99,12 @@ static int find_library(const char *name, char *path, size_t size)
 	char pattern[PATH_MAX];
 	int ret = -1;
 
-	if (ldpath)
+	/* as find_program(): out of memory, nothing is found */
+	if (ldpath) {
 		copy = strdup(ldpath);
+		if (!copy)
+			return -1;
+	}
 	for (int d = -1; ret && d < (int)(sizeof(dirs) / sizeof(dirs[0])); d++) {
 		const char *dirv[64];
 		int nd = 0;
@@ -918,6 +922,8 @@ int up_functions(const char *path, const char *glob,
 	if (up_binary_open(path, &b, err, errlen))
 		return -1;
 	f = functions(&b, &nf);
+	if (!f)
+		set_err(err, errlen, "out of memory");
 	for (size_t i = 0; f && i < nf; i++) {
 		struct up_place p = { .vaddr = f[i].vaddr };
 
