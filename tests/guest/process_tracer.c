@@ -25,8 +25,8 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "guest_util.h"
 
-#define TRACEFS		"/sys/kernel/tracing/"
 #define PT_EXEC		"/usr/libexec/utrace-tests/targets/pt_exec"
 
 /* utrace event bits, as /proc/PID/status shows them */
@@ -37,25 +37,12 @@
 #define EV_SYSCALL	0xc0L
 #define EV_SIGNAL_ALL	0x1f00L
 
-static int write_file(const char *path, const char *val)
-{
-	int fd, ret = 0;
-
-	fd = open(path, O_WRONLY | O_TRUNC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 static int write_ctl(const char *name, const char *val)
 {
 	char path[256];
 
-	snprintf(path, sizeof(path), TRACEFS "%s", name);
-	return write_file(path, val);
+	snprintf(path, sizeof(path), TRACEFS "/%s", name);
+	return write_file(path, O_TRUNC, "%s", val);
 }
 
 static int write_ctlf(const char *name, const char *fmt, long v)
@@ -66,49 +53,13 @@ static int write_ctlf(const char *name, const char *fmt, long v)
 	return write_ctl(name, buf);
 }
 
-/* The whole of a file, NUL-terminated, in a malloc()ed buffer. */
-static char *read_all_flags(const char *path, int flags)
-{
-	size_t len = 0, cap = 65536;
-	char *buf = malloc(cap);
-	int fd = open(path, O_RDONLY | flags);
-	ssize_t n;
-
-	if (!buf)
-		return NULL;
-	buf[0] = '\0';
-	if (fd < 0)
-		return buf;
-	for (;;) {
-		if (cap - len < 4096) {
-			cap *= 2;
-			buf = realloc(buf, cap);
-			if (!buf)
-				break;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n <= 0)
-			break;
-		len += n;
-	}
-	close(fd);
-	if (buf)
-		buf[len] = '\0';
-	return buf;
-}
-
-static char *read_all(const char *path)
-{
-	return read_all_flags(path, 0);
-}
-
 static void read_ctl(const char *name, char *out, size_t size)
 {
 	char path[256];
 	char *s;
 
-	snprintf(path, sizeof(path), TRACEFS "%s", name);
-	s = read_all(path);
+	snprintf(path, sizeof(path), TRACEFS "/%s", name);
+	s = read_all(path, 0);
 	snprintf(out, size, "%s", s ? s : "");
 	free(s);
 }
@@ -116,7 +67,7 @@ static void read_ctl(const char *name, char *out, size_t size)
 /* The Utrace: line of a thread's /proc status; -1 if none. */
 static long utrace_mask(const char *status_path)
 {
-	char *s = read_all(status_path), *p;
+	char *s = read_all(status_path, 0), *p;
 	long mask = -1;
 
 	if (s && (p = strstr(s, "\nUtrace:\t")))
@@ -190,7 +141,7 @@ static int parse_line(const char *line, struct rec *r)
 
 static void load_trace_from(struct trace *t, const char *file)
 {
-	char *s = read_all_flags(file, O_NONBLOCK), *line, *save = NULL;
+	char *s = read_all(file, O_NONBLOCK), *line, *save = NULL;
 	int cap = 1024;
 
 	t->n = 0;
@@ -209,7 +160,7 @@ static void load_trace_from(struct trace *t, const char *file)
 
 static void load_trace(struct trace *t)
 {
-	load_trace_from(t, TRACEFS "trace");
+	load_trace_from(t, TRACEFS "/trace");
 }
 
 static void free_trace(struct trace *t)
@@ -483,7 +434,7 @@ FIXTURE_SETUP(pt)
 	self->outsider = 0;
 	self->t.r = NULL;
 	/* the tracer is built into every kernel these tests run on */
-	ASSERT_EQ(0, access(TRACEFS "process_follow_pid", F_OK))
+	ASSERT_EQ(0, access(TRACEFS "/process_follow_pid", F_OK))
 		TH_LOG("no process tracer: %s", strerror(errno));
 	defaults();
 	ASSERT_EQ(0, spawn_worker(&self->w));
@@ -575,7 +526,7 @@ static bool blocked_in_read(pid_t pid)
 
 	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
 	for (int i = 0; i < 4000 && !in_read; i++) {
-		s = read_all(path);
+		s = read_all(path, 0);
 		in_read = s && !strncmp(s, "0 ", 2);
 		free(s);
 		if (!in_read)
@@ -712,7 +663,7 @@ TEST_F(pt, trace_pipe)
 	ASSERT_EQ(0, write_ctl("process_trace_syscalls", "0"));
 	ASSERT_EQ(0, write_ctl("current_tracer", "process"));
 	ASSERT_EQ(7, finish_worker(w));
-	load_trace_from(t, TRACEFS "trace_pipe");
+	load_trace_from(t, TRACEFS "/trace_pipe");
 	EXPECT_EQ(1, count(t, wpid, "exit code=0x700 status=7"));
 	EXPECT_EQ(1, t->n);
 	free_trace(t);
@@ -1018,7 +969,7 @@ static char proc_state(pid_t pid)
 	char path[64], *s, *p, st = '?';
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	s = read_all(path);
+	s = read_all(path, 0);
 	if (s && (p = strrchr(s, ')')) && p[1] == ' ')
 		st = p[2];
 	free(s);
@@ -1138,11 +1089,11 @@ static long slab_objects(const char *cache)
 
 	/* a shrink also empties KASAN's quarantine of freed objects */
 	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", cache);
-	write_file(path, "1");
+	write_file(path, O_TRUNC, "1");
 	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/objects", cache);
 	if (access(path, F_OK))
 		return -1;
-	s = read_all(path);
+	s = read_all(path, 0);
 	if (s)
 		n = atol(s);
 	free(s);
