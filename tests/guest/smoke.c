@@ -16,20 +16,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-
-#define TRACEFS "/sys/kernel/tracing"
-
-static int write_file(const char *path, const char *s, int flags)
-{
-	int fd = open(path, O_WRONLY | flags);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -1;
-}
+#include "guest_util.h"
 
 /* Is this the image for the kernel without utrace (scripts/mkimage.sh)? */
 static int without_utrace(void)
@@ -118,28 +105,6 @@ __attribute__((noinline)) void smoke_target(unsigned long x)
 	__asm__ volatile("" ::: "memory");
 }
 
-/* File offset of a text address of ours, from /proc/self/maps. */
-static long text_offset(void *addr)
-{
-	unsigned long start, end, pgoff, a = (unsigned long)addr;
-	char perms[8], line[512];
-	FILE *f = fopen("/proc/self/maps", "r");
-	long off = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx %7s %lx", &start, &end, perms, &pgoff) != 4)
-			continue;
-		if (a >= start && a < end && perms[2] == 'x') {
-			off = a - start + pgoff;
-			break;
-		}
-	}
-	fclose(f);
-	return off;
-}
-
 static long uprobe_hits(const char *event)
 {
 	char line[1024], file[PATH_MAX], name[256];
@@ -167,20 +132,22 @@ TEST(mainline_uprobe_counts_calls)
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	ASSERT_LT(0, len);
 	exe[len] = '\0';
-	off = text_offset((void *)smoke_target);
+	off = self_offset((void *)smoke_target, NULL, 0);
 	ASSERT_LT(0, off);
 
 	snprintf(def, sizeof(def), "p:utsmoke/smoke_hit %s:0x%lx", exe, off);
-	ASSERT_EQ(0, write_file(TRACEFS "/uprobe_events", def, O_APPEND))
+	ASSERT_EQ(0, write_all(TRACEFS "/uprobe_events", O_APPEND, def))
 		TH_LOG("%s: %m", def);
-	ASSERT_EQ(0, write_file(TRACEFS "/events/utsmoke/smoke_hit/enable", "1", 0));
+	ASSERT_EQ(0, write_all(TRACEFS "/events/utsmoke/smoke_hit/enable",
+			       0, "1"));
 	for (i = 0; i < 1000; i++)
 		fn(i);
 	EXPECT_EQ(1000, uprobe_hits("smoke_hit"));
 	EXPECT_EQ(499500UL, smoke_sink);
-	ASSERT_EQ(0, write_file(TRACEFS "/events/utsmoke/smoke_hit/enable", "0", 0));
-	ASSERT_EQ(0, write_file(TRACEFS "/uprobe_events", "-:utsmoke/smoke_hit",
-				O_APPEND));
+	ASSERT_EQ(0, write_all(TRACEFS "/events/utsmoke/smoke_hit/enable",
+			       0, "0"));
+	ASSERT_EQ(0, write_all(TRACEFS "/uprobe_events", O_APPEND,
+			       "-:utsmoke/smoke_hit"));
 	EXPECT_EQ(-1, uprobe_hits("smoke_hit"));
 }
 
