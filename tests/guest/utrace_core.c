@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "guest_util.h"
 
 #define CTL "/sys/kernel/debug/utrace_test/ctl"
 #define LOG "/sys/kernel/debug/utrace_test/log"
@@ -41,39 +42,14 @@ enum { STOP, REPORT, INTERRUPT, SINGLESTEP, BLOCKSTEP, RESUME, DETACH };
 enum { SIG_DELIVER = 0x00, SIG_IGN_ = 0x10, SIG_TERM_ = 0x20, SIG_CORE_ = 0x30,
 	SIG_STOP_ = 0x40, SIG_TSTP_ = 0x50, SIG_HANDLER_ = 0x70 };
 
-static int ctl(const char *fmt, ...)
-{
-	char buf[128];
-	va_list ap;
-	int fd, ret = 0;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fd = open(CTL, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, buf, strlen(buf)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
+/* Write @fmt to the test module's ctl file: 0 or -errno. */
+#define ctl(...) write_file(CTL, 0, __VA_ARGS__)
 
 static char logbuf[65536];
 
 static const char *read_log(void)
 {
-	int fd = open(LOG, O_RDONLY);
-	ssize_t n, len = 0;
-
-	logbuf[0] = '\0';
-	if (fd < 0)
-		return logbuf;
-	while ((n = read(fd, logbuf + len, sizeof(logbuf) - 1 - len)) > 0)
-		len += n;
-	logbuf[len] = '\0';
-	close(fd);
-	return logbuf;
+	return read_file(LOG, logbuf, sizeof(logbuf));
 }
 
 static void msleep(int ms)
