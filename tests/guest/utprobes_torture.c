@@ -104,23 +104,6 @@ static int lib_calls(const char *path, int n)
 #define DET_LOADS	20
 #define DET_LIB_CALLS	10
 
-static int copy_file(const char *from, const char *to)
-{
-	char buf[4096];
-	int in = open(from, O_RDONLY), out, ret = 0;
-	ssize_t n;
-
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
-	if (in < 0 || out < 0)
-		ret = -1;
-	while (!ret && (n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, n) != n)
-			ret = -1;
-	close(in);
-	close(out);
-	return ret;
-}
-
 /* One step of a chaos worker; 0 if all went right. */
 static int chaos_step(unsigned int what)
 {
@@ -257,7 +240,7 @@ TEST_F_TIMEOUT(torture, churn, 400)
 		ASSERT_LT(0, lib_off);
 		ASSERT_EQ(0, dlclose(h));
 	}
-	ASSERT_EQ(0, copy_file(lib_path, DET_LIB));
+	ASSERT_EQ(0, copy(lib_path, DET_LIB));
 	ASSERT_EQ(0, write_file(EVENTS, O_TRUNC, ""));
 
 	/* the deterministic worker, probed from before it calls to after */
