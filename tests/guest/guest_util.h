@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the guest tests share: writing and reading files (tracefs,
- * debugfs, /proc) and bytes through pipes.
+ * debugfs, /proc), bytes through pipes, and children that wait on one.
  */
 #ifndef GUEST_UTIL_H
 #define GUEST_UTIL_H
@@ -168,6 +168,46 @@ static inline void get_byte(int fd)
 
 	if (read(fd, &c, 1) != 1)
 		_exit(121);
+}
+
+/* A child that waits to be let go, and the pipe that lets it go. */
+struct child {
+	pid_t pid;
+	int go;
+};
+
+/*
+ * fork() a child that blocks in read() until go(), and exits 100 if the
+ * pipe closes first: it returns a pid of 0 once let go; aborts if pipe()
+ * fails.
+ */
+static inline struct child fork_child(void)
+{
+	struct child c;
+	int p[2];
+	char x;
+
+	if (pipe(p))
+		abort();
+	c.pid = fork();
+	if (c.pid == 0) {
+		close(p[1]);
+		if (read(p[0], &x, 1) != 1)
+			_exit(100);
+		c.go = -1;
+		return c;
+	}
+	close(p[0]);
+	c.go = p[1];
+	return c;
+}
+
+/* Let the child of fork_child() go. */
+static inline void go(struct child *c)
+{
+	if (write(c->go, "g", 1) != 1)
+		abort();
+	close(c->go);
 }
 
 /*

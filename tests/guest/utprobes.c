@@ -292,16 +292,6 @@ static long per_call(const struct probe_case *c)
 	return c->per_call;
 }
 
-/*
- * A child that waits for a byte on a pipe, then runs @c's function
- * @calls times in each of @threads threads and exits 0 if every result
- * was right.
- */
-struct child {
-	pid_t pid;
-	int go;
-};
-
 struct run {
 	const struct probe_case *c;
 	int calls;
@@ -318,22 +308,18 @@ static void *run_calls(void *arg)
 	return NULL;
 }
 
+/*
+ * A child that waits for go(), then runs @c's function @calls times in
+ * each of @threads threads and exits 0 if every result was right.
+ */
 static struct child spawn(const struct probe_case *c, int calls, int threads)
 {
-	struct child ch;
-	int p[2];
-	char x;
+	struct child ch = fork_child();
 
-	if (pipe(p))
-		abort();
-	ch.pid = fork();
 	if (ch.pid == 0) {
 		struct run r[2] = { { c, calls, 0 }, { c, calls, 0 } };
 		pthread_t t;
 
-		close(p[1]);
-		if (read(p[0], &x, 1) != 1)
-			_exit(100);
 		if (threads > 1)
 			pthread_create(&t, NULL, run_calls, &r[1]);
 		run_calls(&r[0]);
@@ -341,16 +327,7 @@ static struct child spawn(const struct probe_case *c, int calls, int threads)
 			pthread_join(t, NULL);
 		_exit(r[0].bad + r[1].bad ? 1 : 0);
 	}
-	close(p[0]);
-	ch.go = p[1];
 	return ch;
-}
-
-static void go(struct child *ch)
-{
-	if (write(ch->go, "g", 1) != 1)
-		abort();
-	close(ch->go);
 }
 
 static int reap(pid_t pid)

@@ -101,29 +101,14 @@ static int unload_module(void)
  * A child that waits for go() on a pipe and then runs @fn.  Its first
  * report after go() is the exit of the read() it blocked in.
  */
-struct child {
-	pid_t pid;
-	int go;
-};
-
 static struct child spawn(void (*fn)(void *), void *arg)
 {
-	struct child c;
-	int p[2];
-	char x;
+	struct child c = fork_child();
 
-	if (pipe(p))
-		abort();
-	c.pid = fork();
 	if (c.pid == 0) {
-		close(p[1]);
-		if (read(p[0], &x, 1) != 1)
-			_exit(100);
 		fn(arg);
 		syscall(SYS_exit_group, 0, 0);
 	}
-	close(p[0]);
-	c.go = p[1];
 	/* wait until it blocks in read(): /proc/PID/syscall starts "0 " */
 	for (int i = 0; i < 4000; i++) {
 		char path[64], buf[64] = "";
@@ -155,13 +140,6 @@ static struct child spawn_traced(void (*fn)(void *), void *arg,
 		c.pid = -1;
 	}
 	return c;
-}
-
-static void go(struct child *c)
-{
-	if (write(c->go, "g", 1) != 1)
-		abort();
-	close(c->go);
 }
 
 /*
