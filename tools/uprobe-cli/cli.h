@@ -109,6 +109,11 @@ typedef struct json_writer json_writer_t;
  * with its newline; NULL after a message when out of memory.
  */
 json_writer_t *json_new(void);
+/*
+ * @s as a JSON string value into @w: json_writer leaves control
+ * characters other than \b \f \n \r \t raw, which JSON forbids.
+ */
+void json_string(json_writer_t *w, const char *s);
 /* Name probe @i of a command @cmd that places probes for a while. */
 void run_name(struct probe *pr, const char *cmd, int i);
 /* Run @cmd with the probes @ps[0..@n) on its process tree; 0, or 1. */

@@ -444,11 +444,11 @@ static void json_value(const struct session *s, int i, int k,
 	} else if (f[k].string && len >= 2 && val[0] == '"' &&
 		   val[len - 1] == '"') {
 		val[len - 1] = '\0';
-		jsonw_string(w, val + 1);
+		json_string(w, val + 1);
 	} else if (strspn(val, "-0123456789") == len && len) {
 		jsonw_printf(w, "%s", val);
 	} else {
-		jsonw_string(w, val);
+		json_string(w, val);
 	}
 	free(val);
 }
@@ -698,7 +698,8 @@ static int log2_json(const struct probe *pr, const char *value,
 		return 1;
 	jsonw_start_object(w);
 	jsonw_string_field(w, "function", pr->place.symbol);
-	jsonw_string_field(w, "value", value);
+	jsonw_name(w, "value");
+	json_string(w, value);
 	jsonw_lluint_field(w, "count", total);
 	jsonw_lluint_field(w, "dropped", dropped);
 	jsonw_name(w, "buckets");
@@ -788,7 +789,7 @@ static int top_json(const struct probe *pr, const struct up_fetch *by,
 		    b[i].key[strspn(b[i].key, "-0123456789")] == '\0')
 			jsonw_printf(w, "%s", b[i].key);
 		else
-			jsonw_string(w, b[i].key);
+			json_string(w, b[i].key);
 		jsonw_lluint_field(w, "hits", b[i].count);
 		jsonw_end_object(w);
 	}

@@ -43,6 +43,36 @@ const char *tracefs = "/sys/kernel/tracing";
 enum format out_fmt = TABLE;
 
 /* In JSON mode, the error @msg as an object on stdout, as bpftool's */
+void json_string(json_writer_t *w, const char *s)
+{
+	const char *p;
+	char *buf, *q;
+
+	for (p = s; *p && (unsigned char)*p >= 0x20; p++)
+		;
+	buf = *p ? malloc(strlen(s) * 6 + 3) : NULL;
+	if (!buf) {
+		/* nothing it leaves raw, or no memory to do better */
+		jsonw_string(w, s);
+		return;
+	}
+	q = buf;
+	*q++ = '"';
+	for (p = s; *p; p++) {
+		unsigned char c = *p;
+
+		if (c == '"' || c == '\\')
+			q += sprintf(q, "\\%c", c);
+		else if (c < 0x20)
+			q += sprintf(q, "\\u%04x", c);
+		else
+			*q++ = c;
+	}
+	strcpy(q, "\"");
+	jsonw_printf(w, "%s", buf);
+	free(buf);
+}
+
 static void json_error(const char *msg)
 {
 	/* not json_new(), which reports its own failure here */
@@ -51,7 +81,8 @@ static void json_error(const char *msg)
 	if (!w)
 		return;
 	jsonw_start_object(w);
-	jsonw_string_field(w, "error", msg);
+	jsonw_name(w, "error");
+	json_string(w, msg);
 	jsonw_end_object(w);
 	jsonw_destroy(&w);
 }
