@@ -79,6 +79,7 @@
 #include <linux/hashtable.h>
 #include <linux/highmem.h>
 #include <linux/jump_label.h>
+#include <linux/kdebug.h>
 #include <linux/kref.h>
 #include <linux/list_sort.h>
 #include <linux/memcontrol.h>
@@ -109,6 +110,12 @@
 
 #define CREATE_TRACE_POINTS
 #include <trace/events/utprobes.h>
+
+/* The address of the breakpoint a thread trapped on, from its registers. */
+static inline unsigned long utp_bp_addr(struct pt_regs *regs)
+{
+	return instruction_pointer(regs) - UTP_BREAK_INSN_SIZE;
+}
 
 /* The out-of-line area: slots within this distance of the points they serve. */
 #define UTP_XOL_PAGES	16
@@ -1436,7 +1443,7 @@ void __utprobe_access_read(struct vm_area_struct *vma, unsigned long addr,
 	proc = utp_proc_find_rcu(vma->vm_mm);
 	for (; proc && (pt = utp_access_next(proc, &idx, addr, b, len)); idx++)
 		if (!READ_ONCE(pt->dbg_bp))
-			b[idx - addr] = pt->ai.bytes[0];
+			b[idx - addr] = utp_arch_insn_opcode(&pt->ai);
 	rcu_read_unlock();
 }
 
@@ -1453,19 +1460,21 @@ static void utp_access_point_write(struct utp_point *pt, unsigned long vaddr,
 				   unsigned long addr, u8 *b, const u8 *t,
 				   int len)
 {
-	unsigned long end = min(vaddr + pt->ai.len, addr + len), i;
+	unsigned long end = vaddr + utp_arch_insn_len(&pt->ai), i;
 	bool int3 = vaddr >= addr;	/* the int3's byte is written */
+
+	end = min(end, addr + len);
 
 	if (READ_ONCE(pt->stale) || READ_ONCE(pt->moved_to) ||
 	    (int3 && t[vaddr - addr] != UTP_BREAK_INSN))
 		return;
 	for (i = max(vaddr + 1, addr); i < end; i++)
-		if (b[i - addr] != pt->ai.bytes[i - vaddr])
+		if (b[i - addr] != utp_arch_insn_byte(&pt->ai, i - vaddr))
 			break;
 	if (!int3)
 		return;
 	if (i < end || (b[vaddr - addr] != UTP_BREAK_INSN &&
-			b[vaddr - addr] != pt->ai.bytes[0])) {
+			b[vaddr - addr] != utp_arch_insn_opcode(&pt->ai))) {
 		WRITE_ONCE(pt->stale, true);
 		return;
 	}
@@ -1703,11 +1712,11 @@ static unsigned long utp_slot(struct utp_proc *proc, struct utp_point *pt)
 		goto out;
 	slot = xol->start + xol->used * UTP_XOL_SLOT_SIZE;
 	if (utp_arch_xol_copy(&pt->ai, pt->vaddr, slot, bytes) ||
-	    (pt->ai.through &&
+	    (utp_arch_insn_through(&pt->ai) &&
 	     xa_insert(&proc->slots, slot, xa_mk_value(pt->vaddr),
 		       GFP_KERNEL)) ||
 	    utp_xol_fill(xol, bytes)) {
-		if (pt->ai.through)
+		if (utp_arch_insn_through(&pt->ai))
 			xa_erase(&proc->slots, slot);
 		slot = 0;
 		goto out;
@@ -1821,7 +1830,7 @@ static void utp_run_handlers(struct utp_thread *ut, struct utp_point *pt,
 		if (trap && up->handler && !(up->flags & UTPROBE_TRAP_SAFE))
 			continue;
 		this_cpu_inc(*up->hits);
-		trace_utprobe_hit(up, regs->ip);
+		trace_utprobe_hit(up, instruction_pointer(regs));
 		if (up->handler)
 			up->handler(up, regs);
 	}
@@ -2097,7 +2106,7 @@ static void utp_ret_enter(struct utp_thread *ut, struct utp_point *pt,
 
 /*
  * The return site @pt was hit: calls returning there have returned, and
- * those below were unwound.  regs->ip is the return address.  In the
+ * those below were unwound.  The ip is the return address.  In the
  * int3 trap if @trap.
  */
 static void utp_ret_hit(struct utp_thread *ut, struct utp_point *pt,
@@ -2128,7 +2137,7 @@ static void utp_ret_hit(struct utp_thread *ut, struct utp_point *pt,
 			this_cpu_inc(up->rets->returns);
 			if (trace_utprobe_ret_enabled())
 				trace_utprobe_ret(up, ri->func, pt->vaddr,
-						  regs->ax,
+						  regs_return_value(regs),
 						  ktime_get_ns() - ri->entry_ns);
 			ret.func = ri->func;
 			ret.entry_ns = ri->entry_ns;
@@ -2147,15 +2156,15 @@ static void utp_ret_hit(struct utp_thread *ut, struct utp_point *pt,
 static bool utp_hit_handlers(struct utp_thread *ut, struct utp_point *pt,
 			     struct pt_regs *regs, bool trap)
 {
-	unsigned long bp = regs->ip;
+	unsigned long bp = instruction_pointer(regs);
 
 	ut->in_handler = true;
 	if (READ_ONCE(pt->ret_site) && ut->rets)
 		utp_ret_hit(ut, pt, regs, trap);
-	if (regs->ip == bp)
+	if (instruction_pointer(regs) == bp)
 		utp_run_handlers(ut, pt, regs, trap);
 	ut->in_handler = false;
-	if (regs->ip != bp)
+	if (instruction_pointer(regs) != bp)
 		return true;
 	utp_ret_enter(ut, pt, regs, trap);
 	return false;
@@ -2175,7 +2184,7 @@ static void __utp_hit_work(struct utp_thread *ut)
 
 	if (current->flags & PF_EXITING)
 		return;
-	regs->ip = bp;
+	instruction_pointer_set(regs, bp);
 	if (ut->hit_emulate) {
 		/* the trap ran the handlers; the stack was not at hand */
 		ut->hit_emulate = false;
@@ -2193,9 +2202,9 @@ static void __utp_hit_work(struct utp_thread *ut)
 		return;
 	if (!utp_arch_emulate(&pt->ai, bp, regs))
 		return;
-	slot = pt->ai.through ? utp_slot(ut->proc, pt) : 0;
+	slot = utp_arch_insn_through(&pt->ai) ? utp_slot(ut->proc, pt) : 0;
 	if (slot) {
-		regs->ip = slot;
+		instruction_pointer_set(regs, slot);
 		return;
 	}
 	/* removed meanwhile: its instruction is back in place */
@@ -2289,7 +2298,7 @@ static enum utp_trap_result utp_trap_hit(struct utp_thread *ut,
 	bool enter = false;
 	int ret;
 
-	if (pt->ai.kind == UTP_INSN_STEP && !slot)
+	if (!utp_arch_insn_emulated(&pt->ai) && !slot)
 		return UTP_TRAP_QUEUE;
 	ut->trap_site = NULL;
 	ut->trap_returning = -1;
@@ -2301,7 +2310,7 @@ static enum utp_trap_result utp_trap_hit(struct utp_thread *ut,
 			return UTP_TRAP_QUEUE;
 		enter |= up->ret_handler && !READ_ONCE(up->gone);
 	}
-	regs->ip = bp;
+	instruction_pointer_set(regs, bp);
 	if (enter && !utp_trap_enter_ok(ut, regs))
 		return UTP_TRAP_QUEUE;
 	if (READ_ONCE(pt->ret_site) && ut->rets &&
@@ -2309,8 +2318,8 @@ static enum utp_trap_result utp_trap_hit(struct utp_thread *ut,
 		return UTP_TRAP_QUEUE;
 	if (utp_hit_handlers(ut, pt, regs, true))
 		return UTP_TRAP_DONE;	/* a handler moved the thread */
-	if (pt->ai.kind == UTP_INSN_STEP) {
-		regs->ip = slot;	/* runs through it */
+	if (!utp_arch_insn_emulated(&pt->ai)) {
+		instruction_pointer_set(regs, slot);	/* runs through it */
 		return UTP_TRAP_DONE;
 	}
 	pagefault_disable();
@@ -2333,7 +2342,7 @@ static enum utp_trap_result utp_trap_hit(struct utp_thread *ut,
  *
  * Return: true if the hit was taken (no SIGTRAP is to be sent).
  */
-bool utp_trap(struct pt_regs *regs, unsigned long bp)
+static bool utp_trap(struct pt_regs *regs, unsigned long bp)
 {
 	enum utp_trap_result res;
 	struct utp_thread *ut;
@@ -2361,7 +2370,8 @@ bool utp_trap(struct pt_regs *regs, unsigned long bp)
 	}
 	pt = xa_load(&ut->proc->points, bp);
 	if (!pt || READ_ONCE(pt->stale) || READ_ONCE(pt->dbg_bp) ||
-	    (pt->ai.kind == UTP_INSN_STEP && !pt->ai.through))
+	    !(utp_arch_insn_emulated(&pt->ai) ||
+	      utp_arch_insn_through(&pt->ai)))
 		return false;
 	ut->hit_bp = bp;
 	res = utp_trap_hit(ut, pt, regs, bp);
@@ -2383,6 +2393,27 @@ bool utp_trap(struct pt_regs *regs, unsigned long bp)
 	}
 	return true;
 }
+
+/* The arch's breakpoint traps reach utp_trap() through the die notifiers. */
+static int utp_trap_notify(struct notifier_block *nb, unsigned long val,
+			   void *data)
+{
+	struct pt_regs *regs = utp_arch_trap_regs(val, data);
+
+	if (!regs)
+		return NOTIFY_DONE;
+	return utp_trap(regs, utp_bp_addr(regs)) ? NOTIFY_STOP : NOTIFY_DONE;
+}
+
+/*
+ * Ahead of mainline uprobes' notifier, which would take a utprobe int3 in
+ * a process with mainline uprobes for one of its own, and send the
+ * SIGTRAP itself.
+ */
+static struct notifier_block utp_trap_nb = {
+	.notifier_call = utp_trap_notify,
+	.priority = INT_MAX,
+};
 
 /* A hit is over: the thread goes on, or stops for its ptracer's step. */
 static u32 utp_hit_done(bool user_step, struct pt_regs *regs)
@@ -2413,14 +2444,14 @@ static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 	 * int3 that is no point (a debugger's elsewhere) keeps the record.
 	 */
 	if (pt) {
-		if (ut->dbg_bp == bp && ut->dbg_sp == regs->sp)
+		if (ut->dbg_bp == bp && ut->dbg_sp == user_stack_pointer(regs))
 			replay = true;
 		ut->dbg_bp = 0;
 	}
 	if (!pt) {
 		/* removed since it trapped: run the original instruction */
 		if (!get_user(byte, (u8 __user *)bp) && byte != UTP_BREAK_INSN) {
-			regs->ip = bp;
+			instruction_pointer_set(regs, bp);
 			return UTRACE_SIGNAL_IGN | utp_resume(ut);
 		}
 		return utrace_signal_action(action) | UTRACE_RESUME;
@@ -2429,7 +2460,7 @@ static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 		/* hit it again once let go, if it is still there */
 		if (replay)
 			ut->replay_bp = bp;
-		regs->ip = bp;
+		instruction_pointer_set(regs, bp);
 		return UTRACE_SIGNAL_IGN | UTRACE_STOP;
 	}
 
@@ -2438,7 +2469,7 @@ static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 	 * probed instruction as one: the hit ends in the step's trap.
 	 */
 	user_step = utp_arch_user_stepping(regs);
-	regs->ip = bp;
+	instruction_pointer_set(regs, bp);
 	/* a replay of a fast-path hit whose handlers ran: they do not again */
 	if (!replay && utp_hit_handlers(ut, pt, regs, false))
 		return utp_hit_done(user_step, regs);
@@ -2449,9 +2480,9 @@ static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 		 * its breakpoint, takes it out and resumes), that is not a
 		 * hit again, unless it stepped anywhere else first.
 		 */
-		regs->ip = bp + UTP_BREAK_INSN_SIZE;
+		instruction_pointer_set(regs, bp + UTP_BREAK_INSN_SIZE);
 		ut->dbg_bp = bp;
-		ut->dbg_sp = regs->sp;
+		ut->dbg_sp = user_stack_pointer(regs);
 		return utrace_signal_action(action) | utp_resume(ut);
 	}
 	if (!utp_arch_emulate(&pt->ai, bp, regs))
@@ -2460,7 +2491,7 @@ static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 	slot = utp_slot(ut->proc, pt);
 	if (!slot && READ_ONCE(pt->gone)) {
 		/* removed meanwhile: its instruction is back in place */
-		regs->ip = bp;
+		instruction_pointer_set(regs, bp);
 		return UTRACE_SIGNAL_IGN | utp_resume(ut);
 	}
 	if (!slot) {
@@ -2468,9 +2499,9 @@ static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 		force_sig(SIGSEGV);
 		return UTRACE_SIGNAL_IGN | UTRACE_RESUME;
 	}
-	if (pt->ai.through && !user_step) {
+	if (utp_arch_insn_through(&pt->ai) && !user_step) {
 		/* the slot jumps back by itself */
-		regs->ip = slot;
+		instruction_pointer_set(regs, slot);
 		return UTRACE_SIGNAL_IGN | utp_resume(ut);
 	}
 	utp_arch_pre_step(&pt->ai, slot, regs);
@@ -2542,8 +2573,8 @@ static u32 utp_signal_stepping(struct utp_thread *ut, struct pt_regs *regs,
 		utp_end_step(ut);
 		return UTRACE_SIGNAL_IGN | utp_resume(ut);
 	}
-	if (regs->ip == ut->step_slot && info && info->si_code > 0 &&
-	    utp_fault_signal(signo)) {
+	if (instruction_pointer(regs) == ut->step_slot && info &&
+	    info->si_code > 0 && utp_fault_signal(signo)) {
 		/* the instruction faulted: as if at its own address */
 		utp_arch_abort_step(ut->step_vaddr, regs);
 		utp_end_step(ut);
@@ -2574,7 +2605,8 @@ static u32 utp_report_signal(u32 action, struct utrace_engine *engine,
 		return UTRACE_SIGNAL_REPORT | utp_resume(ut);
 	if (info && info->si_code > 0 && utp_fault_signal(info->si_signo)) {
 		/* a fault of an instruction run through its slot */
-		void *vaddr = xa_load(&ut->proc->slots, regs->ip);
+		void *vaddr = xa_load(&ut->proc->slots,
+				      instruction_pointer(regs));
 
 		if (vaddr)
 			utp_arch_abort_step(xa_to_value(vaddr), regs);
@@ -2584,17 +2616,16 @@ static u32 utp_report_signal(u32 action, struct utrace_engine *engine,
 	 * instruction ran (a debugger's copy of it, out of line).
 	 */
 	if (info && info->si_signo == SIGTRAP && info->si_code == TRAP_TRACE &&
-	    regs->ip != ut->dbg_bp)
+	    instruction_pointer(regs) != ut->dbg_bp)
 		ut->dbg_bp = 0;
 	/*
 	 * The SIGTRAP of an int3 this thread trapped on (a tracer can send
 	 * one with SI_KERNEL too, from a syscall stop).
 	 */
 	if (info && info->si_signo == SIGTRAP && info->si_code == SI_KERNEL &&
-	    ut->int3_bp == regs->ip - UTP_BREAK_INSN_SIZE) {
+	    ut->int3_bp == utp_bp_addr(regs)) {
 		ut->int3_bp = 0;
-		return utp_hit(ut, regs, regs->ip - UTP_BREAK_INSN_SIZE,
-			       action);
+		return utp_hit(ut, regs, utp_bp_addr(regs), action);
 	}
 	return utrace_signal_action(action) | utp_resume(ut);
 }
@@ -2750,7 +2781,7 @@ static void utp_fork_queue(struct utp_thread *ut, struct task_struct *child)
 	mm = get_task_mm(child);
 	if (mm) {
 		xa_for_each(&w->kept, idx, k)
-			utp_poke(mm, k->vaddr, UTP_BREAK_INSN, k->ai.bytes[0]);
+			utp_poke(mm, k->vaddr, UTP_BREAK_INSN, utp_arch_insn_opcode(&k->ai));
 		mmput(mm);
 	}
 	utp_fork_work_free(w);
@@ -2896,7 +2927,7 @@ void __utprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *mm)
 		}
 		pk[n++] = (struct utp_poke){
 			.vaddr = vaddr, .old = UTP_BREAK_INSN,
-			.new = pt->ai.bytes[0],
+			.new = utp_arch_insn_opcode(&pt->ai),
 		};
 	}
 	if (n)
@@ -3103,7 +3134,7 @@ static int utp_point_new(struct utp_proc *proc, struct utprobe *up,
 	if (atomic_read(&proc->npoints) >= UTP_POINTS_MAX)
 		return -ENOSPC;
 	/* run out of line: a slot must be within reach */
-	if (ai->kind == UTP_INSN_STEP && !utp_xol_room(proc, vaddr))
+	if (!utp_arch_insn_emulated(ai) && !utp_xol_room(proc, vaddr))
 		return -ENOMEM;
 	pt = kzalloc(sizeof(*pt), GFP_KERNEL_ACCOUNT);
 	if (!pt)
@@ -3241,8 +3272,8 @@ quiesce:
 static void utp_point_restore(struct utp_proc *proc, struct utp_point *pt)
 {
 	/* not under a debugger's breakpoint, whose int3 it is then */
-	__utp_poke(proc->mm, pt->vaddr, UTP_BREAK_INSN, pt->ai.bytes[0], pt,
-		   NULL);
+	__utp_poke(proc->mm, pt->vaddr, UTP_BREAK_INSN,
+		   utp_arch_insn_opcode(&pt->ai), pt, NULL);
 }
 
 /* Has @proc a return probe left?  utp_mutex held. */
@@ -3816,7 +3847,7 @@ static void utp_fork_work(struct callback_head *cb)
 				kept++;
 		if (!kept)
 			utp_poke(current->mm, k->vaddr, UTP_BREAK_INSN,
-				 k->ai.bytes[0]);
+				 utp_arch_insn_opcode(&k->ai));
 	}
 	if (w->rets)
 		utp_ret_adopt(w);
@@ -3918,7 +3949,7 @@ static void utp_unmove(struct utp_proc *proc, unsigned long from,
 	xa_for_each_range(&proc->points, idx, pt, from, from + len - 1)
 		if (pt->moved_to >= to && pt->moved_to < to + len)
 			utp_poke(proc->mm, pt->moved_to, UTP_BREAK_INSN,
-				 pt->ai.bytes[0]);
+				 utp_arch_insn_opcode(&pt->ai));
 }
 
 /*
@@ -4732,6 +4763,6 @@ static int __init utp_init(void)
 	utp_wq = alloc_ordered_workqueue("utprobes", 0);
 	if (!utp_wq)
 		return -ENOMEM;
-	return utp_arch_init();
+	return register_die_notifier(&utp_trap_nb);
 }
 subsys_initcall(utp_init);

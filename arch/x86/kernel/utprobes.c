@@ -13,9 +13,7 @@
  */
 #include <kunit/visibility.h>
 #include <linux/errno.h>
-#include <linux/init.h>
 #include <linux/kdebug.h>
-#include <linux/notifier.h>
 #include <linux/ptrace.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
@@ -531,36 +529,23 @@ unsigned long utprobe_retval(struct pt_regs *regs)
 }
 EXPORT_SYMBOL_GPL(utprobe_retval);
 
-/*
- * A user int3 reaches the die notifiers before any SIGTRAP is sent: a
- * hit of a point that needs no single step is taken there, and the trap
- * ends.  Ahead of mainline uprobes' notifier, which would take a utprobe
- * int3 in a process with mainline uprobes for a foreign one and send the
- * SIGTRAP itself.
+/**
+ * utp_arch_trap_regs - the user registers of a breakpoint trap
+ * @val:	the die notifiers' event
+ * @data:	its &struct die_args
+ *
+ * The generic code's die notifier asks this of each event: a user int3
+ * reaches the notifiers before any SIGTRAP is sent, and a hit that
+ * needs no single step is taken there.
+ *
+ * Return: the trapping thread's user registers, their ip just after the
+ * int3, if the event is an int3 in user mode; otherwise NULL.
  */
-static int utp_int3_notify(struct notifier_block *nb, unsigned long val,
-			   void *data)
+struct pt_regs *utp_arch_trap_regs(unsigned long val, void *data)
 {
 	struct die_args *args = data;
-	struct pt_regs *regs = args->regs;
 
-	if (val != DIE_INT3 || !regs || !user_mode(regs))
-		return NOTIFY_DONE;
-	return utp_trap(regs, regs->ip - UTP_BREAK_INSN_SIZE) ?
-	       NOTIFY_STOP : NOTIFY_DONE;
-}
-
-static struct notifier_block utp_int3_nb = {
-	.notifier_call = utp_int3_notify,
-	.priority = INT_MAX,
-};
-
-/**
- * utp_arch_init - hook the int3 trap for the fast path
- *
- * Return: 0, or an errno from register_die_notifier().
- */
-int __init utp_arch_init(void)
-{
-	return register_die_notifier(&utp_int3_nb);
+	if (val != DIE_INT3 || !args->regs || !user_mode(args->regs))
+		return NULL;
+	return args->regs;
 }

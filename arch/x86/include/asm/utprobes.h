@@ -68,7 +68,46 @@ int utp_arch_post_step(const struct utp_arch_insn *ai, unsigned long vaddr,
 		       unsigned long slot, struct pt_regs *regs);
 void utp_arch_abort_step(unsigned long vaddr, struct pt_regs *regs);
 void utp_arch_step_trap(struct pt_regs *regs);
-int utp_arch_init(void);
+struct pt_regs *utp_arch_trap_regs(unsigned long val, void *data);
+
+/*
+ * What the generic code may ask of an analysed instruction.  It never
+ * looks into &struct utp_arch_insn itself.
+ */
+
+/* Its first byte, which the int3 replaces. */
+static inline u8 utp_arch_insn_opcode(const struct utp_arch_insn *ai)
+{
+	return ai->bytes[0];
+}
+
+/* Its length in bytes. */
+static inline unsigned int utp_arch_insn_len(const struct utp_arch_insn *ai)
+{
+	return ai->len;
+}
+
+/* Its byte at offset @i, below utp_arch_insn_len(). */
+static inline u8 utp_arch_insn_byte(const struct utp_arch_insn *ai,
+				    unsigned int i)
+{
+	return ai->bytes[i];
+}
+
+/* Is it emulated, never run in a slot? */
+static inline bool utp_arch_insn_emulated(const struct utp_arch_insn *ai)
+{
+	return ai->kind != UTP_INSN_STEP;
+}
+
+/*
+ * Does it run through its slot, which jumps back after it, with no single
+ * step?  Only an instruction that is not emulated can.
+ */
+static inline bool utp_arch_insn_through(const struct utp_arch_insn *ai)
+{
+	return ai->through;
+}
 
 /*
  * Is the thread single-stepped by someone else (a ptracer, or its own
@@ -78,9 +117,6 @@ static inline bool utp_arch_user_stepping(struct pt_regs *regs)
 {
 	return regs->flags & X86_EFLAGS_TF;
 }
-
-/* The generic side of the fast path, which the arch's trap calls. */
-bool utp_trap(struct pt_regs *regs, unsigned long bp);
 
 /*
  * Return probes.  At a function's first instruction its return address
