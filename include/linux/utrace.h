@@ -289,14 +289,26 @@ int __must_check utrace_finish_examine(struct task_struct *task,
 				       struct utrace_engine *engine,
 				       struct utrace_examiner *exam);
 
-/* Hooks called by the core kernel; each behind a task_utrace_flags() test. */
+/**
+ * utrace_init_task - clear a new task's utrace state
+ * @task:	the copy of current that dup_task_struct() makes
+ *
+ * Engines attach to threads, never to their copies.
+ */
+static inline void utrace_init_task(struct task_struct *task)
+{
+	task->utrace = NULL;
+	task->utrace_flags = 0;
+	clear_task_syscall_work(task, SYSCALL_UTRACE);
+}
+
+/* Called by the hooks below, once their task_utrace_flags() test passed. */
 void utrace_free_task(struct task_struct *task);
 bool utrace_report_syscall_entry(struct pt_regs *regs);
 void utrace_report_syscall_exit(struct pt_regs *regs);
 void utrace_report_clone(unsigned long clone_flags, struct task_struct *child);
 void utrace_finish_vfork(struct task_struct *task);
-void utrace_report_exec(const struct linux_binfmt *fmt,
-			const struct linux_binprm *bprm, struct pt_regs *regs);
+void utrace_report_exec(const struct linux_binprm *bprm);
 void utrace_report_exit(long *exit_code);
 void utrace_report_death(struct task_struct *task, bool group_dead,
 			 int signal);
@@ -315,6 +327,8 @@ static inline unsigned long task_utrace_flags(struct task_struct *task)
 	return 0;
 }
 
+static inline void utrace_init_task(struct task_struct *task) { }
+
 /* Never called: their hooks test task_utrace_flags(), always 0 here. */
 static inline bool utrace_report_syscall_entry(struct pt_regs *regs)
 {
@@ -325,9 +339,7 @@ static inline void utrace_report_syscall_exit(struct pt_regs *regs) { }
 static inline void utrace_report_clone(unsigned long clone_flags,
 				       struct task_struct *child) { }
 static inline void utrace_finish_vfork(struct task_struct *task) { }
-static inline void utrace_report_exec(const struct linux_binfmt *fmt,
-				      const struct linux_binprm *bprm,
-				      struct pt_regs *regs) { }
+static inline void utrace_report_exec(const struct linux_binprm *bprm) { }
 static inline void utrace_report_exit(long *exit_code) { }
 static inline void utrace_report_death(struct task_struct *task,
 				       bool group_dead, int signal) { }
@@ -347,5 +359,108 @@ static inline void task_utrace_proc_status(struct seq_file *m,
 static inline void utrace_ptrace_step_off(struct task_struct *task) { }
 
 #endif /* CONFIG_UTRACE */
+
+/*
+ * The hooks in the core kernel: each is one test of the thread's event
+ * mask, and a call into utrace only when an engine asked for the event.
+ * Without CONFIG_UTRACE they compile to nothing.
+ */
+
+/* kernel_clone(), before the child first runs */
+static inline void utrace_hook_clone(unsigned long clone_flags,
+				     struct task_struct *child)
+{
+	if (unlikely(task_utrace_flags(current) & UTRACE_EVENT(CLONE)))
+		utrace_report_clone(clone_flags, child);
+}
+
+/* kernel_clone(), before a vfork parent waits for its child */
+static inline void utrace_hook_vfork(void)
+{
+	if (unlikely(task_utrace_flags(current) & UTRACE_EVENT(CLONE)))
+		utrace_finish_vfork(current);
+}
+
+/* exec_binprm(), after the point of no return */
+static inline void utrace_hook_exec(const struct linux_binprm *bprm)
+{
+	if (unlikely(task_utrace_flags(current) & UTRACE_EVENT(EXEC)))
+		utrace_report_exec(bprm);
+}
+
+/* do_exit(), after ptrace's exit event */
+static inline void utrace_hook_exit(long *exit_code)
+{
+	if (unlikely(task_utrace_flags(current) & UTRACE_EVENT(EXIT)))
+		utrace_report_exit(exit_code);
+}
+
+/* exit_notify(), once @task is a zombie and tasklist_lock is released */
+static inline void utrace_hook_death(struct task_struct *task,
+				     bool group_dead, int signal)
+{
+	if (unlikely(task_utrace_flags(task) & _UTRACE_DEATH_EVENTS))
+		utrace_report_death(task, group_dead, signal);
+}
+
+/* release_task(): any engine still attached gets its reap report */
+static inline void utrace_hook_reap(struct task_struct *task)
+{
+	if (unlikely(task_utrace_flags(task)))
+		utrace_release_task(task);
+}
+
+/* ptrace turned single-step off: an engine's own step goes on */
+static inline void utrace_hook_ptrace_step_off(struct task_struct *task)
+{
+	if (unlikely(task_utrace_flags(task)))
+		utrace_ptrace_step_off(task);
+}
+
+/*
+ * get_signal(), for a dequeued signal: the signal to act on, 0 if the
+ * engines took it, below 0 if they hold it for later.  *@ka is its
+ * action, which an engine may change.
+ */
+static inline int utrace_hook_signal(int signr, struct ksignal *ksig,
+				     struct k_sigaction **ka)
+{
+	if (unlikely(task_utrace_flags(current) & UTRACE_EVENT_SIGNAL_ALL))
+		return utrace_report_signal(signr, ksig, ka);
+	return signr;
+}
+
+/* signal_delivered(), once a handler's frame is set up */
+static inline void utrace_hook_signal_handler(int stepping)
+{
+	if (unlikely(task_utrace_flags(current) & UTRACE_EVENT(SIGNAL)))
+		utrace_signal_handler(current, stepping);
+}
+
+/* do_signal_stop(), as the thread stops (CLD_STOPPED) or goes on */
+static inline void utrace_hook_jctl(int notify, int type)
+{
+	if (unlikely(task_utrace_flags(current) & UTRACE_EVENT(JCTL)))
+		utrace_report_jctl(notify, type);
+}
+
+/* Does an engine of @task want reports of signals it ignores? */
+static inline bool utrace_wants_ignored(struct task_struct *task)
+{
+	return unlikely(task_utrace_flags(task) & UTRACE_EVENT(SIGNAL_IGN));
+}
+
+/* Does an engine of @task decide what a fatal signal does to it? */
+static inline bool utrace_wants_fatal(struct task_struct *task)
+{
+	return unlikely(task_utrace_flags(task) &
+			(UTRACE_EVENT(SIGNAL_CORE) | UTRACE_EVENT(SIGNAL_TERM)));
+}
+
+/* Does one decide, before the group dies, what a killing signal does? */
+static inline bool utrace_wants_term(struct task_struct *task)
+{
+	return unlikely(task_utrace_flags(task) & UTRACE_EVENT(SIGNAL_TERM));
+}
 
 #endif /* _LINUX_UTRACE_H */

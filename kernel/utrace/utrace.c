@@ -1238,16 +1238,19 @@ void utrace_finish_vfork(struct task_struct *task)
 
 /**
  * utrace_report_exec - report a completed exec
- * @fmt:	the binary format that loaded the new image
  * @bprm:	the exec's parameters
- * @regs:	the user registers of the new image
  *
- * Called from exec_binprm() after the point of no return.
+ * Called from exec_binprm() after the point of no return.  The engines
+ * get the binary format that loaded the new image and its user
+ * registers too.
  */
-void utrace_report_exec(const struct linux_binfmt *fmt,
-			const struct linux_binprm *bprm, struct pt_regs *regs)
+void utrace_report_exec(const struct linux_binprm *bprm)
 {
-	struct utrace_exec_args args = { .fmt = fmt, .bprm = bprm, .regs = regs };
+	struct utrace_exec_args args = {
+		.fmt = current->mm->binfmt,
+		.bprm = bprm,
+		.regs = current_pt_regs(),
+	};
 	struct task_struct *task = current;
 	struct utrace *utrace = start_report(task);
 	struct utrace_report report = { .action = UTRACE_RESUME };
