@@ -1,0 +1,770 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * utprobes: processes and their threads.  The state of a probed process
+ * (struct utp_proc) and of each of its threads (struct utp_thread, the
+ * data of the thread's utrace engine), quiescing them for a change of
+ * text, and the lifetimes of points and consumers.
+ *
+ * The design as a whole:
+ *
+ * A probe becomes a *point* in each process it applies to: an int3 in the
+ * process's private copy of the page holding the instruction (a forced
+ * write makes the copy; the page cache and the file never see it).  Each
+ * thread of a probed process carries a utrace engine whose data is a
+ * struct utp_thread.  A hit is the SIGTRAP of the int3, seen by the
+ * engine's report_signal() before the thread acts on it: the handlers
+ * run there, in the thread, then the instruction is emulated, or copied
+ * to a slot of the process's out-of-line area and single-stepped there,
+ * and the SIGTRAP of the step ends the hit.
+ *
+ * Return probes: on a hit at a function's entry, the thread notes the
+ * call (struct utp_ret: where its return address lies on the stack and
+ * what it is), and the instruction at the return address becomes a
+ * point too, a return site.  The stack is left alone, so that unwinders
+ * (C++ exceptions, backtraces, debuggers) still find real return
+ * addresses.  A hit on a return site takes the newest notes off the
+ * thread's list: those whose return address lay below the stack pointer
+ * belong to frames unwound meanwhile (longjmp(), exceptions) and are
+ * dropped; those whose return address was just popped and led here are
+ * calls returning, whose return handlers run; then the instruction
+ * there runs as at any point.  Return sites are added by the thread
+ * that needs one, without quiescing the others (a point that is not
+ * there yet is never trapped on), and removed once the process has no
+ * return probe left.  A note refers to its probe through a struct
+ * utp_ret_probe, which forgets the probe when it goes: a removal never
+ * looks into the threads' lists.
+ *
+ * Locking and lifetimes:
+ *
+ * utp_mutex serialises every change: registration, unregistration, the
+ * creation and teardown of struct utp_proc.  The threads of a process
+ * are the only readers of its points on the hit path: in the trap under
+ * RCU, elsewhere (where handlers may sleep) in read sections of
+ * utp_srcu.  Changes are made under them while they run.  A point is
+ * complete before it goes into the points xarray, and in the xarray
+ * before its int3 goes into the text (then utp_sync()); a consumer is
+ * complete before list_add_tail_rcu() puts it on its point's list,
+ * which the hit path walks forwards only.  Registrations make them
+ * under utp_mutex, and a thread makes the return sites it needs itself.
+ * A removal takes the consumer off its list, writes the original byte
+ * back over the int3 and only then takes the point out of the xarray;
+ * both are freed after a grace period of each kind, and the probe is let
+ * go after one too (utprobe_unregister_sync()).  A thread stepping an
+ * instruction out of line holds a copy of what it needs, not the point.
+ * A fork's copy of the text loses its int3s under the same mmap_lock
+ * that every text write takes (__utprobe_dup_mmap()).  Hit counts are
+ * per-CPU.
+ *
+ * proc->lock (a spinlock) protects the thread list and the quiesce state
+ * of the process; it nests outside utrace's own lock (utrace_control()).
+ * proc->xol_lock (a mutex) serialises the out-of-line area, which threads
+ * fill in lazily on their first step of a point.
+ *
+ * The fast path: most hits need neither a single step nor a stop, and
+ * are taken without a signal.  The int3 trap itself (utp_trap(), from
+ * the die notifier, interrupts off) finds the thread by its pid, and the
+ * point, in RCU-read xarrays; if the point is there and is
+ * emulated or runs through its slot, no SIGTRAP is sent.  If every probe
+ * there only counts or has handlers that may run in the trap
+ * (UTPROBE_TRAP_SAFE), and the return site a call followed from there
+ * needs is there already, the hit is done in the trap, return sites'
+ * too; otherwise it is queued as a task_work that runs it on the way
+ * back to user mode.
+ * Anything else (a point to single-step, a process being quiesced) is
+ * left to the SIGTRAP and report_signal().
+ *
+ * A thread's list of calls followed to their return (utp_thread.rets) is
+ * changed by the thread itself without locks, and by others only under
+ * proc->lock once it has left the process (exit, exec).
+ */
+#include "internal.h"
+
+#define CREATE_TRACE_POINTS
+#include <trace/events/utprobes.h>
+
+/* The state the files share; see internal.h for what each holds. */
+DEFINE_MUTEX(utp_mutex);
+DEFINE_SRCU(utp_srcu);
+LIST_HEAD(utp_procs);
+DEFINE_HASHTABLE(utp_mms, 6);
+DEFINE_XARRAY(utp_tids);
+LIST_HEAD(utp_files);
+DEFINE_STATIC_KEY_FALSE(utprobe_mmap_key);
+
+static u32 utp_report_exec(enum utrace_resume_action action,
+			   struct utrace_engine *engine,
+			   struct task_struct *task,
+			   const struct linux_binfmt *fmt,
+			   const struct linux_binprm *bprm,
+			   struct pt_regs *regs)
+{
+	struct utp_thread *ut = engine->data;
+
+	/*
+	 * The new image's engine already, attached by its mmap work at a
+	 * tracer's exec event stop (see utp_mmap_work()): it stays.
+	 */
+	if (ut->proc->mm == task->mm)
+		return UTRACE_RESUME;
+	/* the old image and its points are gone */
+	utp_thread_leave(ut);
+	utp_thread_free(ut);
+	return UTRACE_DETACH;
+}
+
+static u32 utp_report_death(struct utrace_engine *engine,
+			    struct task_struct *task, bool group_dead,
+			    int signal)
+{
+	struct utp_thread *ut = engine->data;
+
+	utp_thread_leave(ut);
+	utp_thread_free(ut);
+	return UTRACE_DETACH;
+}
+
+static const struct utrace_engine_ops utp_ops = {
+	.report_quiesce = utp_report_quiesce,
+	.report_signal = utp_report_signal,
+	.report_clone = utp_report_clone,
+	.report_exec = utp_report_exec,
+	.report_death = utp_report_death,
+};
+
+void utp_proc_release(struct kref *kref)
+{
+	struct utp_proc *proc = container_of(kref, struct utp_proc, kref);
+
+	mmdrop(proc->mm);
+	xa_destroy(&proc->points);
+	xa_destroy(&proc->slots);
+	kfree_rcu(proc, rcu);
+}
+
+/*
+ * The answers utrace gives here that are not 0 (-ESRCH, -EALREADY) all
+ * mean the thread is dying: its death report removes it.
+ */
+void utp_control(struct task_struct *task, struct utrace_engine *engine,
+		 enum utrace_resume_action action)
+{
+	int ret = utrace_control(task, engine, action);
+
+	if (ret && ret != -EINPROGRESS)
+		pr_debug("utprobes: control %d of %d: %d\n", action,
+			 task_pid_nr(task), ret);
+}
+
+/* Events of current's own engine, changed from one of its callbacks. */
+void utp_set_events(struct utp_thread *ut, unsigned long events)
+{
+	int ret = utrace_set_events(current, ut->engine, events);
+
+	if (ret)
+		pr_debug("utprobes: events of %d: %d\n",
+			 task_pid_nr(current), ret);
+}
+
+/*
+ * Threads.
+ */
+
+/* Mark @ut quiesced for the quiescer of its process, if there is one. */
+bool utp_stop_if_quiescing(struct utp_thread *ut)
+{
+	struct utp_proc *proc = ut->proc;
+	bool stop;
+
+	spin_lock(&proc->lock);
+	stop = proc->quiescing;
+	if (stop) {
+		ut->stopped = true;
+		wake_up_all(&proc->wq);
+	}
+	spin_unlock(&proc->lock);
+	return stop;
+}
+
+/*
+ * Mark @proc dead if it has no thread left, and queue its teardown, once:
+ * a dead process takes no new thread.
+ */
+void utp_proc_free_if_empty(struct utp_proc *proc)
+{
+	bool free;
+
+	spin_lock(&proc->lock);
+	free = !proc->dead && list_empty(&proc->threads);
+	if (free)
+		proc->dead = true;
+	spin_unlock(&proc->lock);
+	if (free)
+		schedule_work(&proc->free_work);
+}
+
+/* Take @ut out of its process's threads.  proc->lock held. */
+void utp_thread_unlink(struct utp_thread *ut)
+{
+	list_del_init(&ut->node);
+	utp_ret_free_all(ut);
+	wake_up_all(&ut->proc->wq);
+}
+
+/* Remove @ut from its process; the last thread out frees the process. */
+void utp_thread_leave(struct utp_thread *ut)
+{
+	struct utp_proc *proc = ut->proc;
+
+	/* by the tid it had: an exec by another thread swaps pids */
+	xa_cmpxchg(&utp_tids, ut->tid, ut, NULL, 0);
+	spin_lock(&proc->lock);
+	utp_thread_unlink(ut);
+	spin_unlock(&proc->lock);
+	utp_proc_free_if_empty(proc);
+}
+
+void utp_thread_free(struct utp_thread *ut)
+{
+	struct utp_delayed *d, *next;
+	struct utp_ret *ri;
+
+	list_for_each_entry_safe(d, next, &ut->delayed, node)
+		kfree(d);
+	while ((ri = ut->ret_cache)) {
+		ut->ret_cache = ri->next;
+		kfree(ri);
+	}
+	/* left by a fork that failed after its copy */
+	if (ut->fork_pending)
+		utp_fork_work_free(ut->fork_pending);
+	put_task_struct(ut->task);
+	utrace_engine_put(ut->engine);
+	kfree(ut);
+}
+
+/* Attach our engine to @task, a thread of @proc, and add it there. */
+int utp_thread_attach(struct utp_proc *proc, struct task_struct *task)
+{
+	struct utrace_engine *engine;
+	struct utp_thread *ut;
+	int ret;
+
+	ut = kzalloc(sizeof(*ut), GFP_KERNEL);
+	if (!ut)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&ut->node);
+	INIT_LIST_HEAD(&ut->delayed);
+	ut->proc = proc;
+	ut->task = get_task_struct(task);
+	ut->tid = task_pid_nr(task);
+	engine = utrace_attach_task(task, UTRACE_ATTACH_CREATE |
+				    UTRACE_ATTACH_EXCLUSIVE |
+				    UTRACE_ATTACH_MATCH_OPS, &utp_ops, ut);
+	if (IS_ERR(engine)) {
+		put_task_struct(task);
+		kfree(ut);
+		/* a thread that is exiting needs no engine */
+		return PTR_ERR(engine) == -EPERM ? 0 : PTR_ERR(engine);
+	}
+	ut->engine = engine;
+	spin_lock(&proc->lock);
+	if (proc->dead) {
+		spin_unlock(&proc->lock);
+		utp_control(task, engine, UTRACE_DETACH);
+		utp_thread_free(ut);
+		return -ESRCH;
+	}
+	list_add_tail(&ut->node, &proc->threads);
+	spin_unlock(&proc->lock);
+	/* without it, the thread's hits take the slow path */
+	xa_store(&utp_tids, ut->tid, ut, GFP_KERNEL);
+	ret = utrace_set_events(task, engine, UTP_EVENTS);
+	if (ret) {
+		/* dying already, with no death report for us: take it out */
+		xa_cmpxchg(&utp_tids, ut->tid, ut, NULL, 0);
+		spin_lock(&proc->lock);
+		list_del_init(&ut->node);
+		wake_up_all(&proc->wq);
+		spin_unlock(&proc->lock);
+		utp_control(task, engine, UTRACE_DETACH);
+		utp_thread_free(ut);
+		utp_proc_free_if_empty(proc);
+	}
+	return 0;
+}
+
+/*
+ * Quiescing: every thread of @proc but current stops at a safe point,
+ * where it cannot be executing or stepping a probed instruction.
+ * UTRACE_INTERRUPT wakes threads blocked in interruptible waits (their
+ * system call is restarted); each thread's next report sees ->quiescing
+ * and answers UTRACE_STOP.  Called with utp_mutex held.
+ */
+/*
+ * If @task is asleep (in the kernel, in any state but running), a
+ * number that changes once it has run again: its context switches, + 1.
+ * 0 if it is not asleep.
+ */
+static unsigned long utp_asleep(struct task_struct *task)
+{
+	if (READ_ONCE(task->__state) == TASK_RUNNING)
+		return 0;
+	return READ_ONCE(task->nvcsw) + READ_ONCE(task->nivcsw) + 1;
+}
+
+/*
+ * Is @ut quiescent for the quiescer?  Stopped by its engine, or in
+ * utp_mmap_work(), or asleep since before it was asked to stop: it is
+ * then stopped by job control or by a ptracer, waiting for a vfork
+ * child, or in any other sleep, and cannot reach user mode without
+ * passing the report its interrupt asked for, which stops it while
+ * the quiesce lasts.  A thread that sleeps mid-step or with a hit
+ * queued is not counted: it still has a point to read.  proc->lock held.
+ */
+static bool utp_quiescent(struct utp_thread *ut)
+{
+	if (ut->task == current || ut->stopped || ut->in_work)
+		return true;
+	return ut->idle && !ut->stepping && !READ_ONCE(ut->hit_queued) &&
+	       !READ_ONCE(ut->in_hit) &&
+	       utp_asleep(ut->task) == ut->idle_switches;
+}
+
+static bool utp_all_stopped(struct utp_proc *proc)
+{
+	struct utp_thread *ut;
+	bool all = true;
+
+	spin_lock(&proc->lock);
+	list_for_each_entry(ut, &proc->threads, node)
+		if (!utp_quiescent(ut))
+			all = false;
+	spin_unlock(&proc->lock);
+	return all;
+}
+
+/*
+ * Let @ut's thread go again once its callback, if one is running, has
+ * returned: utrace applies a callback's UTRACE_STOP after the callback,
+ * so a resume sent while it ran would be lost.  proc->lock held; it is
+ * dropped and taken again.
+ */
+static void utp_resume_after_callback(struct utp_proc *proc,
+				      struct utp_thread *ut)
+	__must_hold(&proc->lock)
+{
+	struct task_struct *task = get_task_struct(ut->task);
+	struct utrace_engine *engine = ut->engine;
+
+	utrace_engine_get(engine);
+	spin_unlock(&proc->lock);
+	/* a signal to current cannot cut this short: the thread would stay */
+	while (utrace_barrier(task, engine) == -ERESTARTSYS)
+		schedule_timeout_uninterruptible(1);
+	utp_control(task, engine, UTRACE_RESUME);
+	utrace_engine_put(engine);
+	put_task_struct(task);
+	spin_lock(&proc->lock);
+}
+
+void utp_unquiesce(struct utp_proc *proc)
+{
+	struct utp_thread *ut;
+
+	spin_lock(&proc->lock);
+	proc->quiescing = false;
+	list_for_each_entry(ut, &proc->threads, node) {
+		ut->idle = false;
+		if (ut->task == current)
+			continue;
+		ut->unstop = ut->stopped;
+		ut->stopped = false;
+		utp_control(ut->task, ut->engine, UTRACE_RESUME);
+	}
+	/*
+	 * A thread that answered UTRACE_STOP may not have stopped yet: its
+	 * answer is applied after the resume above.  Each such thread is
+	 * resumed again after its callback; the list may change meanwhile,
+	 * so it is walked again from the start after each.
+	 */
+again:
+	list_for_each_entry(ut, &proc->threads, node) {
+		if (!ut->unstop)
+			continue;
+		ut->unstop = false;
+		utp_resume_after_callback(proc, ut);
+		goto again;
+	}
+	spin_unlock(&proc->lock);
+}
+
+/*
+ * @proc has no point left: its threads let go of their engines at their
+ * next report (utp_resume()), which the interrupt asks for now, so that
+ * the process is left as it was before it was probed: no utrace event,
+ * ptrace free to attach.  Its out-of-line areas stay mapped, as mainline
+ * uprobes' area does.  A new point before they have all gone keeps those
+ * still there (utp_proc_revive()).  utp_mutex held.
+ */
+void utp_proc_idle(struct utp_proc *proc)
+{
+	struct utp_thread *ut;
+
+	lockdep_assert_held(&utp_mutex);
+	/* a removal's grace period to come: utp_after_removals() then */
+	if (atomic_read(&proc->npoints) || proc->removed)
+		return;
+	spin_lock(&proc->lock);
+	proc->detaching = true;
+	list_for_each_entry(ut, &proc->threads, node)
+		utp_control(ut->task, ut->engine, UTRACE_INTERRUPT);
+	spin_unlock(&proc->lock);
+}
+
+/*
+ * Stop every thread of @proc but current, or wait until those that
+ * cannot stop now could only go on through a report that stops them
+ * (see utp_quiescent()).  A fatal signal to current ends the wait: the
+ * threads go on and -EINTR is returned, and the caller must change
+ * nothing.
+ */
+int utp_quiesce(struct utp_proc *proc)
+{
+	struct utp_thread *ut;
+
+	lockdep_assert_held(&utp_mutex);
+	spin_lock(&proc->lock);
+	proc->quiescing = true;
+	spin_unlock(&proc->lock);
+	/*
+	 * Ask every thread not stopped yet, and ask again now and then: a
+	 * thread whose interrupt was taken by a report already under way
+	 * may have gone back to sleep in a system call without seeing it.
+	 */
+	for (;;) {
+		long left;
+
+		spin_lock(&proc->lock);
+		list_for_each_entry(ut, &proc->threads, node) {
+			if (utp_quiescent(ut))
+				continue;
+			/* asleep before the interrupt: it will see it */
+			ut->idle_switches = utp_asleep(ut->task);
+			ut->idle = ut->idle_switches != 0;
+			utp_control(ut->task, ut->engine, UTRACE_INTERRUPT);
+		}
+		spin_unlock(&proc->lock);
+		left = wait_event_killable_timeout(proc->wq,
+						   utp_all_stopped(proc), HZ / 10);
+		if (left > 0)
+			return 0;
+		if (left < 0) {
+			utp_unquiesce(proc);
+			return -EINTR;
+		}
+	}
+}
+
+/*
+ * Processes.
+ */
+
+/*
+ * Semaphores.  An SDT marker may come with a semaphore: a 16-bit counter
+ * in the program's data, which the program reads to run the code that
+ * computes the marker's arguments only while someone probes it.  Each
+ * consumer of a probe with one (utprobe.ref_offset) raises it by one in
+ * its process and lowers it when it goes, as mainline's reference
+ * counters do; a fork's child has its parent's raised counters in its
+ * copy of the data, which its own consumers take over.
+ */
+
+/*
+ * Points and consumers out of the lists are freed after a grace period
+ * of utp_srcu, then one of RCU: the hit paths that may sleep (handlers,
+ * slot allocation) read them in utp_srcu's read sections, the trap in
+ * RCU's.  The RCU head serves twice: it is free again once the SRCU
+ * callback runs.
+ */
+static void utp_consumer_srcu_cb(struct rcu_head *head)
+{
+	struct utp_consumer *c = container_of(head, struct utp_consumer, rcu);
+
+	kfree_rcu(c, rcu);
+}
+
+void utp_consumer_free(struct utp_consumer *c)
+{
+	call_srcu(&utp_srcu, &c->rcu, utp_consumer_srcu_cb);
+}
+
+static void utp_point_srcu_cb(struct rcu_head *head)
+{
+	struct utp_point *pt = container_of(head, struct utp_point, rcu);
+
+	kfree_rcu(pt, rcu);
+}
+
+/*
+ * Free @pt, out of @proc's points and slots already, and its consumers,
+ * whose semaphores go down first.  utp_mutex held.
+ */
+static void utp_point_free(struct utp_point *pt)
+{
+	struct utp_consumer *c, *next;
+
+	list_for_each_entry_safe(c, next, &pt->consumers, point_node) {
+		if (c->ref_vaddr)
+			utp_ref_update(pt->proc->mm, c->up->inode,
+				       c->up->ref_offset, &c->ref_vaddr, -1);
+		list_del(&c->probe_node);
+		list_del_rcu(&c->point_node);
+		utp_consumer_free(c);
+	}
+	call_srcu(&utp_srcu, &pt->rcu, utp_point_srcu_cb);
+}
+
+/*
+ * Take @pt out of @proc's points; free it.  A thread in a hit of it
+ * meanwhile gets no slot for it any more: its int3 has gone, and the
+ * thread runs the instruction in place.  A slot it had stays, as every
+ * slot does, and so does its address in @proc's slots: a thread may
+ * still be running through it, and a fault there is the instruction's.
+ */
+void utp_point_drop(struct utp_proc *proc, struct utp_point *pt)
+{
+	xa_erase(&proc->points, pt->vaddr);
+	atomic_dec(&proc->npoints);
+	mutex_lock(&proc->xol_lock);
+	WRITE_ONCE(pt->gone, true);
+	mutex_unlock(&proc->xol_lock);
+	utp_point_free(pt);
+}
+
+/* The last thread has gone (death or exec): forget the process. */
+static void utp_proc_free_work(struct work_struct *work)
+{
+	struct utp_proc *proc = container_of(work, struct utp_proc, free_work);
+	struct utp_point *pt;
+	struct utp_xol *xol, *next;
+	unsigned long idx;
+	unsigned int n;
+
+	mutex_lock(&utp_mutex);
+	list_del_init(&proc->node);
+	if (!hlist_unhashed(&proc->mm_node))
+		hash_del_rcu(&proc->mm_node);
+	if (proc->mmap_key)
+		static_branch_dec(&utprobe_mmap_key);
+	mutex_unlock(&utp_mutex);
+	/*
+	 * Up to UTP_POINTS_MAX of them, whose probes' lists change under
+	 * utp_mutex: a few at a time, so that registrations meanwhile do
+	 * not wait for all of them (tens of seconds on a debug kernel).
+	 */
+	do {
+		n = 0;
+		mutex_lock(&utp_mutex);
+		xa_for_each(&proc->points, idx, pt) {
+			utp_point_drop(proc, pt);
+			if (++n == 256)
+				break;
+		}
+		mutex_unlock(&utp_mutex);
+		cond_resched();
+	} while (n == 256);
+	list_for_each_entry_safe(xol, next, &proc->xols, node) {
+		list_del(&xol->node);
+		kref_put(&xol->kref, utp_xol_release);
+	}
+	kref_put(&proc->kref, utp_proc_release);
+}
+
+struct utp_proc *utp_proc_find(struct mm_struct *mm)
+{
+	struct utp_proc *proc;
+
+	lockdep_assert_held(&utp_mutex);
+	list_for_each_entry(proc, &utp_procs, node)
+		if (proc->mm == mm && !READ_ONCE(proc->dead))
+			return proc;
+	return NULL;
+}
+
+/* Is @task one of @proc's threads?  proc->lock held. */
+static bool utp_proc_has(struct utp_proc *proc, struct task_struct *task)
+{
+	struct utp_thread *ut;
+
+	list_for_each_entry(ut, &proc->threads, node)
+		if (ut->task == task)
+			return true;
+	return false;
+}
+
+/*
+ * A process is its mm: every task running on it hits its breakpoints,
+ * the threads of its group and also a vfork child that has not exec'd
+ * yet and the tasks of clone(CLONE_VM) without CLONE_THREAD.  Each one
+ * that is not a thread of @proc yet gets an engine, one by one;
+ * report_clone() of a task already attached adds those it creates
+ * meanwhile.  A task that has an engine but no place in @proc is
+ * leaving it (utp_leave_if_detaching(): its callback is about to answer
+ * UTRACE_DETACH): that callback is waited out, and it gets a new one.
+ */
+static int utp_proc_cover(struct utp_proc *proc)
+{
+	struct task_struct *g, *t;
+	int ret;
+
+	for (;;) {
+		struct utrace_engine *leaving = NULL, *e;
+		struct task_struct *todo = NULL;
+		bool has;
+
+		rcu_read_lock();
+		for_each_process_thread(g, t) {
+			if (READ_ONCE(t->mm) != proc->mm ||
+			    (t->flags & PF_EXITING))
+				continue;
+			spin_lock(&proc->lock);
+			has = utp_proc_has(proc, t);
+			spin_unlock(&proc->lock);
+			if (has)
+				continue;
+			e = utrace_attach_task(t, UTRACE_ATTACH_MATCH_OPS,
+					       &utp_ops, NULL);
+			if (!IS_ERR(e))
+				leaving = e;
+			todo = get_task_struct(t);
+			/* a break would leave only the inner loop */
+			goto found;
+		}
+found:
+		rcu_read_unlock();
+		if (!todo)
+			return 0;
+		if (leaving) {
+			while (utrace_barrier(todo, leaving) == -ERESTARTSYS)
+				schedule_timeout_uninterruptible(1);
+			utrace_engine_put(leaving);
+		}
+		ret = utp_thread_attach(proc, todo);
+		put_task_struct(todo);
+		/* added by its creator's clone report meanwhile */
+		if (ret == -EEXIST)
+			cond_resched();
+		else if (ret)
+			return ret;
+	}
+}
+
+/*
+ * A process that had no point left had its threads let go
+ * (utp_proc_idle()); a new point comes: those still attached stay, the
+ * others get an engine again.  false if it is dead already.
+ */
+static bool utp_proc_revive(struct utp_proc *proc, int *ret)
+{
+	bool revive;
+
+	spin_lock(&proc->lock);
+	if (proc->dead) {
+		spin_unlock(&proc->lock);
+		return false;
+	}
+	revive = proc->detaching;
+	proc->detaching = false;
+	spin_unlock(&proc->lock);
+	*ret = revive ? utp_proc_cover(proc) : 0;
+	return true;
+}
+
+/*
+ * The utp_proc of @task's process, made if needed: every thread gets an
+ * engine.  Threads created meanwhile get theirs from report_clone().
+ */
+struct utp_proc *utp_proc_get(struct task_struct *task)
+{
+	struct mm_struct *mm = get_task_mm(task);
+	struct utp_proc *proc;
+	int ret = 0;
+
+	lockdep_assert_held(&utp_mutex);
+	if (!mm)
+		return ERR_PTR(-ESRCH);
+	if (!utp_arch_mm_ok(mm)) {
+		mmput(mm);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	proc = utp_proc_find(mm);
+	/* emptied meanwhile by the last thread letting go: a new one */
+	if (proc && utp_proc_revive(proc, &ret) &&
+	    !(ret == -ESRCH && READ_ONCE(proc->dead))) {
+		mmput(mm);
+		return ret ? ERR_PTR(ret) : proc;
+	}
+	proc = kzalloc(sizeof(*proc), GFP_KERNEL);
+	if (!proc) {
+		mmput(mm);
+		return ERR_PTR(-ENOMEM);
+	}
+	kref_init(&proc->kref);
+	INIT_LIST_HEAD(&proc->node);
+	proc->mm = mm;
+	mmgrab(mm);
+	mmput(mm);
+	proc->tgid = task_tgid_nr(task);
+	xa_init(&proc->points);
+	xa_init(&proc->slots);
+	spin_lock_init(&proc->lock);
+	INIT_LIST_HEAD(&proc->threads);
+	init_waitqueue_head(&proc->wq);
+	mutex_init(&proc->xol_lock);
+	INIT_LIST_HEAD(&proc->xols);
+	INIT_WORK(&proc->free_work, utp_proc_free_work);
+
+	ret = utp_proc_cover(proc);
+	if (list_empty(&proc->threads) || READ_ONCE(proc->dead)) {
+		/* its teardown is queued, once, by whoever emptied it */
+		utp_proc_free_if_empty(proc);
+		if (!list_empty(&proc->node))
+			list_del_init(&proc->node);
+		return ERR_PTR(ret ?: -ESRCH);
+	}
+	/* on failure, the threads attached so far stay, harmlessly */
+	list_add(&proc->node, &utp_procs);
+	hash_add_rcu(utp_mms, &proc->mm_node, (unsigned long)proc->mm);
+	/* its mmap()s may replace probed text: see utp_drop_stale() */
+	static_branch_inc(&utprobe_mmap_key);
+	proc->mmap_key = true;
+	if (ret)
+		return ERR_PTR(ret);
+	return proc;
+}
+
+/* current's thread state, if its process is probed. */
+struct utp_thread *utp_current_thread(void)
+{
+	struct utrace_engine *engine;
+	struct utp_thread *ut;
+
+	engine = utrace_attach_task(current, UTRACE_ATTACH_MATCH_OPS,
+				    &utp_ops, NULL);
+	if (IS_ERR(engine))
+		return NULL;
+	ut = engine->data;
+	utrace_engine_put(engine);
+	return ut;
+}
+
+/* While current waits for utp_mutex, a quiescer need not wait for it. */
+void utp_set_in_work(struct utp_thread *ut, bool in_work)
+{
+	if (!ut)
+		return;
+	spin_lock(&ut->proc->lock);
+	ut->in_work = in_work;
+	wake_up_all(&ut->proc->wq);
+	spin_unlock(&ut->proc->lock);
+}

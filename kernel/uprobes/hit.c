@@ -1,0 +1,606 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * utprobes: hits.  The fast path in the int3 trap (utp_trap(), from the
+ * die notifier), the task_work that finishes a hit on the way back to
+ * user mode, and the slow path in the engine's report_signal(): the
+ * handlers, then the instruction emulated or stepped out of line.
+ */
+#include "internal.h"
+#include <trace/events/utprobes.h>
+
+/*
+ * The engine's callbacks.
+ */
+
+/* Signals that came during a step go to the thread again after it. */
+static void utp_send_delayed(struct utp_thread *ut)
+{
+	struct utp_delayed *d, *next;
+
+	list_for_each_entry_safe(d, next, &ut->delayed, node) {
+		list_del(&d->node);
+		send_sig_info(d->info.si_signo, &d->info, current);
+		kfree(d);
+	}
+}
+
+static void utp_end_step(struct utp_thread *ut)
+{
+	ut->stepping = false;
+	utp_set_events(ut, UTP_EVENTS);
+	utp_send_delayed(ut);
+}
+
+/*
+ * Leave @ut's process if its last point has gone, at a report where the
+ * thread holds nothing of it: no step, no hit under way or queued.  A
+ * hit in progress is followed by another report (utp_hit_work(),
+ * utp_hit()).  Runs in @ut's thread.
+ */
+static bool utp_leave_if_detaching(struct utp_thread *ut)
+{
+	struct utp_proc *proc = ut->proc;
+
+	if (!READ_ONCE(proc->detaching) || ut->stepping || ut->in_hit ||
+	    READ_ONCE(ut->hit_queued))
+		return false;
+	/*
+	 * A SIGTRAP queued by an int3 hit before the point went: its report
+	 * runs the original instruction (utp_hit()), and then lets go.
+	 */
+	if (sigismember(&current->pending.signal, SIGTRAP))
+		return false;
+	/* decided and done under the lock: see utp_proc_cover() */
+	spin_lock(&proc->lock);
+	if (!proc->detaching) {
+		/* a new probe came first */
+		spin_unlock(&proc->lock);
+		return false;
+	}
+	utp_thread_unlink(ut);
+	spin_unlock(&proc->lock);
+	xa_cmpxchg(&utp_tids, ut->tid, ut, NULL, 0);
+	utp_proc_free_if_empty(proc);
+	utp_thread_free(ut);
+	return true;
+}
+
+/*
+ * What a thread that is not stepping answers: stop if quiescing, detach
+ * if its process has no point left.  @ut may be gone after this.
+ */
+u32 utp_resume(struct utp_thread *ut)
+{
+	if (utp_stop_if_quiescing(ut))
+		return UTRACE_STOP;
+	return utp_leave_if_detaching(ut) ? UTRACE_DETACH : UTRACE_RESUME;
+}
+
+u32 utp_report_quiesce(enum utrace_resume_action action,
+		       struct utrace_engine *engine,
+		       struct task_struct *task, unsigned long event)
+{
+	struct utp_thread *ut = engine->data;
+
+	/* before an event's own callback, that callback answers */
+	if (event)
+		return UTRACE_RESUME;
+	if (ut->stepping)
+		return UTRACE_SINGLESTEP;
+	return utp_resume(ut);
+}
+
+/*
+ * Run the handlers of the probes at @pt; in the int3 trap if @trap.  A
+ * probe is added to a point under running threads: one whose handler
+ * may sleep, added since the trap found every handler there safe to run
+ * in it, misses that hit, which came before its registration ended.
+ */
+static void utp_run_handlers(struct utp_thread *ut, struct utp_point *pt,
+			     struct pt_regs *regs, bool trap)
+{
+	struct utp_consumer *c;
+
+	list_for_each_entry_rcu(c, &pt->consumers, point_node, true) {
+		struct utprobe *up = c->up;
+
+		/* unregistered from a handler, and going */
+		if (READ_ONCE(up->gone))
+			continue;
+		if (trap && up->handler && !(up->flags & UTPROBE_TRAP_SAFE))
+			continue;
+		this_cpu_inc(*up->hits);
+		trace_utprobe_hit(up, instruction_pointer(regs));
+		if (up->handler)
+			up->handler(up, regs);
+	}
+}
+
+/*
+ * What a hit of @pt does before its instruction runs: returns that end
+ * there, the handlers, calls followed from there; in the int3 trap if
+ * @trap.  The ip is at the point.  Returns true if a handler moved the
+ * thread elsewhere.
+ */
+static bool utp_hit_handlers(struct utp_thread *ut, struct utp_point *pt,
+			     struct pt_regs *regs, bool trap)
+{
+	unsigned long bp = instruction_pointer(regs);
+
+	ut->in_handler = true;
+	if (READ_ONCE(pt->ret_site) && ut->rets)
+		utp_ret_hit(ut, pt, regs, trap);
+	if (instruction_pointer(regs) == bp)
+		utp_run_handlers(ut, pt, regs, trap);
+	ut->in_handler = false;
+	if (instruction_pointer(regs) != bp)
+		return true;
+	utp_ret_enter(ut, pt, regs, trap);
+	return false;
+}
+
+/*
+ * A hit taken on the fast path, on the way back to user mode: the point
+ * is emulated or runs through its slot.  If the process is being
+ * quiesced meanwhile, or the point has gone, the thread goes back to the
+ * int3, to trap again.
+ */
+static void __utp_hit_work(struct utp_thread *ut)
+{
+	struct pt_regs *regs = task_pt_regs(current);
+	unsigned long bp = ut->hit_bp, slot;
+	struct utp_point *pt;
+
+	if (current->flags & PF_EXITING)
+		return;
+	instruction_pointer_set(regs, bp);
+	if (ut->hit_emulate) {
+		/* the trap ran the handlers; the stack was not at hand */
+		ut->hit_emulate = false;
+		if (utp_arch_emulate(&ut->hit_ai, bp, regs))
+			ut->replay_bp = bp;
+		return;
+	}
+	if (READ_ONCE(ut->proc->quiescing))
+		return;
+	rcu_read_lock();
+	pt = xa_load(&ut->proc->points, bp);
+	rcu_read_unlock();
+	if (!pt || READ_ONCE(pt->stale) ||
+	    utp_hit_handlers(ut, pt, regs, false))
+		return;
+	if (!utp_arch_emulate(&pt->ai, bp, regs))
+		return;
+	slot = utp_arch_insn_through(&pt->ai) ? utp_slot(ut->proc, pt) : 0;
+	if (slot) {
+		instruction_pointer_set(regs, slot);
+		return;
+	}
+	/* removed meanwhile: its instruction is back in place */
+	if (READ_ONCE(pt->gone))
+		return;
+	/*
+	 * The emulated stack access faulted, or no out-of-line area: the
+	 * slow path takes it from the int3 again, without the handlers.
+	 * It runs the instruction out of line, whose own fault is then
+	 * delivered as if at @bp.
+	 */
+	ut->replay_bp = bp;
+}
+
+static void utp_hit_work(struct callback_head *cb)
+{
+	struct utp_thread *ut = container_of(cb, struct utp_thread, hit_work);
+	int idx;
+
+	idx = srcu_read_lock(&utp_srcu);
+	__utp_hit_work(ut);
+	srcu_read_unlock(&utp_srcu, idx);
+	/* only now, with the point let go, may a quiescer count it asleep */
+	WRITE_ONCE(ut->hit_queued, false);
+	/* its process lost its last point meanwhile: report to let go */
+	if (READ_ONCE(ut->proc->detaching))
+		utp_control(current, ut->engine, UTRACE_REPORT);
+}
+
+enum utp_trap_result {
+	UTP_TRAP_DONE,		/* the hit is over */
+	UTP_TRAP_EMULATE,	/* handlers run, the instruction to emulate */
+	UTP_TRAP_QUEUE,		/* all of it for the task_work */
+};
+
+/*
+ * Can the calls followed from a hit of @pt, at a function's entry, be
+ * followed in the trap?  Only to a return site that is there already.
+ */
+static bool utp_trap_enter_ok(struct utp_thread *ut, struct pt_regs *regs)
+{
+	unsigned long stack = utp_arch_ret_slot(regs);
+
+	/* no call to follow: the missed count takes it, anywhere */
+	if (!stack)
+		return true;
+	if (utp_read_word(stack, &ut->trap_ra, true))
+		return false;
+	ut->trap_site = utp_ret_site_trap(ut->proc, ut->trap_ra);
+	return ut->trap_site;
+}
+
+/*
+ * Can the returns that end at the return site @pt be reported in the
+ * trap?  If every return handler of theirs may run there.
+ */
+static bool utp_trap_returns_ok(struct utp_thread *ut, struct utp_point *pt,
+				struct pt_regs *regs)
+{
+	unsigned long stack = utp_arch_ret_popped(regs), ra;
+	struct utp_ret *ri;
+
+	if (utp_read_word(stack, &ra, true))
+		return false;
+	ut->trap_returning = ra == pt->vaddr;
+	if (!ut->trap_returning)
+		return true;
+	for (ri = ut->rets; ri && ri->stack <= stack; ri = ri->next) {
+		struct utprobe *up = utp_ret_up(ri);
+
+		if (up && !(up->flags & UTPROBE_TRAP_SAFE))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The whole hit in the trap, interrupts off, if it can be: every handler
+ * and return handler there trap-safe, any return site it needs made
+ * already, and an emulated instruction or a slot made already.  An
+ * emulated stack access that would fault is left to the task_work.
+ */
+static enum utp_trap_result utp_trap_hit(struct utp_thread *ut,
+					 struct utp_point *pt,
+					 struct pt_regs *regs,
+					 unsigned long bp)
+{
+	/* pairs with the release in utp_slot() */
+	unsigned long slot = smp_load_acquire(&pt->slot);
+	struct utp_consumer *c;
+	bool enter = false;
+	int ret;
+
+	if (!utp_arch_insn_emulated(&pt->ai) && !slot)
+		return UTP_TRAP_QUEUE;
+	ut->trap_site = NULL;
+	ut->trap_returning = -1;
+	list_for_each_entry_rcu(c, &pt->consumers, point_node, true) {
+		struct utprobe *up = c->up;
+
+		if ((up->handler || up->ret_handler) &&
+		    !(up->flags & UTPROBE_TRAP_SAFE))
+			return UTP_TRAP_QUEUE;
+		enter |= up->ret_handler && !READ_ONCE(up->gone);
+	}
+	instruction_pointer_set(regs, bp);
+	if (enter && !utp_trap_enter_ok(ut, regs))
+		return UTP_TRAP_QUEUE;
+	if (READ_ONCE(pt->ret_site) && ut->rets &&
+	    !utp_trap_returns_ok(ut, pt, regs))
+		return UTP_TRAP_QUEUE;
+	if (utp_hit_handlers(ut, pt, regs, true))
+		return UTP_TRAP_DONE;	/* a handler moved the thread */
+	if (!utp_arch_insn_emulated(&pt->ai)) {
+		instruction_pointer_set(regs, slot);	/* runs through it */
+		return UTP_TRAP_DONE;
+	}
+	pagefault_disable();
+	ret = utp_arch_emulate(&pt->ai, bp, regs);
+	pagefault_enable();
+	return ret ? UTP_TRAP_EMULATE : UTP_TRAP_DONE;
+}
+
+/**
+ * utp_trap - the fast path of a hit, from the int3 trap
+ * @regs:	the user registers of current, ip after the int3
+ * @bp:		the int3's address
+ *
+ * Runs in the trap with interrupts off, for every user int3 of a probed
+ * thread: it notes @bp, so that only the SIGTRAP of this trap is taken
+ * for a hit.  If @bp is a point of current's process that needs no
+ * single step, the thread is not single-stepped by a tracer and the
+ * process is not being quiesced, takes the hit there or queues it to
+ * run on the way back to user mode.
+ *
+ * Return: true if the hit was taken (no SIGTRAP is to be sent).
+ */
+static bool utp_trap(struct pt_regs *regs, unsigned long bp)
+{
+	enum utp_trap_result res;
+	struct utp_thread *ut;
+	struct utp_point *pt;
+
+	/*
+	 * A thread looks up only its own pid: what it finds is its own
+	 * state, which goes only at its death or exec, or nothing.
+	 */
+	ut = xa_load(&utp_tids, task_pid_nr(current));
+	if (!ut || ut->task != current)
+		return false;
+	/* a SIGTRAP with SI_KERNEL is this int3's only if it comes next */
+	ut->int3_bp = bp;
+	/* a thread stepped by a ptracer takes the slow path: __utp_hit() */
+	if (utp_arch_user_stepping(regs) || ut->stepping || ut->hit_queued ||
+	    ut->dbg_bp || READ_ONCE(ut->proc->quiescing) ||
+	    READ_ONCE(ut->proc->dead))
+		return false;
+	/* see __utp_hit_work(); any other hit forgets it */
+	if (ut->replay_bp) {
+		if (ut->replay_bp == bp)
+			return false;
+		ut->replay_bp = 0;
+	}
+	pt = xa_load(&ut->proc->points, bp);
+	if (!pt || READ_ONCE(pt->stale) || READ_ONCE(pt->dbg_bp) ||
+	    !(utp_arch_insn_emulated(&pt->ai) ||
+	      utp_arch_insn_through(&pt->ai)))
+		return false;
+	ut->hit_bp = bp;
+	res = utp_trap_hit(ut, pt, regs, bp);
+	if (res == UTP_TRAP_DONE)
+		return true;
+	ut->hit_emulate = res == UTP_TRAP_EMULATE;
+	if (ut->hit_emulate)
+		ut->hit_ai = pt->ai;
+	ut->hit_queued = true;
+	init_task_work(&ut->hit_work, utp_hit_work);
+	if (task_work_add(current, &ut->hit_work, TWA_RESUME)) {
+		/*
+		 * Exiting: it will not run user code again.  Handlers that
+		 * ran here must not run again in report_signal().
+		 */
+		ut->hit_queued = false;
+		ut->hit_emulate = false;
+		return res == UTP_TRAP_EMULATE;
+	}
+	return true;
+}
+
+/* The arch's breakpoint traps reach utp_trap() through the die notifiers. */
+static int utp_trap_notify(struct notifier_block *nb, unsigned long val,
+			   void *data)
+{
+	struct pt_regs *regs = utp_arch_trap_regs(val, data);
+
+	if (!regs)
+		return NOTIFY_DONE;
+	return utp_trap(regs, utp_bp_addr(regs)) ? NOTIFY_STOP : NOTIFY_DONE;
+}
+
+/*
+ * Ahead of mainline uprobes' notifier, which would take a utprobe int3 in
+ * a process with mainline uprobes for one of its own, and send the
+ * SIGTRAP itself.
+ */
+static struct notifier_block utp_trap_nb = {
+	.notifier_call = utp_trap_notify,
+	.priority = INT_MAX,
+};
+
+/* Hook the breakpoint trap for the fast path; at boot. */
+int __init utp_trap_init(void)
+{
+	return register_die_notifier(&utp_trap_nb);
+}
+
+/* A hit is over: the thread goes on, or stops for its ptracer's step. */
+static u32 utp_hit_done(bool user_step, struct pt_regs *regs)
+{
+	if (user_step)
+		utp_arch_step_trap(regs);
+	return UTRACE_SIGNAL_IGN | UTRACE_RESUME;
+}
+
+/* The int3 at @bp was hit; see utp_hit(). */
+static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
+		     unsigned long bp, u32 action)
+{
+	bool replay = ut->replay_bp == bp, user_step;
+	struct utp_point *pt;
+	unsigned long slot;
+	u8 byte;
+
+	ut->replay_bp = 0;
+	rcu_read_lock();
+	pt = xa_load(&ut->proc->points, bp);
+	rcu_read_unlock();
+	/* an int3 in new text at a stale point's place is not ours */
+	if (pt && READ_ONCE(pt->stale))
+		return utrace_signal_action(action) | UTRACE_RESUME;
+	/*
+	 * Back at a debugger's breakpoint it stopped at: a replay too.  An
+	 * int3 that is no point (a debugger's elsewhere) keeps the record.
+	 */
+	if (pt) {
+		if (ut->dbg_bp == bp && ut->dbg_sp == user_stack_pointer(regs))
+			replay = true;
+		ut->dbg_bp = 0;
+	}
+	if (!pt) {
+		/* removed since it trapped: run the original instruction */
+		if (!get_user(byte, (u8 __user *)bp) && byte != UTP_BREAK_INSN) {
+			instruction_pointer_set(regs, bp);
+			return UTRACE_SIGNAL_IGN | utp_resume(ut);
+		}
+		return utrace_signal_action(action) | UTRACE_RESUME;
+	}
+	if (utp_stop_if_quiescing(ut)) {
+		/* hit it again once let go, if it is still there */
+		if (replay)
+			ut->replay_bp = bp;
+		instruction_pointer_set(regs, bp);
+		return UTRACE_SIGNAL_IGN | UTRACE_STOP;
+	}
+
+	/*
+	 * A thread single-stepped by a ptracer (or its own TF) steps the
+	 * probed instruction as one: the hit ends in the step's trap.
+	 */
+	user_step = utp_arch_user_stepping(regs);
+	instruction_pointer_set(regs, bp);
+	/* a replay of a fast-path hit whose handlers ran: they do not again */
+	if (!replay && utp_hit_handlers(ut, pt, regs, false))
+		return utp_hit_done(user_step, regs);
+	if (READ_ONCE(pt->dbg_bp)) {
+		/*
+		 * A debugger's int3 is here too: the trap is its own as well.
+		 * When the thread comes back here (the debugger rewinds to
+		 * its breakpoint, takes it out and resumes), that is not a
+		 * hit again, unless it stepped anywhere else first.
+		 */
+		instruction_pointer_set(regs, bp + UTP_BREAK_INSN_SIZE);
+		ut->dbg_bp = bp;
+		ut->dbg_sp = user_stack_pointer(regs);
+		return utrace_signal_action(action) | utp_resume(ut);
+	}
+	if (!utp_arch_emulate(&pt->ai, bp, regs))
+		return utp_hit_done(user_step, regs);
+
+	slot = utp_slot(ut->proc, pt);
+	if (!slot && READ_ONCE(pt->gone)) {
+		/* removed meanwhile: its instruction is back in place */
+		instruction_pointer_set(regs, bp);
+		return UTRACE_SIGNAL_IGN | utp_resume(ut);
+	}
+	if (!slot) {
+		/* no out-of-line area: the thread cannot go on */
+		force_sig(SIGSEGV);
+		return UTRACE_SIGNAL_IGN | UTRACE_RESUME;
+	}
+	if (utp_arch_insn_through(&pt->ai) && !user_step) {
+		/* the slot jumps back by itself */
+		instruction_pointer_set(regs, slot);
+		return UTRACE_SIGNAL_IGN | utp_resume(ut);
+	}
+	utp_arch_pre_step(&pt->ai, slot, regs);
+	/* the point may go during the step: the step needs only these */
+	ut->stepping = true;
+	ut->step_ai = pt->ai;
+	ut->step_vaddr = bp;
+	ut->step_slot = slot;
+	ut->user_step = user_step;
+	ut->user_step_traced = user_step && current->ptrace;
+	/* see every signal until the step is over, to hold them back */
+	utp_set_events(ut, UTP_EVENTS | UTRACE_EVENT_SIGNAL_ALL);
+	return UTRACE_SIGNAL_IGN | UTRACE_SINGLESTEP;
+}
+
+/*
+ * The int3 at @bp was hit: the slow path.  While the thread holds the
+ * point (handlers, the slot's allocation may sleep), a quiescer must not
+ * count it asleep (utp_quiescent()).
+ */
+static u32 utp_hit(struct utp_thread *ut, struct pt_regs *regs,
+		   unsigned long bp, u32 action)
+{
+	u32 ret;
+	int idx;
+
+	WRITE_ONCE(ut->in_hit, true);
+	idx = srcu_read_lock(&utp_srcu);
+	ret = __utp_hit(ut, regs, bp, action);
+	srcu_read_unlock(&utp_srcu, idx);
+	WRITE_ONCE(ut->in_hit, false);
+	/* the point went meanwhile, and the process's last with it */
+	if (utrace_resume_action(ret) == UTRACE_RESUME &&
+	    utp_leave_if_detaching(ut))
+		ret = (ret & ~UTRACE_RESUME_MASK) | UTRACE_DETACH;
+	return ret;
+}
+
+/* Can an instruction's fault be @signo? */
+static bool utp_fault_signal(int signo)
+{
+	return signo == SIGSEGV || signo == SIGBUS || signo == SIGFPE ||
+	       signo == SIGILL || signo == SIGTRAP;
+}
+
+/* A signal while the thread steps a displaced instruction. */
+static u32 utp_signal_stepping(struct utp_thread *ut, struct pt_regs *regs,
+			       kernel_siginfo_t *info, u32 action)
+{
+	struct utp_delayed *d;
+	int signo = info ? info->si_signo : 0;
+
+	if (utrace_signal_action(action) == UTRACE_SIGNAL_REPORT ||
+	    utrace_signal_action(action) == UTRACE_SIGNAL_HANDLER)
+		return utrace_signal_action(action) | UTRACE_SINGLESTEP;
+
+	/*
+	 * The step is done, wherever it left the thread: at its slot again
+	 * too, after a loop or jrcxz that branched to itself.
+	 */
+	if (signo == SIGTRAP && info->si_code == TRAP_TRACE) {
+		if (utp_arch_post_step(&ut->step_ai, ut->step_vaddr,
+				       ut->step_slot, regs))
+			force_sig(SIGSEGV);
+		else if (ut->user_step &&
+			 (!ut->user_step_traced || current->ptrace))
+			/* the trap of the step, unless its tracer has gone */
+			utp_arch_step_trap(regs);
+		utp_end_step(ut);
+		return UTRACE_SIGNAL_IGN | utp_resume(ut);
+	}
+	if (instruction_pointer(regs) == ut->step_slot && info &&
+	    info->si_code > 0 && utp_fault_signal(signo)) {
+		/* the instruction faulted: as if at its own address */
+		utp_arch_abort_step(ut->step_vaddr, regs);
+		utp_end_step(ut);
+		return utrace_signal_action(action) | UTRACE_RESUME;
+	}
+	if (!valid_signal(signo) || !signo)
+		return utrace_signal_action(action) | UTRACE_SINGLESTEP;
+	/* anything else waits until the step is over */
+	d = kmalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return utrace_signal_action(action) | UTRACE_SINGLESTEP;
+	copy_siginfo(&d->info, info);
+	list_add_tail(&d->node, &ut->delayed);
+	return UTRACE_SIGNAL_IGN | UTRACE_SINGLESTEP;
+}
+
+u32 utp_report_signal(u32 action, struct utrace_engine *engine,
+		      struct task_struct *task, struct pt_regs *regs,
+		      kernel_siginfo_t *info,
+		      const struct k_sigaction *orig_ka,
+		      struct k_sigaction *return_ka)
+{
+	struct utp_thread *ut = engine->data;
+
+	if (ut->stepping)
+		return utp_signal_stepping(ut, regs, info, action);
+	if (utrace_signal_action(action) == UTRACE_SIGNAL_REPORT)
+		return UTRACE_SIGNAL_REPORT | utp_resume(ut);
+	if (info && info->si_code > 0 && utp_fault_signal(info->si_signo)) {
+		/* a fault of an instruction run through its slot */
+		void *vaddr = xa_load(&ut->proc->slots,
+				      instruction_pointer(regs));
+
+		if (vaddr)
+			utp_arch_abort_step(xa_to_value(vaddr), regs);
+	}
+	/*
+	 * A step after its stop that did not end at its breakpoint: the
+	 * instruction ran (a debugger's copy of it, out of line).
+	 */
+	if (info && info->si_signo == SIGTRAP && info->si_code == TRAP_TRACE &&
+	    instruction_pointer(regs) != ut->dbg_bp)
+		ut->dbg_bp = 0;
+	/*
+	 * The SIGTRAP of an int3 this thread trapped on (a tracer can send
+	 * one with SI_KERNEL too, from a syscall stop).
+	 */
+	if (info && info->si_signo == SIGTRAP && info->si_code == SI_KERNEL &&
+	    ut->int3_bp == utp_bp_addr(regs)) {
+		ut->int3_bp = 0;
+		return utp_hit(ut, regs, utp_bp_addr(regs), action);
+	}
+	return utrace_signal_action(action) | utp_resume(ut);
+}

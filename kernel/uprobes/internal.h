@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * utprobes internals: what the files of kernel/uprobes/ share.  The
+ * design, its locking and lifetimes are described at the top of core.c.
+ */
+#ifndef _KERNEL_UPROBES_INTERNAL_H
+#define _KERNEL_UPROBES_INTERNAL_H
+
+#include <linux/delay.h>
+#include <linux/elf.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/hashtable.h>
+#include <linux/highmem.h>
+#include <linux/jump_label.h>
+#include <linux/kdebug.h>
+#include <linux/kref.h>
+#include <linux/list_sort.h>
+#include <linux/memcontrol.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/mmu_notifier.h>
+#include <linux/pagemap.h>
+#include <linux/percpu.h>
+#include <linux/ptrace.h>
+#include <linux/rmap.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/shmem_fs.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/srcu.h>
+#include <linux/swap.h>
+#include <linux/task_work.h>
+#include <linux/utprobes.h>
+#include <linux/utrace.h>
+#include <linux/wait.h>
+#include <linux/wait_bit.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <asm/tlbflush.h>
+#include <asm/utprobes.h>
+
+/* The address of the breakpoint a thread trapped on, from its registers. */
+static inline unsigned long utp_bp_addr(struct pt_regs *regs)
+{
+	return instruction_pointer(regs) - UTP_BREAK_INSN_SIZE;
+}
+
+/* The out-of-line area: slots within this distance of the points they serve. */
+#define UTP_XOL_PAGES	16
+#define UTP_XOL_SIZE	(UTP_XOL_PAGES * PAGE_SIZE)
+#define UTP_XOL_REACH	(SZ_1G)
+/*
+ * Points per process at most.  The probed process chooses where return
+ * sites go and how often it maps a probed file, so what it makes us
+ * allocate is bounded, and charged to its memory cgroup.
+ */
+#define UTP_POINTS_MAX	65536
+/* Notes of followed calls a thread keeps for reuse. */
+#define UTP_RET_CACHE	8
+
+/* Engine events: hits, fork and thread creation, exec, death. */
+#define UTP_EVENTS	(UTRACE_EVENT(QUIESCE) | UTRACE_EVENT(SIGNAL) | \
+			 UTRACE_EVENT(SIGNAL_CORE) | UTRACE_EVENT(CLONE) | \
+			 UTRACE_EVENT(EXEC) | UTRACE_EVENT(DEATH))
+
+/* A probe's place at one point. */
+struct utp_consumer {
+	struct list_head point_node;	/* in point->consumers */
+	struct list_head probe_node;	/* in up->consumers */
+	struct utprobe *up;
+	struct utp_point *point;
+	unsigned long ref_vaddr;	/* the semaphore it raised, or 0 */
+	struct rcu_head rcu;
+};
+
+/* A probed instruction in one process. */
+struct utp_point {
+	unsigned long vaddr;
+	struct utp_proc *proc;
+	struct utp_arch_insn ai;
+	unsigned long slot;		/* 0 until first stepped; acquire */
+	struct list_head consumers;
+	bool ret_site;			/* a followed call returns here */
+	bool arming;			/* a new return site, int3 not in yet */
+	bool stale;			/* mapped over; see utp_mark_stale() */
+	bool dbg_bp;			/* a debugger's int3 is under ours */
+	bool gone;			/* out of the process; under xol_lock */
+	unsigned long moved_to;		/* its int3's place after mremap() */
+	struct rcu_head rcu;		/* freed after the hit paths' readers */
+};
+
+/* Part of the out-of-line area of a process. */
+struct utp_xol {
+	struct vm_special_mapping sm;
+	struct kref kref;		/* the process's and the vma's */
+	struct list_head node;		/* in proc->xols, under xol_lock */
+	unsigned long start;
+	unsigned int used;		/* slots handed out; never reused */
+	struct page *pages[UTP_XOL_PAGES];
+};
+
+/* A probed process (one mm). */
+struct utp_proc {
+	struct list_head node;		/* in utp_procs */
+	struct hlist_node mm_node;	/* in utp_mms */
+	struct rcu_head rcu;		/* freed after utp_mms's readers */
+	struct kref kref;
+	struct mm_struct *mm;		/* mmgrab()ed */
+	pid_t tgid;
+	struct xarray points;		/* vaddr -> struct utp_point */
+	atomic_t npoints;		/* in @points; UTP_POINTS_MAX at most */
+	struct xarray slots;		/* slot -> its instruction's address */
+	spinlock_t lock;		/* threads, quiescing, detaching */
+	struct list_head threads;	/* and each one's ->stopped */
+	bool quiescing;
+	bool detaching;			/* no point left: threads let go */
+	bool dead;			/* emptied: takes no thread, is freed */
+	bool unsynced;			/* int3s in, utp_sync() to come */
+	u64 removed;			/* last removal, to finish after its */
+	bool ret_sweep;			/* grace period (utp_after_removals()); */
+					/* a return probe among them */
+	bool mmap_key;			/* holds utprobe_mmap_key on */
+	bool ref_pending;		/* a semaphore not mapped yet */
+	wait_queue_head_t wq;		/* the quiescer waits here */
+	struct mutex xol_lock;		/* xols and slot allocation */
+	struct list_head xols;
+	struct work_struct free_work;
+};
+
+/* A thread of a probed process: the data of its engine. */
+struct utp_thread {
+	struct list_head node;		/* in proc->threads, under proc->lock */
+	struct task_struct *task;	/* referenced */
+	pid_t tid;			/* its key in utp_tids */
+	struct utrace_engine *engine;	/* referenced */
+	struct utp_proc *proc;
+	bool stopped;			/* quiesced for the quiescer */
+	bool unstop;			/* resume it again, after its callback */
+	bool in_work;			/* in utp_mmap_work(): as good */
+	bool idle;			/* off CPU, asleep, when asked */
+	unsigned long idle_switches;	/* its context switches then */
+	bool in_handler;		/* running probe handlers */
+	bool in_hit;			/* in the slow path of a hit */
+	bool stepping;			/* stepping a displaced instruction: */
+	struct utp_arch_insn step_ai;	/* ... this one, a copy of its point's */
+	unsigned long step_vaddr;	/* ... from here */
+	unsigned long step_slot;	/* ... in this slot */
+	bool user_step;			/* single-stepped at the hit */
+	bool user_step_traced;		/* ... by a ptracer */
+	struct list_head delayed;	/* signals that came mid-step */
+	struct utp_fork_work *fork_pending; /* for the child being forked */
+	struct utp_ret *rets;		/* calls followed, newest first */
+	unsigned int depth;		/* how many */
+	struct utp_ret *ret_cache;	/* notes to reuse; see utp_ret_alloc() */
+	unsigned int ncached;		/* how many */
+	/* what utp_trap_hit() read of the stack, for the hit in the trap */
+	struct utp_point *trap_site;	/* the return site of the call */
+	unsigned long trap_ra;		/* ... its return address */
+	int trap_returning;		/* 1 a return, 0 not, -1 not read */
+	struct callback_head hit_work;	/* a hit taken on the fast path */
+	unsigned long hit_bp;		/* its address */
+	bool hit_queued;
+	bool hit_emulate;		/* done in the trap but for this: */
+	struct utp_arch_insn hit_ai;	/* the instruction to emulate */
+	unsigned long replay_bp;	/* hit again, handlers run already */
+	unsigned long int3_bp;		/* the last user int3 it trapped on */
+	unsigned long dbg_bp;		/* stopped for a debugger's int3 there */
+	unsigned long dbg_sp;		/* ... with this stack pointer */
+};
+
+/*
+ * A return probe, as the notes of the calls it follows know it: the
+ * probe while it is registered, NULL once it has gone (read in the hit
+ * paths' read sections, which its unregistration waits out, or under
+ * utp_mutex, under which it is cleared).  The probe holds a reference,
+ * and so does each note: it outlives the probe until the last note
+ * made for it has gone, so that a removal need not look for the notes
+ * in the threads' lists.
+ */
+struct utp_ret_probe {
+	struct utprobe *up;
+	refcount_t ref;
+};
+
+/* A call of a function probed for its return, not returned yet. */
+struct utp_ret {
+	struct utp_ret *next;		/* the call it was made in */
+	struct utp_ret_probe *rp;	/* a reference, or NULL: no probe */
+	unsigned long func;		/* the probed function */
+	unsigned long orig;		/* the real return address */
+	unsigned long stack;		/* where that lies on the stack */
+	u64 entry_ns;
+};
+
+struct utp_delayed {
+	struct list_head node;
+	kernel_siginfo_t info;
+};
+
+/*
+ * One byte of text to change, from @old to @new, at @vaddr: an int3 for
+ * the point @pt of the probe @up, or @pt's own byte back over its int3;
+ * see __utp_poke_page().  @ret is the outcome.
+ */
+struct utp_poke {
+	unsigned long vaddr;
+	u8 old;
+	u8 new;
+	const struct utp_point *pt;
+	const struct utprobe *up;
+	int ret;
+};
+
+struct utp_fork_work {
+	struct callback_head cb;
+	struct xarray kept;		/* vaddr -> struct utp_kept */
+	struct utp_ret *rets;		/* calls of probes on files, newest first */
+	struct list_head node;		/* in utp_forks, once queued */
+	struct mm_struct *mm;		/* the child's; only compared */
+};
+
+/*
+ * How utp_add() goes about it: under the running threads, quiescing them
+ * only where that is needed, the caller synchronising them with the new
+ * text afterwards (utp_sync()); or in a
+ * mapping current has just made, which no thread can be executing yet;
+ * or with our int3 inherited there already from the parent of a fork.
+ */
+enum utp_add_mode {
+	UTP_ADD_LIVE,
+	UTP_ADD_FRESH,
+	UTP_ADD_INHERITED,
+};
+
+/* Serialises all changes; see the top of core.c. */
+extern struct mutex utp_mutex;
+/* Read across the hit paths that may sleep; see utp_point_free(). */
+extern struct srcu_struct utp_srcu;
+/* Probed processes; under utp_mutex. */
+extern struct list_head utp_procs;
+/* The same by mm, for debuggers' accesses: changed under utp_mutex, RCU-read. */
+extern DECLARE_HASHTABLE(utp_mms, 6);
+/* Threads with an engine by pid, for the trap; RCU-read. */
+extern struct xarray utp_tids;
+/* Probes on files (utprobe.file_node); under utp_mutex. */
+extern struct list_head utp_files;
+/*
+ * utprobe_mmap_key (<linux/utprobes.h>) is on while there are probes on
+ * files or probed processes: mmap() then looks for them, and debuggers'
+ * accesses to text for points.
+ */
+
+struct utp_pokes;
+
+/* core.c */
+void utp_proc_release(struct kref *kref);
+void utp_control(struct task_struct *task, struct utrace_engine *engine,
+		 enum utrace_resume_action action);
+void utp_set_events(struct utp_thread *ut, unsigned long events);
+bool utp_stop_if_quiescing(struct utp_thread *ut);
+void utp_proc_free_if_empty(struct utp_proc *proc);
+void utp_thread_unlink(struct utp_thread *ut);
+void utp_thread_leave(struct utp_thread *ut);
+void utp_thread_free(struct utp_thread *ut);
+int utp_thread_attach(struct utp_proc *proc, struct task_struct *task);
+void utp_unquiesce(struct utp_proc *proc);
+void utp_proc_idle(struct utp_proc *proc);
+int utp_quiesce(struct utp_proc *proc);
+void utp_consumer_free(struct utp_consumer *c);
+void utp_point_drop(struct utp_proc *proc, struct utp_point *pt);
+struct utp_proc *utp_proc_find(struct mm_struct *mm);
+struct utp_proc *utp_proc_get(struct task_struct *task);
+struct utp_thread *utp_current_thread(void);
+void utp_set_in_work(struct utp_thread *ut, bool in_work);
+
+/* register.c */
+int utp_add(struct utprobe *up, struct task_struct *task,
+	    unsigned long vaddr, const struct utp_arch_insn *ai,
+	    enum utp_add_mode mode, struct utp_pokes *defer);
+void utp_point_restore(struct utp_proc *proc, struct utp_point *pt);
+bool utp_consumes(struct utp_proc *proc, struct utprobe *up,
+		  unsigned long vaddr);
+
+/* text.c */
+void utp_poke_page_locked(struct mm_struct *mm, struct utp_poke *pk,
+			  unsigned int n, bool restore);
+void __utp_poke_page(struct mm_struct *mm, struct utp_poke *pk,
+		     unsigned int n, bool restore);
+int __utp_poke(struct mm_struct *mm, unsigned long vaddr, u8 old,
+	       u8 new, const struct utp_point *pt,
+	       const struct utprobe *up);
+int utp_poke(struct mm_struct *mm, unsigned long vaddr, u8 old, u8 new);
+void utp_sync(struct utp_proc *proc);
+int utp_read_text(struct mm_struct *mm, unsigned long vaddr,
+		  u8 *buf, int len);
+struct utp_proc *utp_proc_find_rcu(struct mm_struct *mm);
+
+/* xol.c */
+void utp_xol_release(struct kref *kref);
+bool utp_xol_room(struct utp_proc *proc, unsigned long vaddr);
+unsigned long utp_slot(struct utp_proc *proc, struct utp_point *pt);
+
+/* hit.c */
+u32 utp_resume(struct utp_thread *ut);
+u32 utp_report_quiesce(enum utrace_resume_action action,
+		       struct utrace_engine *engine,
+		       struct task_struct *task, unsigned long event);
+u32 utp_report_signal(u32 action, struct utrace_engine *engine,
+		      struct task_struct *task, struct pt_regs *regs,
+		      kernel_siginfo_t *info,
+		      const struct k_sigaction *orig_ka,
+		      struct k_sigaction *return_ka);
+int __init utp_trap_init(void);
+
+/* ret.c */
+struct utprobe *utp_ret_up(const struct utp_ret *ri);
+void utp_ret_probe_put(struct utp_ret_probe *rp);
+void utp_ret_kfree(struct utp_ret *ri);
+void utp_ret_free_all(struct utp_thread *ut);
+struct utp_point *utp_ret_site_trap(struct utp_proc *proc,
+				    unsigned long ra);
+int utp_read_word(unsigned long addr, unsigned long *val, bool trap);
+void utp_ret_enter(struct utp_thread *ut, struct utp_point *pt,
+		   struct pt_regs *regs, bool trap);
+void utp_ret_hit(struct utp_thread *ut, struct utp_point *pt,
+		 struct pt_regs *regs, bool trap);
+void utp_ret_vfork(struct utp_thread *ut, struct utp_thread *cut);
+void utp_ret_fork(struct utp_thread *ut);
+void utp_ret_sweep(struct utp_proc *proc);
+void utp_ret_adopt(struct utp_fork_work *w);
+
+/* file.c */
+int utp_ref_update(struct mm_struct *mm, struct inode *inode,
+		   loff_t off, unsigned long *vaddr, int d);
+void utp_ref_raise(struct utp_proc *proc, struct utp_consumer *c);
+void utp_fork_work_free(struct utp_fork_work *w);
+u32 utp_report_clone(enum utrace_resume_action action,
+		     struct utrace_engine *engine,
+		     struct task_struct *parent,
+		     unsigned long clone_flags,
+		     struct task_struct *child);
+int utp_int3_inherited(struct utp_proc *proc, unsigned long vaddr);
+void utp_fork_work(struct callback_head *cb);
+bool utp_in_scope(struct utprobe *up, struct task_struct *task);
+int utp_read_file_text(struct inode *inode, loff_t offset, u8 *buf,
+		       int len);
+struct task_struct *utp_mm_task(struct mm_struct *mm);
+
+#endif /* _KERNEL_UPROBES_INTERNAL_H */

@@ -1,0 +1,1127 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * utprobes: registration.  A probe becomes a point in each process it
+ * applies to (utp_add()), in batches placed one process at a time, and
+ * leaves them (utp_remove()); registrations from probe handlers are
+ * deferred to a workqueue.  The exported API.
+ */
+#include "internal.h"
+
+/* Removals made, numbering them for utp_after_removals(); under utp_mutex. */
+static u64 utp_removals;
+
+/*
+ * Registration.
+ */
+
+/*
+ * The int3s of a batch's new points in one process, written after all of
+ * them are in the process's table, a page at a time (utp_place_pokes()).
+ */
+struct utp_pokes {
+	struct utp_poke *pk;
+	unsigned int n;
+	unsigned int max;
+};
+
+/*
+ * Make the new point @pt of @proc: in the points first, then its int3 in
+ * the text (or in @defer, to write later), so that a thread that traps
+ * on it finds it.
+ */
+static int utp_point_new(struct utp_proc *proc, struct utprobe *up,
+			 unsigned long vaddr, const struct utp_arch_insn *ai,
+			 enum utp_add_mode mode, struct utp_pokes *defer,
+			 struct utp_point **ptp)
+{
+	struct utp_point *pt;
+	int ret;
+
+	if (atomic_read(&proc->npoints) >= UTP_POINTS_MAX)
+		return -ENOSPC;
+	/* run out of line: a slot must be within reach */
+	if (!utp_arch_insn_emulated(ai) && !utp_xol_room(proc, vaddr))
+		return -ENOMEM;
+	pt = kzalloc(sizeof(*pt), GFP_KERNEL_ACCOUNT);
+	if (!pt)
+		return -ENOMEM;
+	pt->vaddr = vaddr;
+	pt->proc = proc;
+	pt->ai = *ai;
+	INIT_LIST_HEAD(&pt->consumers);
+	ret = xa_insert(&proc->points, vaddr, pt, GFP_KERNEL_ACCOUNT);
+	if (ret) {
+		kfree(pt);
+		return ret;
+	}
+	atomic_inc(&proc->npoints);
+	*ptp = pt;
+	if (mode == UTP_ADD_INHERITED)
+		return 0;
+	if (mode == UTP_ADD_LIVE && defer && defer->n < defer->max) {
+		defer->pk[defer->n++] = (struct utp_poke){
+			.vaddr = vaddr, .old = ai->bytes[0],
+			.new = UTP_BREAK_INSN, .pt = pt, .up = up,
+		};
+		return 0;
+	}
+	ret = __utp_poke(proc->mm, vaddr, ai->bytes[0], UTP_BREAK_INSN, pt, up);
+	if (ret) {
+		utp_point_drop(proc, pt);
+		return ret;
+	}
+	if (mode == UTP_ADD_LIVE)
+		proc->unsynced = true;
+	return 0;
+}
+
+/*
+ * Add @up at @vaddr in @task's process, whose instruction there is @ai,
+ * as @mode says; a new point's int3 goes into @defer if not NULL.
+ * Adding a probe that is there already does nothing.
+ *
+ * Under the running threads, but for two cases that wait until they
+ * are quiesced, to take out what they may still be using: the point of
+ * text that was mapped over (stale), or to find out whose an int3 that
+ * is in the text already is (utp_int3_inherited()).  Called with
+ * utp_mutex held.
+ */
+int utp_add(struct utprobe *up, struct task_struct *task,
+	    unsigned long vaddr, const struct utp_arch_insn *ai,
+	    enum utp_add_mode mode, struct utp_pokes *defer)
+{
+	struct utp_consumer *c;
+	struct utp_point *pt;
+	struct utp_proc *proc;
+	bool quiesced = false;
+	int ret;
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	proc = utp_proc_get(task);
+	if (IS_ERR(proc)) {
+		kfree(c);
+		return PTR_ERR(proc);
+	}
+	/* the text is read and written below: the mm must be live */
+	if (!mmget_not_zero(proc->mm)) {
+		kfree(c);
+		return -ESRCH;
+	}
+again:
+	pt = xa_load(&proc->points, vaddr);
+	if (pt && READ_ONCE(pt->stale)) {
+		/* the old text's, never hit again: it can go if quiesced */
+		ret = -EAGAIN;
+		if (mode == UTP_ADD_LIVE && !quiesced)
+			goto quiesce;
+		if (!quiesced)
+			goto out;
+		utp_point_drop(proc, pt);
+		pt = NULL;
+	}
+	if (!pt) {
+		u8 byte;
+
+		/* an int3 that is not ours: a debugger's, a mainline uprobe's */
+		ret = -EBUSY;
+		if (access_remote_vm(proc->mm, vaddr, &byte, 1, FOLL_FORCE) != 1)
+			ret = -EFAULT;
+		else if (byte != UTP_BREAK_INSN || mode == UTP_ADD_INHERITED)
+			ret = 0;
+		else if (up->inode && mode == UTP_ADD_LIVE && !quiesced)
+			goto quiesce;
+		else if (up->inode && quiesced)
+			ret = utp_int3_inherited(proc, vaddr);
+		if (!ret)
+			ret = utp_point_new(proc, up, vaddr, ai, mode, defer,
+					    &pt);
+		if (ret)
+			goto out;
+	} else {
+		struct utp_consumer *old;
+
+		ret = 0;
+		list_for_each_entry(old, &pt->consumers, point_node)
+			if (old->up == up)
+				goto out;
+	}
+	/*
+	 * Threads may be walking the consumers meanwhile, in the trap too:
+	 * complete before it is published.
+	 */
+	c->up = up;
+	c->point = pt;
+	list_add_tail_rcu(&c->point_node, &pt->consumers);
+	list_add_tail(&c->probe_node, &up->consumers);
+	utp_ref_raise(proc, c);
+	c = NULL;
+out:
+	if (quiesced)
+		utp_unquiesce(proc);
+	/* nothing placed in a process that had nothing: it is let go */
+	if (ret)
+		utp_proc_idle(proc);
+	mmput(proc->mm);
+	kfree(c);
+	return ret;
+quiesce:
+	ret = utp_quiesce(proc);
+	if (ret)
+		goto out;
+	quiesced = true;
+	goto again;
+}
+
+/* Write back the byte @pt's int3 replaced, unless its text is gone. */
+void utp_point_restore(struct utp_proc *proc, struct utp_point *pt)
+{
+	/* not under a debugger's breakpoint, whose int3 it is then */
+	__utp_poke(proc->mm, pt->vaddr, UTP_BREAK_INSN,
+		   utp_arch_insn_opcode(&pt->ai), pt, NULL);
+}
+
+/*
+ * What the removals numbered up to @last leave to after their grace
+ * period, when no thread is still in a hit that saw a probe they removed
+ * (utp_unregister_wait(), begun after them): such a thread may yet add a
+ * return site for a return probe it saw.  Then a process that lost a
+ * return probe sweeps its return sites, and one left with no point lets
+ * its threads go.  A process that a later removal touched waits for
+ * that one's grace period.
+ */
+static void utp_after_removals(u64 last)
+{
+	struct utp_proc *proc;
+
+	mutex_lock(&utp_mutex);
+	list_for_each_entry(proc, &utp_procs, node) {
+		if (!proc->removed || proc->removed > last)
+			continue;
+		if (proc->ret_sweep)
+			utp_ret_sweep(proc);
+		proc->removed = 0;
+		proc->ret_sweep = false;
+		utp_proc_idle(proc);
+	}
+	mutex_unlock(&utp_mutex);
+}
+
+/*
+ * Remove the consumers in @list (all of @up, in one process) and their
+ * points, under the running threads: a thread that reads them meanwhile
+ * does so in a read section of utp_srcu or RCU, which the caller waits
+ * out (utp_unregister_wait()) before @up goes.  A return probe's return
+ * sites, and letting the threads go if no point is left, wait for that
+ * too (utp_after_removals()).
+ */
+static void utp_remove(struct utp_proc *proc, struct utprobe *up,
+		       struct list_head *list)
+{
+	struct utp_consumer *c, *next;
+	struct utp_point *pt;
+
+	list_for_each_entry_safe(c, next, list, probe_node) {
+		pt = c->point;
+		/* down while a fork still sees it (utp_fork_keep()) */
+		if (c->ref_vaddr)
+			utp_ref_update(proc->mm, up->inode, up->ref_offset,
+				       &c->ref_vaddr, -1);
+		list_del_rcu(&c->point_node);
+		list_del(&c->probe_node);
+		utp_consumer_free(c);
+		/* a return site stays while calls return there */
+		if (!list_empty(&pt->consumers) || READ_ONCE(pt->ret_site))
+			continue;
+		/*
+		 * The last probe here: the original instruction goes back,
+		 * then the point.  A thread that trapped on the int3 before
+		 * finds the point and takes the hit, or finds none and runs
+		 * the original instruction; one in the middle of a hit of it
+		 * runs it in place if it has no slot yet.
+		 */
+		utp_point_restore(proc, pt);
+		utp_point_drop(proc, pt);
+	}
+	proc->removed = ++utp_removals;
+	if (up->ret_handler)
+		proc->ret_sweep = true;
+}
+
+static void utp_probe_free(struct utprobe *up)
+{
+	free_percpu(up->hits);
+	up->hits = NULL;
+	free_percpu(up->rets);
+	up->rets = NULL;
+	utp_ret_probe_put(up->ret_probe);
+	up->ret_probe = NULL;
+}
+
+static int utp_probe_init(struct utprobe *up)
+{
+	up->hits = alloc_percpu(u64);
+	up->rets = NULL;
+	up->ret_probe = NULL;
+	if (up->hits && up->ret_handler) {
+		up->rets = alloc_percpu(struct utprobe_ret_counts);
+		up->ret_probe = kmalloc(sizeof(*up->ret_probe), GFP_KERNEL);
+	}
+	if (!up->hits || (up->ret_handler && (!up->rets || !up->ret_probe))) {
+		utp_probe_free(up);
+		return -ENOMEM;
+	}
+	if (up->ret_probe) {
+		up->ret_probe->up = up;
+		refcount_set(&up->ret_probe->ref, 1);
+	}
+	INIT_LIST_HEAD(&up->consumers);
+	INIT_LIST_HEAD(&up->file_node);
+	INIT_LIST_HEAD(&up->unsynced_node);
+	up->inode = NULL;
+	up->insn = NULL;
+	up->pid = 0;
+	up->scope = NULL;
+	up->gone = false;
+	return 0;
+}
+
+/*
+ * A probe to register, as utp_register() takes it: on @inode at @offset
+ * (in the tree of @pid, if not NULL), or on @vaddr in the process @pid.
+ * It holds a reference to @pid, and to @inode if not NULL.
+ */
+struct utp_spec {
+	struct utprobe *up;
+	struct inode *inode;
+	loff_t offset;
+	struct pid *pid;
+	unsigned long vaddr;
+	loff_t ref_offset;
+};
+
+struct utp_deferred {
+	struct work_struct work;
+	struct utp_spec spec;
+	bool unregister;
+};
+
+/*
+ * Remove @up from every process; see utprobe_unregister().  utp_mutex
+ * held; the caller lets go of what the probe holds (utp_unregister()).
+ */
+static void utp_unregister_locked(struct utprobe *up)
+{
+	struct utp_consumer *c;
+	struct utp_proc *proc;
+	LIST_HEAD(list);
+
+	lockdep_assert_held(&utp_mutex);
+	/* the calls followed for it have no probe from now */
+	if (up->ret_probe)
+		WRITE_ONCE(up->ret_probe->up, NULL);
+	if (up->inode && !list_empty(&up->file_node)) {
+		/* no new process gets it */
+		list_del_init(&up->file_node);
+		static_branch_dec(&utprobe_mmap_key);
+	}
+	while (!list_empty(&up->consumers)) {
+		struct utp_consumer *next;
+
+		/* the consumers of one process at a time */
+		c = list_first_entry(&up->consumers, struct utp_consumer,
+				     probe_node);
+		proc = c->point->proc;
+		list_for_each_entry_safe(c, next, &up->consumers, probe_node)
+			if (c->point->proc == proc)
+				list_move_tail(&c->probe_node, &list);
+		utp_remove(proc, up, &list);
+	}
+}
+
+/* What a probe holds once it is out of every process. */
+static void utp_probe_release(struct utprobe *up)
+{
+	up->ref_offset = 0;
+	if (up->inode) {
+		iput(up->inode);
+		up->inode = NULL;
+		kfree(up->insn);
+		up->insn = NULL;
+	}
+	put_pid(up->scope);
+	up->scope = NULL;
+}
+
+/*
+ * Wait until no thread reads what was removed before: the hit paths
+ * that may sleep read in utp_srcu's read sections, the trap in RCU's.
+ */
+static void utp_unregister_wait(void)
+{
+	synchronize_rcu();
+	synchronize_srcu(&utp_srcu);
+}
+
+/* From a probe handler's queued work: all of utprobe_unregister(). */
+static void utp_unregister(struct utprobe *up)
+{
+	u64 last;
+
+	mutex_lock(&utp_mutex);
+	utp_unregister_locked(up);
+	last = utp_removals;
+	mutex_unlock(&utp_mutex);
+	utp_unregister_wait();
+	utp_after_removals(last);
+	utp_probe_release(up);
+}
+
+/* Does @up have a consumer at @vaddr in @proc?  utp_mutex held. */
+bool utp_consumes(struct utp_proc *proc, struct utprobe *up,
+		  unsigned long vaddr)
+{
+	struct utp_point *pt = xa_load(&proc->points, vaddr);
+	struct utp_consumer *c;
+
+	if (pt)
+		list_for_each_entry(c, &pt->consumers, point_node)
+			if (c->up == up)
+				return true;
+	return false;
+}
+
+/*
+ * Registration: a batch of probes goes in with one pass per process.
+ * Each probe is first looked at on its own (the instruction, the
+ * process or the file); then, under utp_mutex, every place it goes to
+ * is found (struct utp_map: the process, a file's mappings now), and
+ * the places are sorted by process, to take each process once: its
+ * threads get their engines, the int3s go in one after the other under
+ * its running threads, then one utp_sync() for all of them.
+ */
+
+/* One probe to place in one process. */
+struct utp_map {
+	struct list_head node;
+	struct mm_struct *mm;		/* mmget()ed */
+	unsigned long vaddr;
+	struct utprobe *up;
+	struct utp_arch_insn ai;
+};
+
+static int utp_map_cmp(void *priv, const struct list_head *a,
+		       const struct list_head *b)
+{
+	const struct utp_map *ma = list_entry(a, struct utp_map, node);
+	const struct utp_map *mb = list_entry(b, struct utp_map, node);
+
+	if (ma->mm != mb->mm)
+		return ma->mm < mb->mm ? -1 : 1;
+	return 0;
+}
+
+static void utp_map_free(struct utp_map *m)
+{
+	list_del(&m->node);
+	mmput(m->mm);
+	kfree(m);
+}
+
+/* The processes that map @up's file now: a place in each. */
+static int utp_file_maps(struct utprobe *up, struct list_head *maps)
+{
+	struct address_space *mapping = up->inode->i_mapping;
+	pgoff_t pgoff = up->offset >> PAGE_SHIFT;
+	struct vm_area_struct *vma;
+	struct utp_map *m;
+	int ret = 0;
+
+	i_mmap_lock_read(mapping);
+	vma_interval_tree_foreach(vma, &mapping->i_mmap, pgoff, pgoff) {
+		if (!(vma->vm_flags & VM_EXEC) ||
+		    (vma->vm_flags & VM_MAYSHARE))
+			continue;
+		m = kmalloc(sizeof(*m), GFP_KERNEL);
+		if (!m) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (!mmget_not_zero(vma->vm_mm)) {
+			kfree(m);
+			continue;
+		}
+		m->mm = vma->vm_mm;
+		m->vaddr = vma->vm_start + up->offset -
+			   ((loff_t)vma->vm_pgoff << PAGE_SHIFT);
+		m->up = up;
+		m->ai = *up->insn;
+		list_add_tail(&m->node, maps);
+	}
+	i_mmap_unlock_read(mapping);
+	return ret;
+}
+
+/*
+ * The place of @spec, a probe on one process, and its instruction: read
+ * from the text, or from the point there if it is probed already (the
+ * text holds our int3 then).  utp_mutex held.
+ */
+static int utp_pid_map(struct utp_spec *spec, struct list_head *maps)
+{
+	struct task_struct *task = get_pid_task(spec->pid, PIDTYPE_TGID);
+	struct utp_point *pt = NULL;
+	u8 buf[MAX_INSN_SIZE];
+	struct utp_proc *proc;
+	struct utp_map *m;
+	int ret;
+
+	if (!task)
+		return -ESRCH;
+	m = kmalloc(sizeof(*m), GFP_KERNEL);
+	if (!m) {
+		put_task_struct(task);
+		return -ENOMEM;
+	}
+	m->mm = get_task_mm(task);
+	put_task_struct(task);
+	if (!m->mm) {
+		kfree(m);
+		return -ESRCH;
+	}
+	proc = utp_proc_find(m->mm);
+	if (proc)
+		pt = xa_load(&proc->points, spec->vaddr);
+	if (pt) {
+		m->ai = pt->ai;
+		ret = 0;
+	} else {
+		ret = utp_read_text(m->mm, spec->vaddr, buf, sizeof(buf));
+		if (ret > 0 && buf[0] == UTP_BREAK_INSN)
+			ret = -EBUSY;
+		if (ret > 0)
+			ret = utp_arch_analyze(&m->ai, buf, ret);
+	}
+	if (ret) {
+		mmput(m->mm);
+		kfree(m);
+		return ret;
+	}
+	m->vaddr = spec->vaddr;
+	m->up = spec->up;
+	list_add_tail(&m->node, maps);
+	return 0;
+}
+
+/* Can a probe on a file that did not get a place with @err go on? */
+static bool utp_file_place_gone(int err)
+{
+	/*
+	 * The process exiting, the mapping gone or replaced since it was
+	 * found (one of the file is placed by utp_mmap_work()), or a child
+	 * of a fork taking the place over (utp_fork_work()).
+	 */
+	return err == -ESRCH || err == -EPERM || err == -EFAULT ||
+	       err == -EAGAIN;
+}
+
+static int utp_poke_cmp(const void *a, const void *b)
+{
+	const struct utp_poke *pa = a, *pb = b;
+
+	if (pa->vaddr != pb->vaddr)
+		return pa->vaddr < pb->vaddr ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Write the int3s of @pokes, the new points of a batch in the process of
+ * @mm, with one copy of each page they are in.  A point whose int3 could
+ * not go in goes, with its probes: no thread can have hit it.  Returns
+ * the first error that is one.  utp_mutex held.
+ */
+static int utp_place_pokes(struct mm_struct *mm, struct utp_pokes *pokes)
+{
+	struct utp_poke *pk = pokes->pk;
+	struct utp_proc *proc;
+	unsigned int i, j;
+	int ret = 0;
+
+	sort(pk, pokes->n, sizeof(*pk), utp_poke_cmp, NULL);
+	for (i = 0; i < pokes->n; i = j) {
+		for (j = i + 1; j < pokes->n; j++)
+			if ((pk[j].vaddr ^ pk[i].vaddr) & PAGE_MASK)
+				break;
+		__utp_poke_page(mm, pk + i, j - i, false);
+		cond_resched();
+	}
+	for (i = 0; i < pokes->n; i++) {
+		proc = pk[i].pt->proc;
+		if (!pk[i].ret) {
+			proc->unsynced = true;
+			continue;
+		}
+		if (!ret && !(pk[i].up->inode && utp_file_place_gone(pk[i].ret)))
+			ret = pk[i].ret;
+		utp_point_drop(proc, (struct utp_point *)pk[i].pt);
+		utp_proc_idle(proc);
+	}
+	return ret;
+}
+
+/*
+ * Place what @maps holds for the process of @mm, the first of them, and
+ * free those maps: the points first, then their int3s page by page, then
+ * one utp_sync().  Probes on files skip the processes out of their
+ * scope, and one that has left the place since it was found is no
+ * error.  utp_mutex held.
+ */
+static int utp_place_proc(struct list_head *maps)
+{
+	struct mm_struct *mm = list_first_entry(maps, struct utp_map,
+						node)->mm;
+	struct task_struct *task = utp_mm_task(mm);
+	struct utp_pokes pokes = {};
+	struct utp_map *m, *next;
+	struct utp_proc *proc;
+	int ret = 0, r;
+
+	list_for_each_entry(m, maps, node) {
+		if (m->mm != mm)
+			break;
+		pokes.max++;
+	}
+	pokes.pk = kvmalloc_array(pokes.max, sizeof(*pokes.pk), GFP_KERNEL);
+	if (!pokes.pk)
+		pokes.max = 0;	/* each written at once, then */
+	list_for_each_entry_safe(m, next, maps, node) {
+		if (m->mm != mm)
+			break;
+		r = -ESRCH;
+		if (task && !ret) {
+			if (m->up->inode && !utp_in_scope(m->up, task))
+				r = 0;
+			else
+				r = utp_add(m->up, task, m->vaddr, &m->ai,
+					    UTP_ADD_LIVE, &pokes);
+		}
+		if (m->up->inode && utp_file_place_gone(r))
+			r = 0;
+		if (r && !ret)
+			ret = r;
+		utp_map_free(m);
+		cond_resched();
+	}
+	r = utp_place_pokes(mm, &pokes);
+	if (!ret)
+		ret = r;
+	proc = utp_proc_find(mm);
+	if (proc && proc->unsynced) {
+		proc->unsynced = false;
+		utp_sync(proc);
+	}
+	kvfree(pokes.pk);
+	if (task)
+		put_task_struct(task);
+	return ret;
+}
+
+/* Look at @spec's probe on its own, before it goes anywhere. */
+static int utp_spec_check(struct utp_spec *spec, bool init)
+{
+	struct utprobe *up = spec->up;
+	u8 buf[MAX_INSN_SIZE];
+	struct utp_arch_insn *ai;
+	int ret;
+
+	/* a semaphore is a file's: aligned, past the ELF header */
+	if (spec->ref_offset &&
+	    (!spec->inode || spec->ref_offset < 0 ||
+	     spec->ref_offset % sizeof(u16)))
+		return -EINVAL;
+	if (!spec->inode)
+		return init ? utp_probe_init(up) : 0;
+	if (!S_ISREG(spec->inode->i_mode))
+		return -EINVAL;
+	ret = utp_read_file_text(spec->inode, spec->offset, buf, sizeof(buf));
+	if (ret < 0)
+		return ret;
+	ai = kmalloc(sizeof(*ai), GFP_KERNEL);
+	if (!ai)
+		return -ENOMEM;
+	ret = utp_arch_analyze(ai, buf, ret);
+	if (!ret && init)
+		ret = utp_probe_init(up);
+	if (ret) {
+		kfree(ai);
+		return ret;
+	}
+	up->insn = ai;
+	return 0;
+}
+
+/*
+ * Register the probes of @specs, all or none: see
+ * utprobe_register_batch().  Each probe initialised first if @init.
+ */
+static int utp_register(struct utp_spec *specs, unsigned int n, bool init)
+{
+	struct utp_map *m, *next;
+	unsigned int i, checked;
+	LIST_HEAD(maps);
+	int ret = 0;
+	u64 last;
+
+	for (checked = 0; checked < n && !ret; checked++)
+		ret = utp_spec_check(&specs[checked], init);
+	if (ret) {
+		checked--;
+		goto free;
+	}
+	mutex_lock(&utp_mutex);
+	for (i = 0; i < n && !ret; i++) {
+		struct utp_spec *spec = &specs[i];
+		struct utprobe *up = spec->up;
+
+		if (!spec->inode) {
+			up->vaddr = spec->vaddr;
+			up->pid = pid_nr(spec->pid);
+			ret = utp_pid_map(spec, &maps);
+			continue;
+		}
+		/* the probe's from now: no new process may miss it */
+		up->inode = spec->inode;
+		ihold(up->inode);
+		up->offset = spec->offset;
+		up->ref_offset = spec->ref_offset;
+		up->scope = get_pid(spec->pid);
+		static_branch_inc(&utprobe_mmap_key);
+		list_add_tail(&up->file_node, &utp_files);
+		ret = utp_file_maps(up, &maps);
+	}
+	list_sort(NULL, &maps, utp_map_cmp);
+	while (!ret && !list_empty(&maps))
+		ret = utp_place_proc(&maps);
+	if (ret)
+		for (i = 0; i < n; i++)
+			utp_unregister_locked(specs[i].up);
+	last = utp_removals;
+	mutex_unlock(&utp_mutex);
+	if (!ret)
+		return 0;
+	/* threads may have hit the probes whose int3s went in */
+	utp_unregister_wait();
+	utp_after_removals(last);
+	for (i = 0; i < n; i++)
+		utp_probe_release(specs[i].up);
+free:
+	for (i = 0; i < checked; i++) {
+		kfree(specs[i].up->insn);
+		specs[i].up->insn = NULL;
+		if (init)
+			utp_probe_free(specs[i].up);
+	}
+	list_for_each_entry_safe(m, next, &maps, node)
+		utp_map_free(m);
+	return ret;
+}
+
+static void utp_spec_put(struct utp_spec *spec)
+{
+	if (spec->inode)
+		iput(spec->inode);
+	put_pid(spec->pid);
+}
+
+/* @spec for @uspec; a reference to its inode and its pid taken. */
+static int utp_spec_get(struct utp_spec *spec,
+			const struct utprobe_spec *uspec)
+{
+	*spec = (struct utp_spec){
+		.up = uspec->up,
+		.offset = uspec->offset,
+		.vaddr = uspec->vaddr,
+		.ref_offset = uspec->ref_offset,
+	};
+	if (!uspec->inode && uspec->pid <= 0)
+		return -ESRCH;
+	if (uspec->pid) {
+		spec->pid = find_get_pid(uspec->pid);
+		if (!spec->pid)
+			return -ESRCH;
+	}
+	if (uspec->inode) {
+		ihold(uspec->inode);
+		spec->inode = uspec->inode;
+	}
+	return 0;
+}
+
+/*
+ * Calls from probe handlers.  A handler runs in a thread of a probed
+ * process, which some changes must quiesce (see utp_add() and
+ * utp_remove()), in a read section that an unregistration waits out,
+ * and while the thread walks the list of probes at the point: so the
+ * work is queued on utp_wq and done shortly after.  Calls from elsewhere
+ * first wait for what was queued.
+ */
+static struct workqueue_struct *utp_wq;
+
+/* Is current in a probe handler? */
+static bool utp_in_handler(void)
+{
+	struct utp_thread *ut = utp_current_thread();
+
+	return ut && ut->in_handler;
+}
+
+static void utp_deferred_work(struct work_struct *work)
+{
+	struct utp_deferred *d = container_of(work, struct utp_deferred,
+					      work);
+	int ret = 0;
+
+	if (d->unregister)
+		utp_unregister(d->spec.up);
+	else
+		ret = utp_register(&d->spec, 1, false);
+	if (ret)
+		pr_debug("utprobes: registration from a handler: %d\n", ret);
+	utp_spec_put(&d->spec);
+	kfree(d);
+}
+
+/*
+ * A registration or unregistration from outside handlers: first what was
+ * queued is done.  If current is a thread of a probed process, it is in
+ * the kernel meanwhile, where a quiescer need not wait for it (it stops
+ * on its way back to user mode if still asked to).
+ */
+static struct utp_thread *utp_kernel_op_begin(void)
+{
+	struct utp_thread *ut = utp_current_thread();
+
+	utp_set_in_work(ut, true);
+	flush_workqueue(utp_wq);
+	return ut;
+}
+
+static void utp_kernel_op_end(struct utp_thread *ut)
+{
+	utp_set_in_work(ut, false);
+}
+
+static void utp_defer(struct utp_deferred *d)
+{
+	INIT_WORK(&d->work, utp_deferred_work);
+	queue_work(utp_wq, &d->work);
+}
+
+/*
+ * Probes removed by utprobe_unregister_nosync(), whose handlers may run
+ * still; under utp_mutex.  utp_sync_mutex serialises their release: a
+ * caller of utprobe_unregister_sync() that finds none waits for the one
+ * that took them away to release them.
+ */
+static LIST_HEAD(utp_unsynced);
+static DEFINE_MUTEX(utp_sync_mutex);
+
+/**
+ * utprobe_unregister_nosync - remove a probe, without waiting for it
+ * @up:		a registered probe
+ *
+ * Takes @up's breakpoints out of every process, under the running
+ * threads, which it does not stop.  Threads
+ * that hit @up before may still be running its handlers: @up must stay
+ * as it is until utprobe_unregister_sync() has returned.  Removing many
+ * probes this way and then calling utprobe_unregister_sync() once waits
+ * for all of them at once.  From a probe handler, this is
+ * utprobe_unregister().  Calling it again on a probe already removed
+ * does nothing.  May sleep.
+ */
+void utprobe_unregister_nosync(struct utprobe *up)
+{
+	struct utp_deferred *d;
+	struct utp_thread *ut;
+
+	if (utp_in_handler()) {
+		WRITE_ONCE(up->gone, true);
+		d = kzalloc(sizeof(*d), GFP_KERNEL | __GFP_NOFAIL);
+		d->spec.up = up;
+		d->unregister = true;
+		utp_defer(d);
+		return;
+	}
+	ut = utp_kernel_op_begin();
+	mutex_lock(&utp_mutex);
+	utp_unregister_locked(up);
+	if (up->hits && list_empty(&up->unsynced_node))
+		list_add_tail(&up->unsynced_node, &utp_unsynced);
+	mutex_unlock(&utp_mutex);
+	utp_kernel_op_end(ut);
+}
+EXPORT_SYMBOL_GPL(utprobe_unregister_nosync);
+
+/**
+ * utprobe_unregister_sync - wait for probes removed without waiting
+ *
+ * When this returns, no handler of a probe that utprobe_unregister_nosync()
+ * removed before the call runs any more, and what the kernel kept for
+ * those probes is freed: they may be freed, or registered again, and
+ * their module may go.  Not from a probe handler, whose own hit it
+ * would wait for.  May sleep.
+ */
+void utprobe_unregister_sync(void)
+{
+	struct utprobe *up, *next;
+	LIST_HEAD(list);
+	u64 last;
+
+	if (WARN_ON_ONCE(utp_in_handler()))
+		return;
+	mutex_lock(&utp_sync_mutex);
+	mutex_lock(&utp_mutex);
+	list_splice_init(&utp_unsynced, &list);
+	last = utp_removals;
+	mutex_unlock(&utp_mutex);
+	utp_unregister_wait();
+	/*
+	 * Handlers that ran meanwhile may have queued the removal of one of
+	 * these probes: done before they go.
+	 */
+	flush_workqueue(utp_wq);
+	utp_after_removals(last);
+	list_for_each_entry_safe(up, next, &list, unsynced_node) {
+		list_del_init(&up->unsynced_node);
+		utp_probe_release(up);
+		utp_probe_free(up);
+	}
+	mutex_unlock(&utp_sync_mutex);
+}
+EXPORT_SYMBOL_GPL(utprobe_unregister_sync);
+
+/**
+ * utprobe_unregister - remove a probe
+ * @up:		a probe registered with utprobe_register_pid() or
+ *		utprobe_register_file()
+ *
+ * Takes @up's breakpoints out of every process, under the running
+ * threads (see utprobe_unregister_nosync()), and waits until the
+ * threads that hit it before have left its handlers.  When this
+ * returns, no handler of @up runs any more, so the module may go.  From
+ * a probe handler, the probe stops being hit at once but the removal is
+ * queued: @up must then stay allocated until a later call from outside
+ * handlers (at module exit, say) has returned.  Calling it again on a
+ * probe already removed does nothing.  May sleep.
+ */
+void utprobe_unregister(struct utprobe *up)
+{
+	utprobe_unregister_nosync(up);
+	if (!utp_in_handler())
+		utprobe_unregister_sync();
+}
+EXPORT_SYMBOL_GPL(utprobe_unregister);
+
+/**
+ * utprobe_hits - how many times a probe was hit
+ * @up:		a registered probe
+ *
+ * Return: the sum of the per-CPU counts; hits being made meanwhile may
+ * or may not be counted.
+ */
+u64 utprobe_hits(const struct utprobe *up)
+{
+	u64 sum = 0;
+	int cpu;
+
+	if (!up->hits)
+		return 0;
+	for_each_possible_cpu(cpu)
+		sum += *per_cpu_ptr(up->hits, cpu);
+	return sum;
+}
+EXPORT_SYMBOL_GPL(utprobe_hits);
+
+/* From a probe handler: each registration of @specs queued. */
+static int utp_register_deferred(struct utp_spec *specs, unsigned int n)
+{
+	struct utp_deferred **d;
+	unsigned int i;
+	int ret = 0;
+
+	d = kcalloc(n, sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	for (i = 0; i < n && !ret; i++) {
+		d[i] = kzalloc(sizeof(*d[i]), GFP_KERNEL);
+		ret = d[i] ? utp_probe_init(specs[i].up) : -ENOMEM;
+	}
+	if (ret) {
+		while (i--) {
+			if (d[i])
+				utp_probe_free(specs[i].up);
+			kfree(d[i]);
+		}
+		kfree(d);
+		return ret;
+	}
+	for (i = 0; i < n; i++) {
+		specs[i].up->pid = specs[i].inode ? 0 : pid_nr(specs[i].pid);
+		specs[i].up->vaddr = specs[i].vaddr;
+		d[i]->spec = specs[i];
+		/* the work's now */
+		specs[i].inode = NULL;
+		specs[i].pid = NULL;
+		utp_defer(d[i]);
+	}
+	kfree(d);
+	return 0;
+}
+
+/**
+ * utprobe_register_pid - probe an instruction in one process
+ * @up:		the probe; its handler, name and data set by the caller
+ * @nr:		the process's id, in the caller's pid namespace
+ * @vaddr:	the instruction's address there
+ *
+ * The breakpoint goes in under the process's running threads, which
+ * execute it from the time this returns (see utprobe_register_batch()).
+ * Children the process forks do not inherit the probe.  May sleep.
+ * From a probe handler, the registration is queued and done shortly
+ * after; this then answers 0 or -%ESRCH, and a later failure leaves the
+ * probe without effect.
+ *
+ * Return: 0; -%ESRCH no such process (or it is exiting); -%EFAULT
+ * @vaddr is not in private executable memory of the process;
+ * -%EILSEQ no valid instruction there; -%EOPNOTSUPP the instruction
+ * cannot be probed, or the process is 32-bit; -%EBUSY another breakpoint
+ * is there (a debugger's or a mainline uprobe's); -%EAGAIN the text at
+ * @vaddr was replaced while the probe went in; -%EINTR a fatal signal
+ * came; -%ENOMEM out of memory, or no room for an out-of-line slot
+ * within reach of @vaddr.
+ */
+int utprobe_register_pid(struct utprobe *up, pid_t nr, unsigned long vaddr)
+{
+	struct utprobe_spec spec = { .up = up, .pid = nr, .vaddr = vaddr };
+
+	return utprobe_register_batch(&spec, 1);
+}
+EXPORT_SYMBOL_GPL(utprobe_register_pid);
+
+/**
+ * utprobe_register_batch - register many probes at once
+ * @specs:	the probes and where each goes
+ * @n:		how many
+ *
+ * Registers each probe of @specs as utprobe_register_pid() or
+ * utprobe_register_file_scoped() would, all or none: on error, none of
+ * them is left registered.  The breakpoints go into each process in one
+ * pass, under its running threads (which are stopped only to take out
+ * the point of text that was mapped over, or to find out whose an
+ * int3 found in the text is), followed by one synchronisation of the
+ * process's threads with its new text: when this returns, every thread
+ * that executes a probed instruction hits its probe.  May sleep.  From a
+ * probe handler, each registration is queued and done shortly after;
+ * this then answers 0 or an error found at once, and a later failure
+ * leaves that probe without effect.
+ *
+ * A probe on a file may have a semaphore (&utprobe_spec.ref_offset): it
+ * is raised in each process the probe goes into, once the process maps
+ * the file's data (a library's data is mapped after its text), and a
+ * forked child keeps it raised for its own probes; it is lowered again
+ * in each process the probe leaves.
+ *
+ * Return: 0, or the error of the first probe that failed, as
+ * utprobe_register_pid() and utprobe_register_file_scoped() give them;
+ * -%EINVAL for a semaphore on a probe on one process, or at an odd
+ * offset.
+ */
+int utprobe_register_batch(struct utprobe_spec *specs, unsigned int n)
+{
+	struct utp_spec *s;
+	unsigned int i;
+	int ret = 0;
+
+	if (!n)
+		return 0;
+	s = kvcalloc(n, sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; i < n && !ret; i++)
+		ret = utp_spec_get(&s[i], &specs[i]);
+	if (!ret && utp_in_handler()) {
+		ret = utp_register_deferred(s, n);
+	} else if (!ret) {
+		struct utp_thread *ut = utp_kernel_op_begin();
+
+		ret = utp_register(s, n, true);
+		utp_kernel_op_end(ut);
+	}
+	for (i = 0; i < n; i++)
+		utp_spec_put(&s[i]);
+	kvfree(s);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(utprobe_register_batch);
+
+/**
+ * utprobe_register_file_scoped - probe an instruction of an executable file
+ * @up:		the probe; its handler, name and data set by the caller
+ * @inode:	the file, a 64-bit ELF executable or shared library
+ * @offset:	the instruction's offset in the file
+ * @scope:	a process (caller's pid namespace) whose tree alone gets
+ *		the probe, or 0 for every process
+ *
+ * Every process (of the tree) that maps the file executable gets the
+ * probe: those that do now (the breakpoint goes in under their running
+ * threads, as utprobe_register_batch() says), those that map it later
+ * (before they can run the new text), and the children they fork.  May
+ * sleep.  From a probe handler, the registration is queued and done
+ * shortly after; this then answers 0, and a later failure leaves the
+ * probe without effect.
+ *
+ * Return: 0; -%EINVAL @inode is not a regular file; -%ENXIO @offset is
+ * beyond its end; -%ENOEXEC it is not a 64-bit ELF file; -%EFAULT
+ * @offset is not in an executable segment; -%EILSEQ no valid instruction
+ * there; -%EOPNOTSUPP the instruction cannot be probed; -%EBUSY a process
+ * has another breakpoint there; -%ESRCH no process @scope; -%EINTR;
+ * -%ENOMEM (or no room for an out-of-line slot in a process).
+ * On error, no process has the probe.
+ */
+int utprobe_register_file_scoped(struct utprobe *up, struct inode *inode,
+				 loff_t offset, pid_t scope)
+{
+	struct utprobe_spec spec = {
+		.up = up, .inode = inode, .offset = offset, .pid = scope,
+	};
+
+	return utprobe_register_batch(&spec, 1);
+}
+EXPORT_SYMBOL_GPL(utprobe_register_file_scoped);
+
+/**
+ * utprobe_register_file - probe an instruction of an executable file
+ * @up:		the probe; its handler, name and data set by the caller
+ * @inode:	the file, a 64-bit ELF executable or shared library
+ * @offset:	the instruction's offset in the file
+ *
+ * utprobe_register_file_scoped() for every process.
+ *
+ * Return: as utprobe_register_file_scoped().
+ */
+int utprobe_register_file(struct utprobe *up, struct inode *inode,
+			  loff_t offset)
+{
+	return utprobe_register_file_scoped(up, inode, offset, 0);
+}
+EXPORT_SYMBOL_GPL(utprobe_register_file);
+
+static int __init utp_init(void)
+{
+	utp_wq = alloc_ordered_workqueue("utprobes", 0);
+	if (!utp_wq)
+		return -ENOMEM;
+	return utp_trap_init();
+}
+subsys_initcall(utp_init);
