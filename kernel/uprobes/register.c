@@ -60,12 +60,13 @@ static int utp_point_new(struct utp_proc *proc, struct utprobe *up,
 		return 0;
 	if (mode == UTP_ADD_LIVE && defer && defer->n < defer->max) {
 		defer->pk[defer->n++] = (struct utp_poke){
-			.vaddr = vaddr, .old = ai->bytes[0],
+			.vaddr = vaddr, .old = utp_arch_insn_opcode(ai),
 			.new = UTP_BREAK_INSN, .pt = pt, .up = up,
 		};
 		return 0;
 	}
-	ret = __utp_poke(proc->mm, vaddr, ai->bytes[0], UTP_BREAK_INSN, pt, up);
+	ret = __utp_poke(proc->mm, vaddr, utp_arch_insn_opcode(ai),
+			 UTP_BREAK_INSN, pt, up);
 	if (ret) {
 		utp_point_drop(proc, pt);
 		return ret;
