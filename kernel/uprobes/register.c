@@ -473,7 +473,7 @@ static int utp_pid_map(struct utp_spec *spec, struct list_head *maps)
 {
 	struct task_struct *task = get_pid_task(spec->pid, PIDTYPE_TGID);
 	struct utp_point *pt = NULL;
-	u8 buf[MAX_INSN_SIZE];
+	u8 buf[UTP_MAX_INSN_BYTES];
 	struct utp_proc *proc;
 	struct utp_map *m;
 	int ret;
@@ -632,7 +632,7 @@ static int utp_place_proc(struct list_head *maps)
 static int utp_spec_check(struct utp_spec *spec, bool init)
 {
 	struct utprobe *up = spec->up;
-	u8 buf[MAX_INSN_SIZE];
+	u8 buf[UTP_MAX_INSN_BYTES];
 	struct utp_arch_insn *ai;
 	int ret;
 

@@ -126,7 +126,7 @@ static void utp_ret_drop_unwound(struct utp_thread *ut, unsigned long stack,
  */
 static struct utp_point *utp_ret_site(struct utp_proc *proc, unsigned long ra)
 {
-	u8 buf[MAX_INSN_SIZE];
+	u8 buf[UTP_MAX_INSN_BYTES];
 	struct utp_point *pt;
 	int ret;
 

@@ -461,7 +461,7 @@ void __utprobe_access_write(struct vm_area_struct *vma, unsigned long addr,
 	if (len <= 0)
 		return;
 	/* a point whose instruction begins before @addr may reach into it */
-	idx = addr > MAX_INSN_SIZE ? addr - (MAX_INSN_SIZE - 1) : 0;
+	idx = addr > UTP_MAX_INSN_BYTES ? addr - (UTP_MAX_INSN_BYTES - 1) : 0;
 	rcu_read_lock();
 	proc = utp_proc_find_rcu(vma->vm_mm);
 	while (proc && idx <= last &&

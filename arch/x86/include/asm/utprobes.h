@@ -14,6 +14,7 @@
 #define UTP_BREAK_INSN		0xcc	/* int3 */
 #define UTP_BREAK_INSN_SIZE	1
 #define UTP_XOL_SLOT_SIZE	32	/* one displaced instruction */
+#define UTP_MAX_INSN_BYTES	MAX_INSN_SIZE	/* the longest instruction */
 
 /* How a probed instruction is run once its probe has been hit. */
 enum utp_insn_kind {
