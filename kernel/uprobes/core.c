@@ -79,9 +79,6 @@
  */
 #include "internal.h"
 
-#define CREATE_TRACE_POINTS
-#include <trace/events/utprobes.h>
-
 /* The state the files share; see internal.h for what each holds. */
 DEFINE_MUTEX(utp_mutex);
 DEFINE_SRCU(utp_srcu);
@@ -89,6 +86,10 @@ LIST_HEAD(utp_procs);
 DEFINE_HASHTABLE(utp_mms, 6);
 DEFINE_XARRAY(utp_tids);
 LIST_HEAD(utp_files);
+/*
+ * On while there are probes on files or probed processes: mmap() then
+ * looks for them, and debuggers' accesses to text for points.
+ */
 DEFINE_STATIC_KEY_FALSE(utprobe_mmap_key);
 
 static u32 utp_report_exec(enum utrace_resume_action action,

@@ -6,10 +6,13 @@
  * handlers, then the instruction emulated or stepped out of line.
  */
 #include "internal.h"
+
+#define CREATE_TRACE_POINTS
 #include <trace/events/utprobes.h>
 
 /*
- * The engine's callbacks.
+ * The engine's quiesce and signal callbacks (its others, for clone, exec
+ * and death, are in file.c and core.c) and what they share.
  */
 
 /* Signals that came during a step go to the thread again after it. */

@@ -247,11 +247,6 @@ extern DECLARE_HASHTABLE(utp_mms, 6);
 extern struct xarray utp_tids;
 /* Probes on files (utprobe.file_node); under utp_mutex. */
 extern struct list_head utp_files;
-/*
- * utprobe_mmap_key (<linux/utprobes.h>) is on while there are probes on
- * files or probed processes: mmap() then looks for them, and debuggers'
- * accesses to text for points.
- */
 
 struct utp_pokes;
 
