@@ -1110,6 +1110,52 @@ static int print_count_json(const struct probe *ps, int n, const char *cmd)
  * print how often each was hit, and for return probes how often their
  * function returned.
  */
+/*
+ * count's results, @n probes @ps, as a table (with a RETURNS column if
+ * @any_ret) or in OpenMetrics.
+ */
+static void print_count(const struct probe *ps, int n, enum format fmt,
+			bool any_ret)
+{
+	char where[PATH_MAX + 280], rets[32];
+
+	if (fmt == OPENMETRICS) {
+		printf("# TYPE uprobe_hits counter\n"
+		       "# HELP uprobe_hits Times a utprobe was hit.\n");
+	} else if (any_ret) {
+		printf("%14s  %14s  %s\n", "CALLS", "RETURNS", "FUNCTION");
+	} else {
+		printf("%14s  %s\n", "HITS", "FUNCTION");
+	}
+	for (int i = 0; i < n; i++) {
+		const struct up_place *p = &ps[i].place;
+
+		if (fmt == OPENMETRICS) {
+			function_sample("uprobe_hits_total", p, ps[i].hits);
+		} else if (any_ret) {
+			function_name(where, sizeof(where), p);
+			snprintf(rets, sizeof(rets), "%llu", ps[i].rets.returns);
+			printf("%14lld  %14s  %s%s\n", ps[i].hits,
+			       ps[i].ret ? rets : "-", where,
+			       ps[i].ret ? "%return" : "");
+		} else {
+			function_name(where, sizeof(where), p);
+			printf("%14lld  %s\n", ps[i].hits, where);
+		}
+	}
+	if (fmt == OPENMETRICS) {
+		/* a family's samples go together, after the hits' */
+		if (any_ret)
+			printf("# TYPE uprobe_returns counter\n"
+			       "# HELP uprobe_returns Times a function with a utprobe return probe returned.\n");
+		for (int i = 0; i < n; i++)
+			if (ps[i].ret)
+				function_sample("uprobe_returns_total",
+						&ps[i].place, ps[i].rets.returns);
+		printf("# EOF\n");
+	}
+}
+
 static int cmd_count(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1120,7 +1166,6 @@ static int cmd_count(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct probe *ps = NULL;
-	char where[PATH_MAX + 280], rets[32];
 	int c, n = 0, ret = 0, status = 0, nspecs = 0, top = 10;
 	const char **specs = calloc(argc, sizeof(*specs));
 	const char *by = NULL;
@@ -1182,41 +1227,7 @@ static int cmd_count(int argc, char **argv)
 		free(ps);
 		return ret ? ret : status;
 	}
-	if (fmt == OPENMETRICS) {
-		printf("# TYPE uprobe_hits counter\n"
-		       "# HELP uprobe_hits Times a utprobe was hit.\n");
-	} else if (any_ret) {
-		printf("%14s  %14s  %s\n", "CALLS", "RETURNS", "FUNCTION");
-	} else {
-		printf("%14s  %s\n", "HITS", "FUNCTION");
-	}
-	for (int i = 0; i < n; i++) {
-		const struct up_place *p = &ps[i].place;
-
-		if (fmt == OPENMETRICS) {
-			function_sample("uprobe_hits_total", p, ps[i].hits);
-		} else if (any_ret) {
-			function_name(where, sizeof(where), p);
-			snprintf(rets, sizeof(rets), "%llu", ps[i].rets.returns);
-			printf("%14lld  %14s  %s%s\n", ps[i].hits,
-			       ps[i].ret ? rets : "-", where,
-			       ps[i].ret ? "%return" : "");
-		} else {
-			function_name(where, sizeof(where), p);
-			printf("%14lld  %s\n", ps[i].hits, where);
-		}
-	}
-	if (fmt == OPENMETRICS) {
-		/* a family's samples go together, after the hits' */
-		if (any_ret)
-			printf("# TYPE uprobe_returns counter\n"
-			       "# HELP uprobe_returns Times a function with a utprobe return probe returned.\n");
-		for (int i = 0; i < n; i++)
-			if (ps[i].ret)
-				function_sample("uprobe_returns_total",
-						&ps[i].place, ps[i].rets.returns);
-		printf("# EOF\n");
-	}
+	print_count(ps, n, fmt, any_ret);
 	free(ps);
 	return status;
 }
