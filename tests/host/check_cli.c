@@ -722,6 +722,41 @@ START_TEST(funcs_table_and_json)
 }
 END_TEST
 
+/*
+ * json_writer leaves control characters other than \b \f \n \r \t raw:
+ * a symbol with one in its name must still come out as valid JSON.
+ */
+START_TEST(json_escapes_control_characters)
+{
+	static const char old[] = "\0sample_add", new[] = "\0sample\001add";
+	char path[64], *elf, *p;
+	struct result r;
+	size_t len;
+	FILE *f;
+
+	f = fopen(FIXTURES "/sample_pie", "r");
+	ck_assert_ptr_nonnull(f);
+	elf = malloc(1 << 20);
+	ck_assert_ptr_nonnull(elf);
+	len = fread(elf, 1, 1 << 20, f);
+	fclose(f);
+	ck_assert_uint_gt(len, 0);
+	ck_assert_uint_lt(len, 1 << 20);
+	for (p = elf; (p = memmem(p, elf + len - p, old, sizeof(old))); p++)
+		memcpy(p, new, sizeof(new));
+	snprintf(path, sizeof(path), "%s/ctl_pie", top);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(elf, 1, len, f), len);
+	fclose(f);
+	free(elf);
+	cli(&r, 0, "funcs", "-j", path, "sample?add", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out,
+				     "[{\"function\":\"sample\\u0001add\","));
+}
+END_TEST
+
 START_TEST(add_return_probes)
 {
 	struct result r;
@@ -1056,6 +1091,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, list_table);
 	tcase_add_test(tc, list_json_and_openmetrics);
 	tcase_add_test(tc, funcs_table_and_json);
+	tcase_add_test(tc, json_escapes_control_characters);
 	tcase_add_test(tc, add_return_probes);
 	tcase_add_test(tc, return_probe_not_on_entry);
 	tcase_add_test(tc, kernel_without_return_probes);

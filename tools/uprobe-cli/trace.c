@@ -466,7 +466,7 @@ static void show_json(struct session *s, int i, const struct record *r)
 	jsonw_float_field_fmt(w, "time", "%.6f", r->time);
 	jsonw_int_field(w, "pid", r->pid);
 	jsonw_int_field(w, "tid", r->tid);
-	jsonw_string_field(w, "function", s->ps[i].place.symbol);
+	json_string_field(w, "function", s->ps[i].place.symbol);
 	jsonw_name(w, "values");
 	jsonw_start_object(w);
 	for (int k = 0; k < s->v->nargs; k++) {
@@ -697,7 +697,7 @@ static int log2_json(const struct probe *pr, const char *value,
 	if (!w)
 		return 1;
 	jsonw_start_object(w);
-	jsonw_string_field(w, "function", pr->place.symbol);
+	json_string_field(w, "function", pr->place.symbol);
 	jsonw_name(w, "value");
 	json_string(w, value);
 	jsonw_lluint_field(w, "count", total);
@@ -777,8 +777,8 @@ static int top_json(const struct probe *pr, const struct up_fetch *by,
 	if (!w)
 		return 1;
 	jsonw_start_object(w);
-	jsonw_string_field(w, "function", pr->place.symbol);
-	jsonw_string_field(w, "by", by->name);
+	json_string_field(w, "function", pr->place.symbol);
+	json_string_field(w, "by", by->name);
 	jsonw_lluint_field(w, "dropped", dropped);
 	jsonw_name(w, "top");
 	jsonw_start_array(w);

@@ -42,7 +42,6 @@
 const char *tracefs = "/sys/kernel/tracing";
 enum format out_fmt = TABLE;
 
-/* In JSON mode, the error @msg as an object on stdout, as bpftool's */
 void json_string(json_writer_t *w, const char *s)
 {
 	const char *p;
@@ -68,11 +67,19 @@ void json_string(json_writer_t *w, const char *s)
 		else
 			*q++ = c;
 	}
-	strcpy(q, "\"");
+	*q++ = '"';
+	*q = '\0';
 	jsonw_printf(w, "%s", buf);
 	free(buf);
 }
 
+void json_string_field(json_writer_t *w, const char *name, const char *s)
+{
+	jsonw_name(w, name);
+	json_string(w, s);
+}
+
+/* In JSON mode, the error @msg as an object on stdout, as bpftool's */
 static void json_error(const char *msg)
 {
 	/* not json_new(), which reports its own failure here */
@@ -731,10 +738,10 @@ static int print_probes_json(const struct listed *l, int n)
 	jsonw_start_array(w);
 	for (int i = 0; i < n; i++) {
 		jsonw_start_object(w);
-		jsonw_string_field(w, "name", l[i].name);
-		jsonw_string_field(w, "target", l[i].target);
+		json_string_field(w, "name", l[i].name);
+		json_string_field(w, "target", l[i].target);
 		jsonw_bool_field(w, "return", l[i].ret);
-		jsonw_string_field(w, "function", l[i].function);
+		json_string_field(w, "function", l[i].function);
 		jsonw_uint_field(w, "address", l[i].address);
 		jsonw_uint_field(w, "offset", l[i].offset);
 		jsonw_lluint_field(w, "hits", l[i].hits);
@@ -1083,15 +1090,15 @@ static int print_count_json(const struct probe *ps, int n, const char *cmd)
 	if (!w)
 		return 1;
 	jsonw_start_object(w);
-	jsonw_string_field(w, "command", cmd);
+	json_string_field(w, "command", cmd);
 	jsonw_name(w, "probes");
 	jsonw_start_array(w);
 	for (int i = 0; i < n; i++) {
 		const struct up_place *p = &ps[i].place;
 
 		jsonw_start_object(w);
-		jsonw_string_field(w, "binary", p->path);
-		jsonw_string_field(w, "function", p->symbol);
+		json_string_field(w, "binary", p->path);
+		json_string_field(w, "function", p->symbol);
 		jsonw_uint_field(w, "offset", p->sym_off);
 		jsonw_uint_field(w, "file_offset", p->offset);
 		jsonw_int_field(w, "hits", ps[i].hits);
@@ -1245,9 +1252,9 @@ static int print_latency_json(const struct probe *pr, const char *cmd)
 	if (!w)
 		return 1;
 	jsonw_start_object(w);
-	jsonw_string_field(w, "command", cmd);
-	jsonw_string_field(w, "binary", pr->place.path);
-	jsonw_string_field(w, "function", pr->place.symbol);
+	json_string_field(w, "command", cmd);
+	json_string_field(w, "binary", pr->place.path);
+	json_string_field(w, "function", pr->place.symbol);
 	jsonw_int_field(w, "calls", pr->hits);
 	jsonw_lluint_field(w, "returns", r->returns);
 	jsonw_lluint_field(w, "unwound", r->unwound);
@@ -1342,7 +1349,7 @@ static void print_func(const struct up_place *p, unsigned long size,
 		return;
 	}
 	jsonw_start_object(w);
-	jsonw_string_field(w, "function", p->symbol);
+	json_string_field(w, "function", p->symbol);
 	jsonw_uint_field(w, "address", p->vaddr);
 	jsonw_uint_field(w, "offset", p->offset);
 	jsonw_uint_field(w, "size", size);
@@ -1359,12 +1366,12 @@ static void print_marker(const struct up_sdt *m, const char *name,
 		return;
 	}
 	jsonw_start_object(w);
-	jsonw_string_field(w, "provider", m->provider);
-	jsonw_string_field(w, "name", m->name);
+	json_string_field(w, "provider", m->provider);
+	json_string_field(w, "name", m->name);
 	jsonw_uint_field(w, "address", m->vaddr);
 	jsonw_uint_field(w, "offset", m->offset);
 	jsonw_uint_field(w, "semaphore_offset", m->sem_offset);
-	jsonw_string_field(w, "args", m->args);
+	json_string_field(w, "args", m->args);
 	jsonw_end_object(w);
 }
 
