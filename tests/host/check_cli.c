@@ -383,7 +383,9 @@ static const struct {
 	  "a return probe goes on a function's entry, not a source line" },
 	{ { "frobnicate" }, "frobnicate: unknown command" },
 	/* the options before the command */
-	{ { "-x", "list" }, "-x: unknown command" },
+	{ { "-x", "list" }, "-x: unknown option" },
+	{ { "-xj", "list" }, "-x: unknown option" },
+	{ { "--json=1", "list" }, "--json=1: unknown option" },
 	{ { "--format" }, "--format: give a format (table, json, openmetrics)" },
 	{ { "--format=xml", "list" }, "unknown format 'xml'" },
 	{ { "--format=openmetrics", "latency", FIXTURES "/sample_pie:sample_mul",

@@ -1563,10 +1563,13 @@ static int global_options(int argc, char **argv)
 		} else if (c == ':') {
 			return die("%s: give a format (table, json, openmetrics)",
 				   argv[optind - 1]) + 1;
-		} else {
-			/* as before there were options: not a command */
-			return die("%s: unknown command (see uprobe-cli --help)",
+		} else if (!strncmp(argv[optind - 1], "--", 2)) {
+			return die("%s: unknown option (see uprobe-cli --help)",
 				   argv[optind - 1]);
+		} else {
+			/* argv[optind - 1] may be a cluster it is inside */
+			return die("-%c: unknown option (see uprobe-cli --help)",
+				   optopt);
 		}
 	}
 	opterr = 1;
