@@ -54,13 +54,15 @@ offers() {
 }
 
 ktap_print_header
-ktap_set_plan 19
+ktap_set_plan 21
 offers "the commands" "uprobe-cli l" "latency list"
 offers "a command's options" "uprobe-cli stat -" "--format --textfile -i -j -n"
 offers "the options before the command" "uprobe-cli -" \
 	"--format --help --json --version -j"
 offers "the commands after those options" "uprobe-cli -j --format json l" \
 	"latency list"
+offers "the commands after -f FORMAT" "uprobe-cli -f json l" "latency list"
+offers "-f's values" "uprobe-cli -f o" "openmetrics"
 offers "a command's options after those options" "uprobe-cli --format json latency -" \
 	"-- --format -j"
 offers "serve's options" "uprobe-cli serve -" "--listen -e"
