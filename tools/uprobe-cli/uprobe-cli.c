@@ -1113,11 +1113,6 @@ static int print_count_json(const struct probe *ps, int n, const char *cmd)
 }
 
 /*
- * count: run CMD with the probes limited to its process tree, then
- * print how often each was hit, and for return probes how often their
- * function returned.
- */
-/*
  * count's results, @n probes @ps, as a table (with a RETURNS column if
  * @any_ret) or in OpenMetrics.
  */
@@ -1163,6 +1158,11 @@ static void print_count(const struct probe *ps, int n, enum format fmt,
 	}
 }
 
+/*
+ * count: run CMD with the probes limited to its process tree, then
+ * print how often each was hit, and for return probes how often their
+ * function returned.
+ */
 static int cmd_count(int argc, char **argv)
 {
 	static const struct option opts[] = {
