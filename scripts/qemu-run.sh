@@ -40,7 +40,12 @@ console=$logs/$name.console out=$logs/$name.out
 
 mem=1024
 [ "$flavour" = debug ] && mem=2048
-append="console=ttyS0 acpi=ht loglevel=7 panic=-1 oops=panic softlockup_panic=1 nokaslr no_timer_check"
+# The soft-lockup watchdog's threshold (2 x watchdog_thresh) is set for
+# hardware; under TCG, without KVM, the guest runs many times slower, and
+# a long but finite loop of mainline's, such as the debug kernel freeing a
+# 16384-entry hist map with its KASAN and debug-object checks, can pass
+# 20 s.  A lockup still panics the guest, after two minutes.
+append="console=ttyS0 acpi=ht loglevel=7 panic=-1 oops=panic softlockup_panic=1 watchdog_thresh=60 nokaslr no_timer_check"
 qemu=(qemu-system-x86_64 -machine pc -cpu max -smp 2 -m $mem
 	-accel tcg,thread=multi -no-reboot -nodefaults -display none
 	-kernel "$kernel" -initrd "$initrd")
