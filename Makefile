@@ -10,6 +10,8 @@ KSRC     := $(B)/linux
 KOBJ     := $(B)/obj-$(FLAVOUR)
 SELFTESTS := $(KSRC)/tools/testing/selftests
 CHECK_TIMEOUT ?= 1800
+# the debug kernel's suite (KASAN, lockdep) runs several times slower on TCG
+DEBUG_CHECK_TIMEOUT ?= 3600
 RUN_TIMEOUT   ?= 300
 CMD      ?=
 
@@ -317,7 +319,8 @@ check: expected-lists host-tap image
 		/usr/libexec/utrace-tests/run-tests $(GUEST_SUITE)
 
 check-debug:
-	@$(MAKE) --no-print-directory check FLAVOUR=debug
+	@$(MAKE) --no-print-directory check FLAVOUR=debug \
+		CHECK_TIMEOUT=$(DEBUG_CHECK_TIMEOUT)
 
 # Per-hit costs against mainline uprobes and ptrace, in one guest run, and
 # the untraced system call loop with and without CONFIG_UTRACE; then the
