@@ -44,8 +44,11 @@ mem=1024
 # hardware; under TCG, without KVM, the guest runs many times slower, and
 # a long but finite loop of mainline's, such as the debug kernel freeing a
 # 16384-entry hist map with its KASAN and debug-object checks, can pass
-# 20 s.  A lockup still panics the guest, after two minutes.
-append="console=ttyS0 acpi=ht loglevel=7 panic=-1 oops=panic softlockup_panic=1 watchdog_thresh=60 nokaslr no_timer_check"
+# 20 s.  A lockup still panics the guest, after two minutes.  The TSC is
+# the guest's clocksource throughout (tsc=reliable): TCG's TSC follows the
+# host's clock, but the clocksource watchdog, seeing the guest's timers
+# late, marked it unstable and moved timekeeping to the emulated HPET.
+append="console=ttyS0 acpi=ht loglevel=7 panic=-1 oops=panic softlockup_panic=1 watchdog_thresh=60 tsc=reliable nokaslr no_timer_check"
 qemu=(qemu-system-x86_64 -machine pc -cpu max -smp 2 -m $mem
 	-accel tcg,thread=multi -no-reboot -nodefaults -display none
 	-kernel "$kernel" -initrd "$initrd")
