@@ -109,7 +109,9 @@ TEST_F(sdt, one_count_per_probe)
 
 /*
  * A child forked with five probes on the marker counts its own five, and
- * none once they are removed, as its parent.
+ * none once they are removed, as its parent.  The child reports its first
+ * reading before the parent removes anything: removing a probe lowers
+ * the child's count too.
  */
 TEST_F(sdt, forked_child_counts_its_own)
 {
@@ -125,17 +127,24 @@ TEST_F(sdt, forked_child_counts_its_own)
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		seen[0] = utp_sdt_tick_semaphore;
+		if (write(report[1], &seen[0], sizeof(seen[0])) !=
+		    sizeof(seen[0]))
+			_exit(1);
 		get_byte(go[0]);
 		seen[1] = utp_sdt_tick_semaphore;
-		if (write(report[1], seen, sizeof(seen)) != sizeof(seen))
+		if (write(report[1], &seen[1], sizeof(seen[1])) !=
+		    sizeof(seen[1]))
 			_exit(1);
 		_exit(0);
 	}
+	ASSERT_EQ((ssize_t)sizeof(seen[0]),
+		  read(report[0], &seen[0], sizeof(seen[0])));
+	EXPECT_EQ(NPROBES, seen[0]);
 	EXPECT_EQ(0, del_probes(NPROBES));
 	EXPECT_EQ(0, utp_sdt_tick_semaphore);
 	put_byte(go[1]);
-	ASSERT_EQ((ssize_t)sizeof(seen), read(report[0], seen, sizeof(seen)));
-	EXPECT_EQ(NPROBES, seen[0]);
+	ASSERT_EQ((ssize_t)sizeof(seen[1]),
+		  read(report[0], &seen[1], sizeof(seen[1])));
 	EXPECT_EQ(0, seen[1]);
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	EXPECT_EQ(0, st);
