@@ -1,15 +1,16 @@
 #!/bin/sh
 # "make bench" in miniature, so that it keeps working: every measurement
-# of the benchmark runs once with few calls, every handler of every
-# engine counts exactly the calls made (the driver fails otherwise), and
-# the JSON it prints parses as JSON, holds every figure make bench
-# reports and nothing else, each a number.  No timing is judged here.
+# of the benchmark runs once with few calls and threads, every handler of
+# every engine counts exactly the calls made (the driver fails
+# otherwise), and the JSON it prints parses as JSON, holds every figure
+# make bench reports and nothing else, each a number.  No timing is
+# judged here.
 L=/usr/libexec/utrace-tests
 T=$(mktemp -d)
 . /usr/libexec/utrace-tests/utp_helpers.sh
 ktap_print_header
 ktap_set_plan 4
-out=$($L/bench-run 200 1 20 2>&1)
+out=$($L/bench-run 200 1 20 8 2>&1)
 st=$?
 echo "$out" | sed 's/^/# /'
 check $st "every run made, every hit counted by each engine"
@@ -28,7 +29,7 @@ check $st "the JSON parses and every figure in it is a number"
 
 # the figures make bench reports, by path
 {
-	echo calls; echo runs; echo kernel; echo cpus
+	echo calls; echo runs; echo threads; echo kernel; echo cpus
 	for c in push nop lea mov sub endbr nop5 riprel; do
 		for f in base_ns ours_ns mainline_ns ptrace_ns vs_mainline vs_ptrace; do
 			echo classes.$c.$f

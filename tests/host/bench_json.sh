@@ -92,7 +92,7 @@ EOF
 cp "$t/page.md" "$t/page.orig"
 
 echo "TAP version 13"
-echo "1..11"
+echo "1..13"
 ok "jsoncheck takes the valid document" "$jc" $S "$t/good.json"
 ok "jsoncheck prints each figure with its path" \
 	bash -c "\"$jc\" $S \"$t/good.json\" | grep -qx 'two_threads_ns.ours.two_threads 1210'"
@@ -108,6 +108,14 @@ ok "bench-md fills the regions from the document" \
 		grep -qxF '| calls per thread | 2,000,000 | 20,000 | 20,000 |' \"$t/page.md\" &&
 		grep -qF '| \`push %rbp\` | emulates | 35.2 | 2,249 | 3,921 | 883,196 | **0.57** | 0.0025 |' \"$t/page.md\" &&
 		! grep -qx old \"$t/page.md\""
+ok "bench-md names 64 threads where the document does not say" \
+	grep -qF '| placing 1,000 probes in a process of 64 spinning threads |' "$t/page.md"
+sed 's/"runs": 5,/"runs": 5, "threads": 8,/' "$t/good.json" > "$t/threads.json"
+ok "bench-md names the threads the document reports" \
+	bash -c "cp \"$t/page.md\" \"$t/page8.md\" &&
+		\"$md\" \"$t/threads.json\" \"$t/page8.md\" &&
+		grep -qF '| placing 1,000 probes in a process of 8 blocked threads |' \"$t/page8.md\" &&
+		grep -qF '| longest pause of the one spinning thread of 8 meanwhile |' \"$t/page8.md\""
 ok "bench-md leaves the prose as it was" \
 	bash -c "diff <(grep -v '^|' \"$t/page.orig\" | grep -v '^old$' | grep -v '^$') \
 		<(grep -v '^|' \"$t/page.md\" | grep -v '^- \\*\\*' | grep -v '^A null' | grep -v '^$')"
