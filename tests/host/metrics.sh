@@ -95,10 +95,15 @@ check $? "stat --textfile without --format=openmetrics is refused"
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$CLI" serve --listen ":$port" -e "$FIX:sample_big" 2> "$t/serve.err" &
 serve=$!
+# connect only once it listens: a connection to a port nobody listens
+# on may come from that very port and connect to itself, keeping the
+# port from serve
 for i in $(seq 100); do
-	fetch /metrics > "$t/text" 2> /dev/null && break
+	grep -q '^uprobe-cli: serving ' "$t/serve.err" && break
+	kill -0 $serve 2> /dev/null || break
 	sleep 0.1
 done
+fetch /metrics > "$t/text"
 head -n 1 "$t/text" | sed 's/^/# /'
 sed 1d "$t/text" > "$t/text.body"
 head -n 1 "$t/text" | grep -qx '200 text/plain; version=0.0.4; charset=utf-8' &&
@@ -116,6 +121,7 @@ head -n 1 "$t/om" | grep -qx '200 application/openmetrics-text; version=1.0.0; c
 check $? "in OpenMetrics when the scraper accepts it, ending in # EOF"
 [ "$(fetch /other | head -n 1 | cut -d' ' -f1)" = 404 ]
 check $? "another path is not found"
+kill -0 $serve 2> /dev/null || sed 's/^/# serve: /' "$t/serve.err"
 kill -TERM $serve
 wait $serve
 st=$?
