@@ -918,6 +918,7 @@ int up_functions(const char *path, const char *glob,
 	struct up_binary b;
 	struct func *f;
 	size_t nf = 0;
+	int ret;
 
 	if (up_binary_open(path, &b, err, errlen))
 		return -1;
@@ -935,9 +936,10 @@ int up_functions(const char *path, const char *glob,
 		snprintf(p.symbol, sizeof(p.symbol), "%s", f[i].name);
 		fn(&p, f[i].size, arg);
 	}
+	ret = f ? 0 : -1;
 	free(f);
 	up_binary_close(&b);
-	return f ? 0 : -1;
+	return ret;
 }
 
 int up_describe(const char *path, unsigned long offset,
