@@ -139,18 +139,25 @@ static int parse_line(const char *line, struct rec *r)
 	return 0;
 }
 
+/* The records of FILE; out of memory, the test program aborts */
 static void load_trace_from(struct trace *t, const char *file)
 {
 	char *s = read_all(file, O_NONBLOCK), *line, *save = NULL;
 	int cap = 1024;
+	void *more;
 
 	t->n = 0;
 	t->r = calloc(cap, sizeof(*t->r));
+	if (!s || !t->r)
+		abort();
 	for (line = strtok_r(s, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		if (t->n == cap) {
 			cap *= 2;
-			t->r = realloc(t->r, cap * sizeof(*t->r));
+			more = realloc(t->r, cap * sizeof(*t->r));
+			if (!more)
+				abort();
+			t->r = more;
 		}
 		if (!parse_line(line, &t->r[t->n]))
 			t->n++;
