@@ -759,6 +759,37 @@ START_TEST(json_escapes_control_characters)
 }
 END_TEST
 
+/*
+ * A file with an ELF header that libdwfl refuses: funcs prints the error
+ * alone, no table header and in JSON mode one document, not "[]" too.
+ */
+START_TEST(funcs_on_a_broken_elf_file)
+{
+	char path[64], head[64], want[256];
+	struct result r;
+	FILE *f;
+
+	f = fopen(FIXTURES "/sample_pie", "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fread(head, 1, sizeof(head), f), sizeof(head));
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/broken_elf", top);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(head, 1, sizeof(head), f), sizeof(head));
+	fclose(f);
+	cli(&r, 0, "funcs", path, NULL);
+	snprintf(want, sizeof(want), "%s: invalid data", path);
+	assert_one_error(&r, want);
+	ck_assert_str_eq(r.out, "");
+	cli(&r, 0, "-j", "funcs", path, NULL);
+	ck_assert_int_eq(r.status, 1);
+	snprintf(want, sizeof(want), "{\"error\":\"%s: invalid data\"}\n",
+		 path);
+	ck_assert_str_eq(r.out, want);
+}
+END_TEST
+
 START_TEST(add_return_probes)
 {
 	struct result r;
@@ -1094,6 +1125,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, list_json_and_openmetrics);
 	tcase_add_test(tc, funcs_table_and_json);
 	tcase_add_test(tc, json_escapes_control_characters);
+	tcase_add_test(tc, funcs_on_a_broken_elf_file);
 	tcase_add_test(tc, add_return_probes);
 	tcase_add_test(tc, return_probe_not_on_entry);
 	tcase_add_test(tc, kernel_without_return_probes);

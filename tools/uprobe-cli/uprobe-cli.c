@@ -1435,18 +1435,46 @@ static int print_markers(const char *path, const char *glob, bool json)
 }
 
 /* funcs: the functions of @path matching @glob */
+/* funcs' rows, begun at the first one (or at the end, when there is none) */
+struct func_rows {
+	const char *header;
+	bool json;
+	bool begun;
+	bool failed;
+	json_writer_t *w;
+};
+
+static void func_row(const struct up_place *p, unsigned long size, void *arg)
+{
+	struct func_rows *fr = arg;
+
+	if (!fr->begun) {
+		fr->begun = true;
+		fr->failed = begin_rows(fr->json, fr->header, &fr->w);
+	}
+	if (!fr->failed)
+		print_func(p, size, fr->w);
+}
+
+/*
+ * funcs: the functions of @path matching @glob.  The table's header or
+ * the JSON array begins only with the first row, so that a file libdwfl
+ * refuses prints its error alone, one JSON document in JSON mode.
+ */
 static int print_funcs(const char *path, const char *glob, bool json)
 {
 	char err[1024], header[128];
-	json_writer_t *w;
+	struct func_rows fr = { .header = header, .json = json };
 	int r;
 
 	snprintf(header, sizeof(header), "%-40s %14s %10s %6s\n", "FUNCTION",
 		 "ADDRESS", "OFFSET", "SIZE");
-	if (begin_rows(json, header, &w))
+	r = up_functions(path, glob, func_row, &fr, err, sizeof(err));
+	if (!r && !fr.begun)
+		fr.failed = begin_rows(json, header, &fr.w);
+	if (fr.failed)
 		return 1;
-	r = up_functions(path, glob, print_func, w, err, sizeof(err));
-	end_array(w);
+	end_array(fr.w);
 	return r ? die("%s", err) : 0;
 }
 
