@@ -23,19 +23,30 @@ OUT=/tmp/kselftests.out
 FUNCS="write sigaction syscall __libc_start_main"
 . /usr/libexec/utrace-tests/utp_helpers.sh
 
-# results: each program's exit status and verdict lines
+# results: each program's exit status and verdict lines; how long each
+# took goes to $OUT.times, for took()
 results() {
 	for t in "$K"/*; do
+		start=$(cut -d' ' -f1 /proc/uptime)
 		# a shell of its own, which waits for it (not exec): its
 		# "Segmentation fault" is not the program's output
 		out=$(sh -c '"$0" 2>&1 < /dev/null; exit $?' "$t" 2> /dev/null)
 		echo "== ${t##*/} exit=$?"
 		echo "$out" | grep -E '^(ok|not ok) |^\[(OK|FAIL|SKIP)\]'
+		echo "${t##*/} $start $(cut -d' ' -f1 /proc/uptime)" >> $OUT.times
 	done
+}
+
+# took: the seconds each program of the last results took, as comments
+# (on the debug kernel under TCG, the suite's longest programs)
+took() {
+	awk '{ printf "# %s took %.1f s\n", $1, $3 - $2 }' $OUT.times
+	rm -f $OUT.times
 }
 
 if [ "$1" = record ]; then
 	results
+	rm -f $OUT.times
 	exit
 fi
 
@@ -55,6 +66,7 @@ if [ "$1" != probed ]; then
 	results > $OUT
 	same
 	check $? "$programs programs, no probe: the results of the kernel without utrace"
+	took
 	rm -f $OUT
 	ktap_finished
 fi
@@ -65,7 +77,7 @@ cleanup() {
 	echo 0 > $TR/events/kst/start/enable 2> /dev/null
 	echo "-:kst/start" >> $TR/uprobe_events 2> /dev/null
 	uprobe-cli del --all > /dev/null 2>&1
-	rm -f $OUT
+	rm -f $OUT $OUT.times
 }
 trap cleanup EXIT
 trap 'exit 1' TERM INT
@@ -89,6 +101,7 @@ echo 1 > $TR/events/kst/start/enable
 results > $OUT
 same
 check $? "with the probes: the same results"
+took
 for f in $FUNCS; do
 	echo "# kst_$f: $(hits kst_$f) hits"
 done
