@@ -1434,7 +1434,6 @@ static int print_markers(const char *path, const char *glob, bool json)
 	return 0;
 }
 
-/* funcs: the functions of @path matching @glob */
 /* funcs' rows, begun at the first one (or at the end, when there is none) */
 struct func_rows {
 	const char *header;
