@@ -59,10 +59,10 @@ let_go() {
 }
 
 ktap_print_header
-ktap_set_plan 16
+ktap_set_plan 17
 
 killed count -e "$T:work"
-[ -n "$tpid" ] && echo "$listed" | grep -q "count[0-9]*_0_work "
+[ -n "$tpid" ] && echo "$listed" | grep -q "count[0-9a-f]*_[0-9]*_0_work "
 check $? "count's probe is in while it runs"
 [ -z "$(uprobe-cli list | sed 1d)" ] && [ -z "$(cat /sys/kernel/tracing/utprobe_events)" ]
 check $? "count killed with SIGKILL: no probe left"
@@ -79,7 +79,7 @@ check $? "add's probe outlives the command: 7 hits"
 uprobe-cli del life_add
 
 killed trace "$T:work"
-ev=$(echo "$listed" | sed -n 's/^ *\(trace[0-9]*_0_work\) .*/\1/p')
+ev=$(echo "$listed" | sed -n 's/^ *\(trace[0-9a-f]*_[0-9]*_0_work\) .*/\1/p')
 echo "# event utprobes/$ev"
 [ -n "$ev" ] && [ -z "$(cat /sys/kernel/tracing/utprobe_events)" ] &&
 	engine_gone "$tpid"
@@ -100,6 +100,19 @@ out=$(uprobe-cli count -e "$T:work" -- unshare -p -f -m "$T" run 40 2>&1)
 echo "$out" | sed 's/^/# /'
 echo "$out" | grep -Eq '^ +40  probe_target:work$'
 check $? "count: 40 hits in new pid and mount namespaces"
+
+# Two counts at once, each pid 2 of a pid namespace of its own (the
+# shell is 1): their probes' names do not collide.
+for i in 1 2; do
+	unshare -p -f sh -c "uprobe-cli count -e $T:work -- sh -c 'sleep 2; $T run 1$i'; :" \
+		> /tmp/life-ns$i.$$ 2>&1 &
+done
+wait
+cat /tmp/life-ns1.$$ /tmp/life-ns2.$$ | sed 's/^/# /'
+grep -Eq '^ +11  probe_target:work$' /tmp/life-ns1.$$ &&
+	grep -Eq '^ +12  probe_target:work$' /tmp/life-ns2.$$
+check $? "two counts, each pid 2 in its own pid namespace, count 11 and 12"
+rm -f /tmp/life-ns1.$$ /tmp/life-ns2.$$
 
 mkdir -p $R/bin $R/proc
 cp "$TS" $R/bin/ctr_target

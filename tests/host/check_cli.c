@@ -943,11 +943,16 @@ static void assert_placed_and_removed(const char *prefix, int n,
 				      const char *const *defs)
 {
 	const char *ev = get_file("utprobe_events");
-	char want[4096], head[64];
+	char want[4096], head[64], ns[32];
 	const char *tree;
 	int pid, tree_pid, k = 0;
+	struct stat st;
 
-	snprintf(head, sizeof(head), "%c:%s%%d_", defs[0][0], prefix);
+	/* our pid namespace, in hex, then the command's pid */
+	ck_assert_int_eq(stat("/proc/self/ns/pid", &st), 0);
+	snprintf(ns, sizeof(ns), "%s%lx", prefix, (unsigned long)st.st_ino);
+	prefix = ns;
+	snprintf(head, sizeof(head), "%c:%s_%%d_", defs[0][0], prefix);
 	ck_assert_msg(sscanf(ev, head, &pid) == 1, "no %s probe in '%s'",
 		      prefix, ev);
 	/* the command's pid, which the command itself checked */
@@ -956,10 +961,10 @@ static void assert_placed_and_removed(const char *prefix, int n,
 	ck_assert_int_eq(sscanf(tree, " tree=%d", &tree_pid), 1);
 	for (int i = 0; i < n; i++)
 		k += snprintf(want + k, sizeof(want) - k,
-			      "%c:%s%d_%d_%s %s tree=%d\n", defs[i][0], prefix,
+			      "%c:%s_%d_%d_%s %s tree=%d\n", defs[i][0], prefix,
 			      pid, i, names[i], defs[i] + 1, tree_pid);
 	for (int i = 0; i < n; i++)
-		k += snprintf(want + k, sizeof(want) - k, "-:%s%d_%d_%s\n",
+		k += snprintf(want + k, sizeof(want) - k, "-:%s_%d_%d_%s\n",
 			      prefix, pid, i, names[i]);
 	ck_assert_str_eq(ev, want);
 }

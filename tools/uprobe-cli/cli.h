@@ -117,6 +117,7 @@ void json_string(json_writer_t *w, const char *s);
 /* The same as the value of the member @name of an object. */
 void json_string_field(json_writer_t *w, const char *name, const char *s);
 /* Name probe @i of a command @cmd that places probes for a while. */
+unsigned long pid_ns(void);
 void run_name(struct probe *pr, const char *cmd, int i);
 /* Run @cmd with the probes @ps[0..@n) on its process tree; 0, or 1. */
 int run_probed(struct probe *ps, int n, char **cmd, int *status,

@@ -73,14 +73,6 @@ static int inst_write(struct session *s, const char *file, const char *val)
 	return file_write(path, O_TRUNC, val);
 }
 
-/* Our pid namespace, which an instance's name holds with our pid */
-static unsigned long pid_ns(void)
-{
-	struct stat st;
-
-	return stat("/proc/self/ns/pid", &st) ? 0 : st.st_ino;
-}
-
 /*
  * Remove the instances of uprobe-cli commands of our pid namespace that
  * died without removing theirs (killed): the events of their probes,

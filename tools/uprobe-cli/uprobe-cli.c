@@ -915,13 +915,26 @@ static int cmd_stat(int argc, char **argv)
 }
 
 /*
+ * Our pid namespace (its inode number), which names hold with our pid:
+ * a pid alone is the same number in two containers.
+ */
+unsigned long pid_ns(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) ? 0 : st.st_ino;
+}
+
+/*
  * The name of probe @i of command @cmd, which places probes for a while:
- * "count<pid>_<i>_<function>[_return]", so that two such commands
- * running at once do not collide.
+ * "count<pidns>_<pid>_<i>_<function>[_return]" (the namespace in hex),
+ * so that two such commands running at once do not collide, in one pid
+ * namespace or in two.
  */
 void run_name(struct probe *pr, const char *cmd, int i)
 {
-	int k = snprintf(pr->name, NAME_MAX_LEN, "%s%d_%d_", cmd, getpid(), i);
+	int k = snprintf(pr->name, NAME_MAX_LEN, "%s%lx_%d_%d_", cmd,
+			 pid_ns(), getpid(), i);
 
 	probe_name(pr->name + k, NAME_MAX_LEN - k, pr);
 }
