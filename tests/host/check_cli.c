@@ -585,6 +585,64 @@ static const char *copy_in(const char *src, const char *name, mode_t mode)
 }
 
 /*
+ * A FIFO where a binary is named: every command that reads binaries
+ * says it is not a regular file, at once, and writes nothing (opening
+ * it would block until a writer came).
+ */
+START_TEST(fifo_is_not_a_binary)
+{
+	static const char *const cmds[][3] = {
+		{ "funcs", NULL }, { "funcs", "--sdt" }, { "resolve", NULL },
+		{ "add", NULL },
+	};
+	char path[128], spec[160], want[192];
+	struct result r;
+
+	snprintf(path, sizeof(path), "%s/fifo", top);
+	unlink(path);
+	ck_assert_int_eq(mkfifo(path, 0644), 0);
+	snprintf(spec, sizeof(spec), "%s:main", path);
+	snprintf(want, sizeof(want), "%s: not a regular file", path);
+	for (unsigned int i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		const char *arg = !strcmp(cmds[i][0], "funcs") ? path : spec;
+
+		if (cmds[i][1])
+			cli(&r, 0, cmds[i][0], cmds[i][1], arg, NULL);
+		else
+			cli(&r, 0, cmds[i][0], arg, NULL);
+		assert_one_error(&r, want);
+		ck_assert_str_eq(r.out, "");
+	}
+	ck_assert_str_eq(get_file("utprobe_events"), "");
+	unlink(path);
+}
+END_TEST
+
+/*
+ * A binary whose path holds a space: refused with a message that says
+ * why, since the kernel splits a definition at white space; nothing is
+ * written.
+ */
+START_TEST(path_with_a_space_is_refused)
+{
+	char dir[160], spec[192];
+	const char *path;
+	struct result r;
+
+	snprintf(dir, sizeof(dir), "%s/with space", fake);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	path = copy_in(FIXTURES "/sample_pie", "with space/sample_pie", 0644);
+	snprintf(spec, sizeof(spec), "%s:sample_mul", path);
+	cli(&r, 0, "add", spec, NULL);
+	assert_one_error(&r, "cannot take a path with white space");
+	ck_assert_msg(strstr(r.err, path), "path not named: %s", r.err);
+	ck_assert_str_eq(get_file("utprobe_events"), "");
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+/*
  * A user without CAP_SYS_ADMIN: as root, the CLI runs as nobody, which
  * cannot write the root-owned 0644 utprobe_events; as a user, the file
  * is read-only.  The binary and the fixture are copies in the stand-in
@@ -1131,6 +1189,8 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, funcs_table_and_json);
 	tcase_add_test(tc, json_escapes_control_characters);
 	tcase_add_test(tc, funcs_on_a_broken_elf_file);
+	tcase_add_test(tc, fifo_is_not_a_binary);
+	tcase_add_test(tc, path_with_a_space_is_refused);
 	tcase_add_test(tc, add_return_probes);
 	tcase_add_test(tc, return_probe_not_on_entry);
 	tcase_add_test(tc, kernel_without_return_probes);

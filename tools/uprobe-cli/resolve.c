@@ -35,10 +35,32 @@ static void set_err(char *err, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * Open @path for reading if it is a regular file: the fd, or -1 with
+ * errno set (EINVAL for a FIFO, a device, a directory).  Never blocks:
+ * opening a FIFO for reading would wait for a writer.
+ */
+static int open_regular(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    fcntl(fd, F_SETFL, 0)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
+/* Is @path a regular file that starts as an ELF file does: 1, 0, -1 */
 static int is_elf(const char *path)
 {
 	unsigned char magic[4];
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ok;
+	int fd = open_regular(path), ok;
 
 	if (fd < 0)
 		return -1;
@@ -309,7 +331,8 @@ int up_find_binary(const char *name, pid_t pid, char *path, size_t size,
 	}
 	elf = is_elf(path);
 	if (elf < 0) {
-		set_err(err, errlen, "%s: %s", path, strerror(errno));
+		set_err(err, errlen, "%s: %s", path, errno == EINVAL ?
+			"not a regular file" : strerror(errno));
 		return -1;
 	}
 	if (!elf) {
@@ -330,6 +353,8 @@ static const Dwfl_Callbacks offline_callbacks = {
 int up_binary_open(const char *path, struct up_binary *b, char *err,
 		   size_t errlen)
 {
+	int fd;
+
 	memset(b, 0, sizeof(*b));
 	b->fd = -1;
 	/* where separate debug files are looked for; NULL: /usr/lib/debug */
@@ -339,20 +364,30 @@ int up_binary_open(const char *path, struct up_binary *b, char *err,
 		set_err(err, errlen, "libdwfl: %s", dwfl_errmsg(-1));
 		return -1;
 	}
-	b->mod = dwfl_report_offline(b->dwfl, "", path, -1);
-	dwfl_report_end(b->dwfl, NULL, NULL);
-	if (!b->mod) {
-		set_err(err, errlen, "%s: %s", path, dwfl_errmsg(-1));
+	/* libdwfl reads the file we checked, through a copy of our fd */
+	b->fd = open_regular(path);
+	fd = b->fd < 0 ? -1 : dup(b->fd);
+	if (fd < 0) {
+		set_err(err, errlen, "%s: %s", path,
+			errno == EINVAL ? "not a regular file" : strerror(errno));
+		if (b->fd >= 0)
+			close(b->fd);
 		dwfl_end(b->dwfl);
 		return -1;
 	}
-	b->elf = dwfl_module_getelf(b->mod, &b->bias);
+	b->mod = dwfl_report_offline(b->dwfl, "", path, fd);
+	dwfl_report_end(b->dwfl, NULL, NULL);
+	/* the fd is libdwfl's if it took the file */
+	if (b->mod)
+		b->elf = dwfl_module_getelf(b->mod, &b->bias);
+	else
+		close(fd);
 	if (!b->elf) {
 		set_err(err, errlen, "%s: %s", path, dwfl_errmsg(-1));
+		close(b->fd);
 		dwfl_end(b->dwfl);
 		return -1;
 	}
-	b->fd = open(path, O_RDONLY | O_CLOEXEC);
 	return 0;
 }
 

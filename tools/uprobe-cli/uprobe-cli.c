@@ -476,6 +476,13 @@ int resolve_probes(const char *spec, pid_t pid, bool ret_probe,
 	k = up_resolve(buf, pid, &p, err, sizeof(err));
 	if (k < 0)
 		return die("%s", err);
+	/* the kernel reads a definition's fields up to white space */
+	if (k && strpbrk(p[0].path, " \t\n\v\f\r")) {
+		k = die("'%s': utprobe_events cannot take a path with white space (its definitions are split at white space); probe a copy, or a bind mount, at a path without it",
+			p[0].path);
+		free(p);
+		return k;
+	}
 	what++;
 	*err = '\0';
 	for (int i = 0; ret_probe && i < k && !*err; i++) {
