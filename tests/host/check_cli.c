@@ -643,6 +643,38 @@ START_TEST(path_with_a_space_is_refused)
 END_TEST
 
 /*
+ * Two static functions named helper (two source files): add probes both,
+ * each under a name that holds its address, in one batch.
+ */
+START_TEST(add_static_functions_of_one_name)
+{
+	char want[1024], cmd[512], line[256], name[64], type;
+	unsigned long addr[2], a;
+	struct result r;
+	int n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm -n %s/dup_statics", FIXTURES);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, "%lx %c %63s", &a, &type, name) == 3 &&
+		    type == 't' && !strcmp(name, "helper") && n < 2)
+			addr[n++] = a;
+	pclose(p);
+	ck_assert_int_eq(n, 2);
+	cli(&r, 0, "add", FIXTURES "/dup_statics:helper", NULL);
+	ck_assert_msg(r.status == 0, "add failed: %s", r.err);
+	/* a PIE: file offsets are link-time addresses */
+	snprintf(want, sizeof(want),
+		 "p:helper_%lx %s/dup_statics:%#lx\n"
+		 "p:helper_%lx %s/dup_statics:%#lx\n",
+		 addr[0], FIXTURES, addr[0], addr[1], FIXTURES, addr[1]);
+	ck_assert_str_eq(get_file("utprobe_events"), want);
+}
+END_TEST
+
+/*
  * A user without CAP_SYS_ADMIN: as root, the CLI runs as nobody, which
  * cannot write the root-owned 0644 utprobe_events; as a user, the file
  * is read-only.  The binary and the fixture are copies in the stand-in
@@ -1191,6 +1223,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, funcs_on_a_broken_elf_file);
 	tcase_add_test(tc, fifo_is_not_a_binary);
 	tcase_add_test(tc, path_with_a_space_is_refused);
+	tcase_add_test(tc, add_static_functions_of_one_name);
 	tcase_add_test(tc, add_return_probes);
 	tcase_add_test(tc, return_probe_not_on_entry);
 	tcase_add_test(tc, kernel_without_return_probes);

@@ -207,6 +207,62 @@ START_TEST(versioned_names)
 }
 END_TEST
 
+/* nm's addresses of the local symbol @sym in @file, in order: how many */
+static int nm_locals(const char *file, const char *sym, unsigned long *addr,
+		     int max)
+{
+	char cmd[1024], line[256], name[128], type;
+	unsigned long a;
+	int n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm -n %s/%s", FIXTURES, file);
+	p = popen(cmd, "r");
+	if (!p)
+		return 0;
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, "%lx %c %127s", &a, &type, name) == 3 &&
+		    type == 't' && !strcmp(name, sym) && n < max)
+			addr[n++] = a;
+	pclose(p);
+	return n;
+}
+
+/*
+ * Two static functions of one name (two source files): the name gives
+ * both, each marked as sharing its name, so that each gets a name of
+ * its own; a glob gives both too.
+ */
+START_TEST(static_functions_of_one_name)
+{
+	const char *specs[] = { FIXTURES "/dup_statics:helper",
+				FIXTURES "/dup_statics:help*" };
+	unsigned long want[2];
+	struct up_place *p;
+	char err[1024];
+
+	ck_assert_int_eq(nm_locals("dup_statics", "helper", want, 2), 2);
+	for (int s = 0; s < 2; s++) {
+		ck_assert_int_eq(up_resolve(specs[s], 0, &p, err, sizeof(err)),
+				 2);
+		for (int i = 0; i < 2; i++) {
+			ck_assert_uint_eq(p[i].vaddr, want[i]);
+			ck_assert_uint_eq(p[i].func_vaddr, want[i]);
+			ck_assert(p[i].dup);
+			ck_assert_str_eq(p[i].symbol, "helper");
+		}
+		free(p);
+	}
+	/* a function of a name of its own is not marked */
+	ck_assert(!resolve_one(FIXTURES "/dup_statics:dup_a").dup);
+	/* at an offset: each one's own, checked against each one's size */
+	ck_assert_int_eq(up_resolve(FIXTURES "/dup_statics:helper+0x1000", 0,
+				    &p, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "beyond the end of the helper at"), "%s",
+		      err);
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
 	tcase_add_loop_test(tc, symbol_matches_nm, 0, NVARIANTS);
@@ -217,6 +273,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, errors_name_the_problem);
 	tcase_add_test(tc, library_by_short_name);
 	tcase_add_test(tc, versioned_names);
+	tcase_add_test(tc, static_functions_of_one_name);
 }
 
 int main(void)

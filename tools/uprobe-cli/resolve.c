@@ -440,6 +440,7 @@ struct func {
 	unsigned long vaddr;
 	unsigned long size;
 	bool old_version;	/* NAME@VERSION, not the default @@ */
+	bool dup;		/* another function has its name (statics) */
 };
 
 static int func_cmp(const void *a, const void *b)
@@ -449,6 +450,33 @@ static int func_cmp(const void *a, const void *b)
 	if (x->vaddr != y->vaddr)
 		return x->vaddr < y->vaddr ? -1 : 1;
 	return strcmp(x->name, y->name);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp((*(struct func *const *)a)->name,
+		      (*(struct func *const *)b)->name);
+}
+
+/*
+ * Mark the functions of @f[0..@n) whose name another one has, at another
+ * address (static functions of two source files, two versions): sorted
+ * by name, in O(n log n).  0, or -1 out of memory.
+ */
+static int mark_dups(struct func *f, size_t n)
+{
+	struct func **by_name = malloc((n + 1) * sizeof(*by_name));
+
+	if (!by_name)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		by_name[i] = &f[i];
+	qsort(by_name, n, sizeof(*by_name), name_cmp);
+	for (size_t i = 1; i < n; i++)
+		if (!strcmp(by_name[i - 1]->name, by_name[i]->name))
+			by_name[i - 1]->dup = by_name[i]->dup = true;
+	free(by_name);
+	return 0;
 }
 
 /*
@@ -514,6 +542,10 @@ static struct func *functions(struct up_binary *b, size_t *count)
 			f[(*count)++] = f[i];
 		else
 			f[*count - 1].old_version &= f[i].old_version;
+	}
+	if (mark_dups(f, *count)) {
+		free(f);
+		return NULL;
 	}
 	return f;
 }
@@ -640,6 +672,8 @@ static int add_place(struct up_place **places, int *n, const char *path,
 	if (fn) {
 		snprintf(p->symbol, sizeof(p->symbol), "%s", fn->name);
 		p->sym_off = vaddr - fn->vaddr;
+		p->dup = fn->dup;
+		p->func_vaddr = fn->vaddr;
 	}
 	(*n)++;
 	return 0;
@@ -721,6 +755,35 @@ struct target {
 	bool check;
 };
 
+/*
+ * The place @t, into *@places after the *@n there (counted in), once it
+ * is known to start an instruction if it may not; 0, or -1.
+ */
+static int target_place(const struct spec_ctx *c, const struct target *t,
+			struct up_place **places, int *n)
+{
+	const struct func *fn = t->fn;
+	unsigned long prev = 0;
+	int r;
+
+	if (t->check && fn && t->vaddr != fn->vaddr &&
+	    on_boundary(c->b, fn, t->vaddr, &prev) == 0) {
+		set_err(c->err, c->errlen,
+			"%s: %#lx (%s+%#lx) is inside an instruction, which starts at %s+%#lx",
+			c->path, t->vaddr, fn->name, t->vaddr - fn->vaddr,
+			fn->name, prev - fn->vaddr);
+		return -1;
+	}
+	r = add_place(places, n, c->path, c->b, t->vaddr, fn);
+	if (r == -2)
+		set_err(c->err, c->errlen,
+			"%s: %#lx is not in executable text", c->path,
+			t->vaddr);
+	else if (r)
+		set_err(c->err, c->errlen, "out of memory");
+	return r ? -1 : 0;
+}
+
 /* FILE:LINE (@colon its colon): the line's lowest address */
 static int spec_line(const struct spec_ctx *c, const char *what,
 		     const char *colon, struct target *t)
@@ -777,9 +840,37 @@ static int spec_address(const struct spec_ctx *c, const char *what,
 	return 0;
 }
 
+/*
+ * SYMBOL[+OFF] where several functions (not older versions) have the
+ * name of @t->fn: each of them, at @off, into *@places; their count or -1
+ */
+static int spec_same_name(const struct spec_ctx *c, struct target *t,
+			  unsigned long off, struct up_place **places)
+{
+	const struct func *fn = t->fn;
+	int n = 0;
+
+	for (size_t i = 0; i < c->nf; i++) {
+		if (strcmp(c->f[i].name, fn->name) || c->f[i].old_version)
+			continue;
+		t->fn = &c->f[i];
+		t->vaddr = c->f[i].vaddr + off;
+		if (c->f[i].size && off >= c->f[i].size) {
+			set_err(c->err, c->errlen,
+				"%s: %s+%#lx is beyond the end of the %s at %#lx (size %#lx)",
+				c->path, fn->name, off, fn->name,
+				c->f[i].vaddr, c->f[i].size);
+			return -1;
+		}
+		if (target_place(c, t, places, &n))
+			return -1;
+	}
+	return n;
+}
+
 /* SYMBOL[+OFF]: the default version of a versioned name, as ld.so binds */
 static int spec_symbol(const struct spec_ctx *c, const char *what,
-		       struct target *t)
+		       struct target *t, struct up_place **places)
 {
 	const char *plus = strchr(what, '+');
 	char name[256], hint[512], *end;
@@ -807,6 +898,9 @@ static int spec_symbol(const struct spec_ctx *c, const char *what,
 			name, hint);
 		return -1;
 	}
+	/* static functions of one name in several source files: all */
+	if (t->fn->dup && !t->fn->old_version)
+		return spec_same_name(c, t, off, places);
 	if (t->fn->size && off >= t->fn->size) {
 		set_err(c->err, c->errlen,
 			"%s: %s+%#lx is beyond the end of %s (size %#lx)",
@@ -845,35 +939,6 @@ static int spec_glob(const struct spec_ctx *c, const char *what,
 }
 
 /*
- * The place @t, into *@places, once it is known to start an instruction
- * if it may not; 1, or -1.
- */
-static int target_place(const struct spec_ctx *c, const struct target *t,
-			struct up_place **places)
-{
-	const struct func *fn = t->fn;
-	unsigned long prev = 0;
-	int n = 0, r;
-
-	if (t->check && fn && t->vaddr != fn->vaddr &&
-	    on_boundary(c->b, fn, t->vaddr, &prev) == 0) {
-		set_err(c->err, c->errlen,
-			"%s: %#lx (%s+%#lx) is inside an instruction, which starts at %s+%#lx",
-			c->path, t->vaddr, fn->name, t->vaddr - fn->vaddr,
-			fn->name, prev - fn->vaddr);
-		return -1;
-	}
-	r = add_place(places, &n, c->path, c->b, t->vaddr, fn);
-	if (r == -2)
-		set_err(c->err, c->errlen,
-			"%s: %#lx is not in executable text", c->path,
-			t->vaddr);
-	else if (r)
-		set_err(c->err, c->errlen, "out of memory");
-	return r ? -1 : n;
-}
-
-/*
  * Resolve the part after BINARY: in @b, by its kind: FILE:LINE, an
  * address, a glob or SYMBOL[+OFF].  The count of places, or -1.
  */
@@ -904,11 +969,11 @@ static int resolve_in(struct up_binary *b, const char *path, const char *what,
 	} else if (strpbrk(what, "*?[")) {
 		n = spec_glob(&c, what, places);
 	} else {
-		n = spec_symbol(&c, what, &t);
+		n = spec_symbol(&c, what, &t, places);
 	}
-	/* one place, unless a glob gave its own */
-	if (!n)
-		n = target_place(&c, &t, places);
+	/* one place, unless a glob or a shared name gave their own */
+	if (!n && target_place(&c, &t, places, &n))
+		n = -1;
 	free(f);
 	if (n < 0) {
 		free(*places);

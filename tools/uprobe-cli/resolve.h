@@ -25,6 +25,8 @@ struct up_place {
 	char symbol[256];	/* the function it is in ("" if none), or */
 				/* PROVIDER:NAME of an SDT marker */
 	unsigned long sym_off;	/* its offset in that function */
+	bool dup;		/* another function of the binary has */
+	unsigned long func_vaddr; /* its name: this one is at this address */
 	bool sdt;		/* an SDT marker: */
 	unsigned long ref_offset; /* its semaphore's file offset, or 0 */
 	char sdt_args[UP_SDT_ARGS_MAX]; /* its argument specs */

@@ -309,15 +309,20 @@ static void probe_name(char *out, size_t len, const struct probe *pr)
 {
 	const struct up_place *p = &pr->place;
 	const char *s = *p->symbol ? p->symbol : "probe";
-	/* leave room for "_OFFSET" (at most 17 characters) or "_return" */
+	/*
+	 * leave room for "_OFFSET" (at most 17 characters), for the
+	 * function's address where another has its name, and "_return"
+	 */
 	size_t i, k = 0, room = len - 1 - (p->sym_off ? 17 : 0) -
-				(pr->ret ? 7 : 0);
+				(p->dup ? 17 : 0) - (pr->ret ? 7 : 0);
 
 	if (!isalpha((unsigned char)*s) && *s != '_')
 		out[k++] = '_';
 	for (i = 0; s[i] && k < room; i++)
 		out[k++] = isalnum((unsigned char)s[i]) ? s[i] : '_';
 	out[k] = '\0';
+	if (*p->symbol && p->dup)
+		k += snprintf(out + k, len - k, "_%lx", p->func_vaddr);
 	if (*p->symbol && p->sym_off)
 		k += snprintf(out + k, len - k, "_%lx", p->sym_off);
 	if (pr->ret)
@@ -1080,15 +1085,23 @@ int run_probed(struct probe *ps, int n, char **cmd, int *status,
 	return 0;
 }
 
-/* BINARY:FUNCTION[+OFFSET] of @p, BINARY its base name. */
+/*
+ * BINARY:FUNCTION[@ADDRESS][+OFFSET] of @p, BINARY its base name, and
+ * ADDRESS the function's where another function has its name.
+ */
 void function_name(char *out, size_t len, const struct up_place *p)
 {
 	const char *bin = strrchr(p->path, '/') + 1;
+	char at[24] = "";
 
+	if (p->dup)
+		snprintf(at, sizeof(at), "@%#lx", p->func_vaddr);
 	if (p->sym_off)
-		snprintf(out, len, "%s:%s+%#lx", bin, p->symbol, p->sym_off);
+		snprintf(out, len, "%s:%s%s+%#lx", bin, p->symbol, at,
+			 p->sym_off);
 	else
-		snprintf(out, len, "%s:%s", bin, *p->symbol ? p->symbol : "?");
+		snprintf(out, len, "%s:%s%s", bin,
+			 *p->symbol ? p->symbol : "?", at);
 }
 
 /* An OpenMetrics sample of @metric for the function of @p. */
