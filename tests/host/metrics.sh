@@ -77,7 +77,7 @@ EOF
 }
 
 ktap_print_header
-ktap_set_plan 11
+ktap_set_plan 12
 
 "$CLI" stat --format=openmetrics --textfile "$t/uprobe.prom" -n 2 -i 0.1
 check $? "stat --textfile writes the file"
@@ -121,6 +121,48 @@ head -n 1 "$t/om" | grep -qx '200 application/openmetrics-text; version=1.0.0; c
 check $? "in OpenMetrics when the scraper accepts it, ending in # EOF"
 [ "$(fetch /other | head -n 1 | cut -d' ' -f1)" = 404 ]
 check $? "another path is not found"
+
+# 1,100 clients that each send a byte of their request a second, held
+# open for 12 s, while a scraper asks every second: every scrape is
+# answered in full.
+(ulimit -n 4096; python3 - "$port" 1100 12 <<'EOF'
+import socket, sys, time
+port, n, secs = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+conns = []
+for i in range(n):
+    try:
+        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        s.setblocking(False)
+        conns.append(s)
+    except OSError:
+        pass
+print("# flood: %d connections" % len(conns), flush=True)
+req = b"GET /metrics HTTP/1.1\r\nHost: x\r\n"
+end = time.monotonic() + secs
+i = 0
+while time.monotonic() < end:
+    for s in conns:
+        try:
+            s.send(req[i % len(req):i % len(req) + 1])
+        except OSError:
+            pass
+    i += 1
+    time.sleep(1)
+EOF
+) &
+flood=$!
+sleep 2
+ok=0
+for i in 1 2 3 4 5 6 7 8; do
+	fetch /metrics > "$t/flood" 2> "$t/flood.err"
+	head -n 1 "$t/flood" | grep -q '^200 ' && sed 1d "$t/flood" > "$t/flood.body" &&
+		has_samples "$t/flood.body" && ok=$((ok + 1))
+	sleep 1
+done
+wait $flood
+echo "# $ok of 8 scrapes answered during the flood"
+[ $ok = 8 ]
+check $? "a flood of 1,100 slow clients: every scrape is answered in full"
 kill -0 $serve 2> /dev/null || sed 's/^/# serve: /' "$t/serve.err"
 kill -TERM $serve
 wait $serve

@@ -11,11 +11,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -102,23 +104,173 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
 
 /* A scraper silent this long is let go: it cannot hold a connection */
 #define SERVE_TIMEOUT_S	10
+/*
+ * A request must have come in whole this long after its connection
+ * opened, or after the answer to the one before: a client that trickles
+ * a byte a second is let go all the same.
+ */
+#define SERVE_DEADLINE_S 5
+/*
+ * Connections at most: beyond, a new one pushes out the one whose
+ * request is the latest, so that a flood of slow clients never keeps a
+ * scraper out.  libmicrohttpd refuses beyond its own, higher limit.
+ */
+#define SERVE_MAX_CONN	256
+#define SERVE_MHD_CONN	(2 * SERVE_MAX_CONN)
+
+/*
+ * The open connections, by deadline, the earliest first (a circular
+ * list): each is let go (its socket shut down, which libmicrohttpd sees
+ * and closes it for) once its deadline has passed.  Under conns_lock:
+ * libmicrohttpd's thread adds, moves and removes them, serve's own
+ * thread lets go of the late ones.
+ */
+struct conn {
+	struct conn *prev, *next;
+	int fd;
+	double deadline;
+};
+
+static pthread_mutex_t conns_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct conn conns = { &conns, &conns, -1, 0 };
+static int nconns;
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void conn_unlink(struct conn *k)
+{
+	k->prev->next = k->next;
+	k->next->prev = k->prev;
+}
+
+/* @k's deadline from now, at the end of the list.  conns_lock held. */
+static void conn_renew(struct conn *k)
+{
+	k->deadline = mono_now() + SERVE_DEADLINE_S;
+	k->prev = conns.prev;
+	k->next = &conns;
+	conns.prev->next = k;
+	conns.prev = k;
+}
+
+/* Let @k go: libmicrohttpd closes it, and then tells conn_notify() */
+static void conn_drop(struct conn *k)
+{
+	shutdown(k->fd, SHUT_RDWR);
+	/* once only: to the end, with no deadline to pass again */
+	conn_unlink(k);
+	conn_renew(k);
+	k->deadline = 1e300;
+}
+
+/* Connections opened and closed (libmicrohttpd's thread) */
+static void conn_notify(void *cls, struct MHD_Connection *c, void **ctx,
+			enum MHD_ConnectionNotificationCode toe)
+{
+	const union MHD_ConnectionInfo *info;
+	struct conn *k = *ctx;
+
+	(void)cls;
+	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (!k)
+			return;
+		pthread_mutex_lock(&conns_lock);
+		conn_unlink(k);
+		nconns--;
+		pthread_mutex_unlock(&conns_lock);
+		free(k);
+		*ctx = NULL;
+		return;
+	}
+	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	k = info ? malloc(sizeof(*k)) : NULL;
+	if (!k)
+		return;
+	k->fd = info->connect_fd;
+	pthread_mutex_lock(&conns_lock);
+	conn_renew(k);
+	if (++nconns > SERVE_MAX_CONN && conns.next != k)
+		conn_drop(conns.next);
+	pthread_mutex_unlock(&conns_lock);
+	*ctx = k;
+}
+
+/* A request answered: the connection's next one has its own deadline */
+static void conn_answered(void *cls, struct MHD_Connection *c, void **req,
+			  enum MHD_RequestTerminationCode toe)
+{
+	const union MHD_ConnectionInfo *info;
+	struct conn *k;
+
+	(void)cls;
+	(void)req;
+	(void)toe;
+	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	k = info ? info->socket_context : NULL;
+	if (!k)
+		return;
+	pthread_mutex_lock(&conns_lock);
+	if (k->deadline < 1e300) {
+		conn_unlink(k);
+		conn_renew(k);
+	}
+	pthread_mutex_unlock(&conns_lock);
+}
+
+/* Let go of the connections whose deadline has passed */
+static void conns_sweep(void)
+{
+	double now = mono_now();
+
+	pthread_mutex_lock(&conns_lock);
+	while (conns.next != &conns && conns.next->deadline < now)
+		conn_drop(conns.next);
+	pthread_mutex_unlock(&conns_lock);
+}
+
+/*
+ * Start a daemon with @flags on @port (or @sa, if not NULL): epoll, so
+ * that no number of clients runs into select()'s limit, and the limits
+ * above.
+ */
+static struct MHD_Daemon *start(unsigned int flags, uint16_t port,
+				const struct sockaddr *sa)
+{
+	flags |= MHD_USE_EPOLL_INTERNAL_THREAD;
+	if (sa)
+		return MHD_start_daemon(flags, 0, NULL, NULL, answer, NULL,
+					MHD_OPTION_SOCK_ADDR, sa,
+					MHD_OPTION_CONNECTION_TIMEOUT,
+					(unsigned int)SERVE_TIMEOUT_S,
+					MHD_OPTION_CONNECTION_LIMIT,
+					(unsigned int)SERVE_MHD_CONN,
+					MHD_OPTION_NOTIFY_CONNECTION,
+					conn_notify, NULL,
+					MHD_OPTION_NOTIFY_COMPLETED,
+					conn_answered, NULL, MHD_OPTION_END);
+	return MHD_start_daemon(flags, port, NULL, NULL, answer, NULL,
+				MHD_OPTION_CONNECTION_TIMEOUT,
+				(unsigned int)SERVE_TIMEOUT_S,
+				MHD_OPTION_CONNECTION_LIMIT,
+				(unsigned int)SERVE_MHD_CONN,
+				MHD_OPTION_NOTIFY_CONNECTION, conn_notify, NULL,
+				MHD_OPTION_NOTIFY_COMPLETED, conn_answered,
+				NULL, MHD_OPTION_END);
+}
 
 /* Listen on @port of every address: IPv6 and IPv4, or IPv4 alone */
 static struct MHD_Daemon *listen_any(uint16_t port)
 {
-	struct MHD_Daemon *d;
+	struct MHD_Daemon *d = start(MHD_USE_DUAL_STACK, port, NULL);
 
-	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
-			     MHD_USE_DUAL_STACK, port, NULL, NULL, answer,
-			     NULL, MHD_OPTION_CONNECTION_TIMEOUT,
-			     (unsigned int)SERVE_TIMEOUT_S, MHD_OPTION_END);
-	if (d)
-		return d;
 	/* a machine without IPv6 */
-	return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, port, NULL,
-				NULL, answer, NULL,
-				MHD_OPTION_CONNECTION_TIMEOUT,
-				(unsigned int)SERVE_TIMEOUT_S, MHD_OPTION_END);
+	return d ? d : start(0, port, NULL);
 }
 
 /*
@@ -154,14 +306,8 @@ static struct MHD_Daemon *listen_on(const char *addr)
 		return NULL;
 	}
 	if (len)
-		d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
-				     (ai->ai_family == AF_INET6 ?
-				      MHD_USE_IPv6 : 0),
-				     0, NULL, NULL, answer, NULL,
-				     MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-				     MHD_OPTION_CONNECTION_TIMEOUT,
-				     (unsigned int)SERVE_TIMEOUT_S,
-				     MHD_OPTION_END);
+		d = start(ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0, 0,
+			  ai->ai_addr);
 	else
 		d = listen_any(ntohs(((struct sockaddr_in *)
 				      ai->ai_addr)->sin_port));
@@ -212,7 +358,7 @@ int cmd_serve(int argc, char **argv)
 	const char *addr = NULL;
 	struct probe *ps = NULL;
 	struct MHD_Daemon *d;
-	int c, n = 0, nspecs = 0, ret = 0, sig;
+	int c, n = 0, nspecs = 0, ret = 0;
 	bool placed;
 	sigset_t stop;
 
@@ -245,8 +391,11 @@ int cmd_serve(int argc, char **argv)
 		ret = 1;
 	if (!ret) {
 		fprintf(stderr, "uprobe-cli: serving http://%s/metrics\n", addr);
-		while (sigwait(&stop, &sig))
-			;
+		/* each second, the late connections go */
+		do
+			conns_sweep();
+		while (sigtimedwait(&stop, NULL,
+				    &(struct timespec){ .tv_sec = 1 }) < 0);
 		MHD_stop_daemon(d);
 	}
 	if (placed)
