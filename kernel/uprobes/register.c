@@ -346,7 +346,11 @@ static void utp_probe_release(struct utprobe *up)
 {
 	up->ref_offset = 0;
 	if (up->inode) {
+		struct super_block *sb = up->inode->i_sb;
+
 		iput(up->inode);
+		/* the file system may be shut down now (lazily unmounted) */
+		deactivate_super(sb);
 		up->inode = NULL;
 		kfree(up->insn);
 		up->insn = NULL;
@@ -690,6 +694,16 @@ static int utp_register(struct utp_spec *specs, unsigned int n, bool init)
 			up->pid = pid_nr(spec->pid);
 			ret = utp_pid_map(spec, &maps);
 			continue;
+		}
+		/*
+		 * The inode and its file system, kept active as an open
+		 * file keeps it: unmounted meanwhile (lazily, or by a caller
+		 * that held no mount), it is shut down only after the probe
+		 * has gone, never under an inode still referenced.
+		 */
+		if (!atomic_inc_not_zero(&spec->inode->i_sb->s_active)) {
+			ret = -ENOENT;
+			break;
 		}
 		/* the probe's from now: no new process may miss it */
 		up->inode = spec->inode;
@@ -1080,14 +1094,17 @@ EXPORT_SYMBOL_GPL(utprobe_register_batch);
  * (before they can run the new text), and the children they fork.  May
  * sleep.  From a probe handler, the registration is queued and done
  * shortly after; this then answers 0, and a later failure leaves the
- * probe without effect.
+ * probe without effect.  The probe keeps @inode, and its file system
+ * active (as an open file does, though not its mount), until it is
+ * unregistered: a file system unmounted meanwhile is shut down after.
  *
  * Return: 0; -%EINVAL @inode is not a regular file; -%ENXIO @offset is
  * beyond its end; -%ENOEXEC it is not a 64-bit ELF file; -%EFAULT
  * @offset is not in an executable segment; -%EILSEQ no valid instruction
  * there; -%EOPNOTSUPP the instruction cannot be probed; -%EBUSY a process
  * has another breakpoint there; -%ESRCH no process @scope; -%EINTR;
- * -%ENOMEM (or no room for an out-of-line slot in a process).
+ * -%ENOMEM (or no room for an out-of-line slot in a process); -%ENOENT
+ * its file system is being shut down.
  * On error, no process has the probe.
  */
 int utprobe_register_file_scoped(struct utprobe *up, struct inode *inode,

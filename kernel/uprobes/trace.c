@@ -107,6 +107,12 @@ struct utp_named {
 	char *args;			/* its FETCHARGS as written, or NULL */
 	struct utp_lat __percpu *lat;	/* a return probe's, or NULL */
 	const struct file *owner;	/* its session, or NULL */
+	/*
+	 * The file of a probe on a file, held as an open file holds it:
+	 * its file system cannot be unmounted (-EBUSY), and one detached
+	 * lazily lives on, until the probe has gone.
+	 */
+	struct path path;
 	struct utprobe up;
 	bool has_event;			/* tp's event is registered */
 	bool orphan;			/* in utp_orphans (under event_mutex) */
@@ -542,6 +548,9 @@ static int utp_events_del(struct utp_named *victim)
 /* Free @n, whose event is gone or never was, and whose handlers are done */
 static void utp_named_destroy(struct utp_named *n)
 {
+	/* after the engine let go of the file's inode */
+	if (n->path.dentry)
+		path_put(&n->path);
 	trace_probe_cleanup(&n->tp);
 	put_pid(n->pid);
 	free_percpu(n->lat);
@@ -992,6 +1001,11 @@ static int utp_add_batch(struct utp_line *lines, unsigned int n)
 	for (i = 0; i < n; i++) {
 		if (!lines[i].n)
 			continue;
+		/* the file is the probe's from now */
+		if (lines[i].spec.inode) {
+			lines[i].n->path = lines[i].path;
+			lines[i].spec.inode = NULL;
+		}
 		list_add_tail(&lines[i].n->node, &utp_named_list);
 		lines[i].n = NULL;
 	}
