@@ -77,6 +77,24 @@ static int utp_point_new(struct utp_proc *proc, struct utprobe *up,
 }
 
 /*
+ * Is @up at @pt already?  Both lists are walked together, so that the
+ * shorter one decides: a point may have thousands of probes (a batch
+ * of them on one address), a probe thousands of places (a file mapped
+ * by many processes).
+ */
+static bool utp_point_has(struct utp_point *pt, struct utprobe *up)
+{
+	struct list_head *a = pt->consumers.next, *b = up->consumers.next;
+
+	for (; a != &pt->consumers && b != &up->consumers;
+	     a = a->next, b = b->next)
+		if (list_entry(a, struct utp_consumer, point_node)->up == up ||
+		    list_entry(b, struct utp_consumer, probe_node)->point == pt)
+			return true;
+	return false;
+}
+
+/*
  * Add @up at @vaddr in @task's process, whose instruction there is @ai,
  * as @mode says; a new point's int3 goes into @defer if not NULL.
  * Adding a probe that is there already does nothing.
@@ -141,12 +159,9 @@ again:
 		if (ret)
 			goto out;
 	} else {
-		struct utp_consumer *old;
-
 		ret = 0;
-		list_for_each_entry(old, &pt->consumers, point_node)
-			if (old->up == up)
-				goto out;
+		if (utp_point_has(pt, up))
+			goto out;
 	}
 	/*
 	 * Threads may be walking the consumers meanwhile, in the trap too:
@@ -678,8 +693,10 @@ static int utp_register(struct utp_spec *specs, unsigned int n, bool init)
 	int ret = 0;
 	u64 last;
 
-	for (checked = 0; checked < n && !ret; checked++)
+	for (checked = 0; checked < n && !ret; checked++) {
 		ret = utp_spec_check(&specs[checked], init);
+		cond_resched();
+	}
 	if (ret) {
 		checked--;
 		goto free;
@@ -693,6 +710,7 @@ static int utp_register(struct utp_spec *specs, unsigned int n, bool init)
 			up->vaddr = spec->vaddr;
 			up->pid = pid_nr(spec->pid);
 			ret = utp_pid_map(spec, &maps);
+			cond_resched();
 			continue;
 		}
 		/*
@@ -714,6 +732,7 @@ static int utp_register(struct utp_spec *specs, unsigned int n, bool init)
 		static_branch_inc(&utprobe_mmap_key);
 		list_add_tail(&up->file_node, &utp_files);
 		ret = utp_file_maps(up, &maps);
+		cond_resched();
 	}
 	list_sort(NULL, &maps, utp_map_cmp);
 	while (!ret && !list_empty(&maps))

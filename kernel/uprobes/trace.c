@@ -63,17 +63,20 @@
 #include <linux/capability.h>
 #include <linux/ctype.h>
 #include <linux/fs.h>
+#include <linux/hashtable.h>
 #include <linux/init.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/bsearch.h>
 #include <linux/namei.h>
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/tracefs.h>
 #include <linux/uaccess.h>
@@ -100,7 +103,9 @@ struct utp_lat {
 };
 
 struct utp_named {
-	struct list_head node;
+	struct list_head node;		/* in utp_named_list; RCU-read */
+	struct hlist_node hnode;	/* in utp_named_hash */
+	struct list_head gone_node;	/* being removed, or an orphan */
 	char name[UTP_NAME_MAX];
 	char *target;			/* as written: ADDR, or PATH:OFFSET */
 	struct pid *pid;		/* of PID:ADDR or tree=PID, or NULL */
@@ -350,11 +355,18 @@ static int utp_named_ret(struct utprobe *up, const struct utprobe_return *ret,
 }
 
 /*
- * Protects utp_named_list and utp_orphans; taken before event_mutex and
- * the core's own mutex.
+ * Serialises the writers of utp_named_list, utp_named_hash and
+ * utp_orphans; taken before event_mutex and the core's own mutex.  The
+ * listings read utp_named_list under RCU alone, so that a reader never
+ * waits for a long write: a probe taken off the list is freed only
+ * after a grace period (utp_named_free() and __utp_reap() wait for one
+ * before they free it).
  */
 static DEFINE_MUTEX(utp_named_lock);
 static LIST_HEAD(utp_named_list);
+/* The same by name, for the writers.  utp_named_lock. */
+#define UTP_NAMED_HASH_BITS	12
+static DEFINE_HASHTABLE(utp_named_hash, UTP_NAMED_HASH_BITS);
 /*
  * Probes whose session ended while their events were in use: out of
  * every process, their handlers done, their events kept for the users
@@ -363,14 +375,38 @@ static LIST_HEAD(utp_named_list);
 static LIST_HEAD(utp_orphans);
 static struct work_struct utp_reap_work;
 
+static u32 utp_name_hash(const char *name)
+{
+	return full_name_hash(NULL, name, strlen(name));
+}
+
 static struct utp_named *utp_named_find(const char *name)
 {
 	struct utp_named *n;
 
-	list_for_each_entry(n, &utp_named_list, node)
+	hash_for_each_possible(utp_named_hash, n, hnode, utp_name_hash(name))
 		if (!strcmp(n->name, name))
 			return n;
 	return NULL;
+}
+
+/* List @n, a probe just registered with its event.  utp_named_lock. */
+static void utp_named_list_add(struct utp_named *n)
+{
+	list_add_tail_rcu(&n->node, &utp_named_list);
+	hash_add(utp_named_hash, &n->hnode, utp_name_hash(n->name));
+}
+
+/*
+ * Take @n off the lists onto @to, a list of probes being removed: a
+ * reader may still be at it until a grace period has passed.
+ * utp_named_lock.
+ */
+static void utp_named_unlist(struct utp_named *n, struct list_head *to)
+{
+	list_del_rcu(&n->node);
+	hash_del(&n->hnode);
+	list_add_tail(&n->gone_node, to);
 }
 
 static bool utp_name_valid(const char *name)
@@ -476,7 +512,12 @@ static struct trace_event_fields utp_event_fields[] = {
 	{}
 };
 
-/* Make @n's event, utprobes/NAME.  event_mutex held. */
+/*
+ * Make @n's event, utprobes/NAME, whose name the caller found free
+ * (utp_events_free()): what trace_probe_register_event_call() does but
+ * its look-up, which walks every event of the system, for each event
+ * of a batch of thousands.  event_mutex held.
+ */
 static int utp_event_add(struct utp_named *n)
 {
 	struct trace_event_call *call = trace_probe_event_call(&n->tp);
@@ -490,7 +531,11 @@ static int utp_event_add(struct utp_named *n)
 	 * enable_event trigger) are counted, and removal checks them
 	 */
 	call->flags = TRACE_EVENT_FL_DYNAMIC;
-	ret = trace_probe_register_event_call(&n->tp);
+	if (!register_trace_event(&call->event))
+		return -ENODEV;
+	ret = trace_add_event_call(call);
+	if (ret)
+		unregister_trace_event(&call->event);
 	n->has_event = !ret;
 	return ret;
 }
@@ -537,9 +582,11 @@ static int utp_events_del(struct utp_named *victim)
 	/* a handler may still hold a file the event was on */
 	if (!ret)
 		synchronize_rcu();
-	list_for_each_entry(n, &utp_named_list, node)
+	list_for_each_entry(n, &utp_named_list, node) {
 		if (!ret && (!victim || n == victim))
 			ret = utp_event_del(n);
+		cond_resched();
+	}
 	tracing_reset_all_online_cpus();
 	mutex_unlock(&event_mutex);
 	return ret;
@@ -567,7 +614,7 @@ static void utp_named_destroy(struct utp_named *n)
 static void utp_named_remove(struct utp_named *n, struct list_head *gone)
 {
 	utprobe_unregister_nosync(&n->up);
-	list_move_tail(&n->node, gone);
+	utp_named_unlist(n, gone);
 }
 
 /* Free the probes utp_named_remove() put on @gone, after one wait. */
@@ -577,9 +624,10 @@ static void utp_named_free(struct list_head *gone)
 
 	if (list_empty(gone))
 		return;
+	/* after a grace period: no reader of the list sees them either */
 	utprobe_unregister_sync();
-	list_for_each_entry_safe(n, next, gone, node) {
-		list_del(&n->node);
+	list_for_each_entry_safe(n, next, gone, gone_node) {
+		list_del(&n->gone_node);
 		utp_named_destroy(n);
 	}
 }
@@ -596,8 +644,10 @@ static void utp_events_del_list(struct list_head *list)
 	if (list_empty(list))
 		return;
 	synchronize_rcu();
-	list_for_each_entry(n, list, node)
+	list_for_each_entry(n, list, gone_node) {
 		WARN_ON_ONCE(utp_event_del(n));
+		cond_resched();
+	}
 	tracing_reset_all_online_cpus();
 }
 
@@ -615,13 +665,14 @@ static void __utp_reap(void)
 	if (list_empty(&utp_orphans))
 		return;
 	mutex_lock(&event_mutex);
-	list_for_each_entry_safe(n, next, &utp_orphans, node)
+	list_for_each_entry_safe(n, next, &utp_orphans, gone_node)
 		if (!utp_event_busy(n))
-			list_move_tail(&n->node, &gone);
+			list_move_tail(&n->gone_node, &gone);
+	/* waits for a grace period, since before they were orphaned too */
 	utp_events_del_list(&gone);
 	mutex_unlock(&event_mutex);
-	list_for_each_entry_safe(n, next, &gone, node) {
-		list_del(&n->node);
+	list_for_each_entry_safe(n, next, &gone, gone_node) {
+		list_del(&n->gone_node);
 		utp_named_destroy(n);
 	}
 }
@@ -653,14 +704,18 @@ static void utp_session_end(const struct file *owner)
 			continue;
 		n->owner = NULL;
 		n->orphan = utp_event_busy(n);
-		list_move_tail(&n->node, n->orphan ? &orphans : &gone);
+		utp_named_unlist(n, n->orphan ? &orphans : &gone);
 	}
 	utp_events_del_list(&gone);
 	mutex_unlock(&event_mutex);
-	list_for_each_entry(n, &gone, node)
+	list_for_each_entry(n, &gone, gone_node) {
 		utprobe_unregister_nosync(&n->up);
-	list_for_each_entry(n, &orphans, node)
+		cond_resched();
+	}
+	list_for_each_entry(n, &orphans, gone_node) {
 		utprobe_unregister_nosync(&n->up);
+		cond_resched();
+	}
 	/* one wait for the handlers of both */
 	synced = !list_empty(&gone);
 	utp_named_free(&gone);
@@ -933,6 +988,46 @@ static int utp_parse(struct utp_line *l, char *line)
 	return -EINVAL;
 }
 
+static int utp_name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char * const *)a, *(const char * const *)b);
+}
+
+/*
+ * Are the event names of @lines[0..@n) free in the group: no event of
+ * another kind (a kprobe event may be put in any group), nor one of an
+ * orphan of ours, holds one?  One pass over the events, each looked up
+ * among the names sorted.  event_mutex held.
+ */
+static int utp_events_free(struct utp_line *lines, unsigned int n)
+{
+	struct trace_event_call *call;
+	const char **names, *name;
+	unsigned int i, k = 0;
+	int ret = 0;
+
+	names = kvmalloc_array(n, sizeof(*names), GFP_KERNEL);
+	if (!names)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (lines[i].n)
+			names[k++] = lines[i].n->name;
+	sort(names, k, sizeof(*names), utp_name_cmp, NULL);
+	list_for_each_entry(call, &ftrace_events, list) {
+		if (!call->class->system ||
+		    strcmp(call->class->system, UTP_EVENT_GROUP))
+			continue;
+		name = trace_event_name(call);
+		if (name && bsearch(&name, names, k, sizeof(*names),
+				    utp_name_cmp)) {
+			ret = -EEXIST;
+			break;
+		}
+	}
+	kvfree(names);
+	return ret;
+}
+
 /*
  * Make the events of the probes of @lines[0..@n), just registered: all
  * or none.  Nothing can turn on an event before this returns.
@@ -940,14 +1035,16 @@ static int utp_parse(struct utp_line *l, char *line)
 static int utp_add_events(struct utp_line *lines, unsigned int n)
 {
 	unsigned int i, added = 0;
-	int ret = 0;
+	int ret;
 
 	mutex_lock(&event_mutex);
+	ret = utp_events_free(lines, n);
 	for (i = 0; i < n && !ret; i++) {
 		if (!lines[i].n)
 			continue;
 		ret = utp_event_add(lines[i].n);
 		added += !ret;
+		cond_resched();
 	}
 	/* not yet listed: none can have been turned on */
 	for (i = 0; ret && added; i++) {
@@ -961,31 +1058,55 @@ static int utp_add_events(struct utp_line *lines, unsigned int n)
 }
 
 /*
- * Register the definitions @lines[0..@n) together, all or none, with
- * their events, and list them.  utp_named_lock held.
+ * Are the names of the definitions @lines[0..@n) new, and each given
+ * once?  Sorted, in O(n log n): a write may hold tens of thousands.
+ * utp_named_lock held.
  */
-static int utp_add_batch(struct utp_line *lines, unsigned int n)
+static int utp_names_check(struct utp_line *lines, unsigned int n)
 {
-	struct utprobe_spec *specs;
-	unsigned int i, j, k = 0;
+	const char **names;
+	unsigned int i, k = 0;
 	int ret = 0;
 
-	specs = kvcalloc(n, sizeof(*specs), GFP_KERNEL);
-	if (!specs)
+	names = kvmalloc_array(n, sizeof(*names), GFP_KERNEL);
+	if (!names)
 		return -ENOMEM;
 	for (i = 0; i < n && !ret; i++) {
 		if (!lines[i].n)
 			continue;
 		if (utp_named_find(lines[i].n->name))
 			ret = -EEXIST;
-		for (j = 0; j < i && !ret; j++)
-			if (lines[j].n &&
-			    !strcmp(lines[j].n->name, lines[i].n->name))
-				ret = -EEXIST;
-		specs[k++] = lines[i].spec;
+		names[k++] = lines[i].n->name;
 	}
 	if (!ret)
-		ret = utprobe_register_batch(specs, k);
+		sort(names, k, sizeof(*names), utp_name_cmp, NULL);
+	for (i = 1; i < k && !ret; i++)
+		if (!strcmp(names[i - 1], names[i]))
+			ret = -EEXIST;
+	kvfree(names);
+	return ret;
+}
+
+/*
+ * Register the definitions @lines[0..@n) together, all or none, with
+ * their events, and list them.  utp_named_lock held.
+ */
+static int utp_add_batch(struct utp_line *lines, unsigned int n)
+{
+	struct utprobe_spec *specs;
+	unsigned int i, k = 0;
+	int ret;
+
+	ret = utp_names_check(lines, n);
+	if (ret)
+		return ret;
+	specs = kvcalloc(n, sizeof(*specs), GFP_KERNEL);
+	if (!specs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (lines[i].n)
+			specs[k++] = lines[i].spec;
+	ret = utprobe_register_batch(specs, k);
 	if (!ret) {
 		/* a name taken by another event of the group: undone */
 		ret = utp_add_events(lines, n);
@@ -1006,7 +1127,7 @@ static int utp_add_batch(struct utp_line *lines, unsigned int n)
 			lines[i].n->path = lines[i].path;
 			lines[i].spec.inode = NULL;
 		}
-		list_add_tail(&lines[i].n->node, &utp_named_list);
+		utp_named_list_add(lines[i].n);
 		lines[i].n = NULL;
 	}
 	return 0;
@@ -1111,9 +1232,15 @@ static ssize_t utp_write(struct file *file, const char __user *ubuf,
 		ret = utp_parse(&lines[i], line);
 		if (lines[i].n)
 			lines[i].n->owner = owner;
+		cond_resched();
 	}
+	/*
+	 * Killable: a write may wait for another's batch of thousands,
+	 * which is no hung task, and its writer may give up.
+	 */
+	if (!ret)
+		ret = mutex_lock_killable(&utp_named_lock);
 	if (!ret) {
-		mutex_lock(&utp_named_lock);
 		__utp_reap();
 		ret = utp_run(lines, n, owner);
 		mutex_unlock(&utp_named_lock);
@@ -1135,20 +1262,23 @@ static ssize_t utp_session_write(struct file *file, const char __user *ubuf,
 	return utp_write(file, ubuf, count, file);
 }
 
+/* The listings: under RCU, never waiting for a write (utp_named_lock) */
 static void *utp_seq_start(struct seq_file *m, loff_t *pos)
+	__acquires(RCU)
 {
-	mutex_lock(&utp_named_lock);
-	return seq_list_start(&utp_named_list, *pos);
+	rcu_read_lock();
+	return seq_list_start_rcu(&utp_named_list, *pos);
 }
 
 static void *utp_seq_next(struct seq_file *m, void *v, loff_t *pos)
 {
-	return seq_list_next(v, &utp_named_list, pos);
+	return seq_list_next_rcu(v, &utp_named_list, pos);
 }
 
 static void utp_seq_stop(struct seq_file *m, void *v)
+	__releases(RCU)
 {
-	mutex_unlock(&utp_named_lock);
+	rcu_read_unlock();
 }
 
 /*
@@ -1252,12 +1382,16 @@ static int utp_events_open(struct inode *inode, struct file *file)
 	if ((file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC)) {
 		if (!file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
 			return -EPERM;
-		mutex_lock(&utp_named_lock);
+		if (mutex_lock_killable(&utp_named_lock))
+			return -EINTR;
 		__utp_reap();
 		ret = utp_events_del(NULL);
 		if (!ret)
-			list_for_each_entry_safe(n, next, &utp_named_list, node)
+			list_for_each_entry_safe(n, next, &utp_named_list,
+						 node) {
 				utp_named_remove(n, &gone);
+				cond_resched();
+			}
 		utp_named_free(&gone);
 		mutex_unlock(&utp_named_lock);
 		if (ret)

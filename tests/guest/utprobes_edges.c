@@ -199,4 +199,131 @@ TEST_F(umount, removal_while_program_runs_from_detached)
 	EXPECT_EQ(-1, hits("um_lazy"));
 }
 
+/* The probed function of the batch: called once by the child */
+static __attribute__((noinline)) int batch_func(int x)
+{
+	asm volatile("" : "+r"(x));
+	return x + 1;
+}
+
+struct reader {
+	volatile int writing;		/* the writer is in its write() */
+	int reads_during;		/* listings read while it was */
+	int stop;
+};
+
+/* Read utprobe_profile over and over while the writer writes */
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+	char buf[4096];
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		int fd = open(PROFILE, O_RDONLY);
+
+		if (fd < 0)
+			break;
+		/* the first page of the listing: it must not wait */
+		if (read(fd, buf, sizeof(buf)) >= 0 &&
+		    __atomic_load_n(&r->writing, __ATOMIC_ACQUIRE))
+			r->reads_during++;
+		close(fd);
+		usleep(20000);
+	}
+	return NULL;
+}
+
+/* Count the lines of utprobe_profile for "bN" probes with @want hits */
+static long profile_count(long long want)
+{
+	char *all = read_all(PROFILE, O_RDONLY), *line, *save;
+	long n = 0;
+
+	for (line = all ? strtok_r(all, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (line[0] == 'b' && atoll(strrchr(line, ' ') + 1) == want)
+			n++;
+	free(all);
+	return n;
+}
+
+/*
+ * The largest batch a write takes (1 MiB of definitions, all on one
+ * instruction of one process), with the soft-lockup threshold at the
+ * kernel's default: it goes in, readers of the listings are answered
+ * while it does, each of its probes counts the one hit, and they all go
+ * at once again.
+ */
+FIXTURE(batch) {
+};
+
+FIXTURE_SETUP(batch)
+{
+}
+
+FIXTURE_TEARDOWN(batch)
+{
+}
+
+TEST_F_TIMEOUT(batch, largest, 540)
+{
+	char thresh[32] = "", *buf, *env = getenv("UTP_EDGES_BATCH");
+	long max = env ? atol(env) : 0, n = 0, len = 0;
+	struct reader r = {};
+	struct child c;
+	pthread_t th;
+	double t;
+	ssize_t w;
+	int fd;
+
+	read_file("/proc/sys/kernel/watchdog_thresh", thresh, sizeof(thresh));
+	ASSERT_EQ(0, write_file("/proc/sys/kernel/watchdog_thresh", 0, "10"));
+	c = fork_child();
+	if (!c.pid) {
+		batch_func(1);
+		_exit(0);
+	}
+	buf = malloc(WRITE_MAX);
+	ASSERT_NE(NULL, buf);
+	for (;;) {
+		char line[64];
+		int l = snprintf(line, sizeof(line), "p:b%ld %d:%p\n", n,
+				 c.pid, (void *)batch_func);
+
+		if (len + l > WRITE_MAX || (max && n == max))
+			break;
+		memcpy(buf + len, line, l);
+		len += l;
+		n++;
+	}
+	TH_LOG("%ld definitions, %ld bytes", n, len);
+	fd = open(EVENTS, O_WRONLY | O_APPEND);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pthread_create(&th, NULL, reader_main, &r));
+	t = now();
+	__atomic_store_n(&r.writing, 1, __ATOMIC_RELEASE);
+	w = write(fd, buf, len);
+	__atomic_store_n(&r.writing, 0, __ATOMIC_RELEASE);
+	TH_LOG("written in %.1f s, %d listings read meanwhile", now() - t,
+	       r.reads_during);
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	close(fd);
+	free(buf);
+	EXPECT_EQ(len, w);
+	/* the listings were never held up for the batch */
+	EXPECT_LT(0, r.reads_during);
+	EXPECT_EQ(n, profile_count(0));
+	go(&c);
+	waitpid(c.pid, NULL, 0);
+	EXPECT_EQ(n, profile_count(1));
+	t = now();
+	fd = open(EVENTS, O_WRONLY | O_TRUNC);
+	EXPECT_LE(0, fd);
+	close(fd);
+	TH_LOG("removed in %.1f s", now() - t);
+	EXPECT_EQ(0, profile_count(1));
+	write_file("/proc/sys/kernel/watchdog_thresh", 0, "%s", thresh);
+}
+
 TEST_HARNESS_MAIN
