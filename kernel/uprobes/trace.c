@@ -1220,6 +1220,11 @@ static ssize_t utp_write(struct file *file, const char __user *ubuf,
 		return -EFAULT;
 	}
 	buf[count] = '\0';
+	/* text only: a NUL would end the lines before the write does */
+	if (memchr(buf, '\0', count)) {
+		kvfree(buf);
+		return -EINVAL;
+	}
 	for (p = buf, n = 1; *p; p++)
 		n += *p == '\n';
 	lines = kvcalloc(n, sizeof(*lines), GFP_KERNEL);

@@ -199,6 +199,27 @@ TEST_F(umount, removal_while_program_runs_from_detached)
 	EXPECT_EQ(-1, hits("um_lazy"));
 }
 
+/* A NUL byte in a write: EINVAL, and nothing of the write is done */
+TEST(nul_byte_in_a_write)
+{
+	static const char pre[] = "p:nul0 ";
+	char buf[256];
+	int fd, len;
+
+	len = snprintf(buf, sizeof(buf), "%s%d:%p\n", pre, getpid(),
+		       (void *)target_offset);
+	buf[len++] = '\0';
+	len += snprintf(buf + len, sizeof(buf) - len, "p:nul1 %d:%p\n",
+			getpid(), (void *)target_offset);
+	fd = open(EVENTS, O_WRONLY | O_APPEND);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, write(fd, buf, len));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+	EXPECT_EQ(-1, hits("nul0"));
+	EXPECT_EQ(-1, hits("nul1"));
+}
+
 /* The probed function of the batch: called once by the child */
 static __attribute__((noinline)) int batch_func(int x)
 {
