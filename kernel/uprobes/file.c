@@ -21,12 +21,14 @@ static bool utp_ref_vma(struct vm_area_struct *vma, struct inode *inode,
 
 /*
  * Add @d to the semaphore at offset @off of @inode in @mm: at *@vaddr if
- * not 0, if the same file offset is still mapped there, else where a
- * mapping of the file holds it.  *@vaddr is then where the counter is
+ * not 0 and the same file offset is still mapped there, else where a
+ * mapping of the file holds it now (found again as mainline does at each
+ * update: the program may have moved its data with mremap(), which
+ * moved the counter).  *@vaddr is then where the counter is
  * raised, or 0 once lowered (or found gone), set under @mm's mmap_lock:
  * a fork, which copies the counter under it, sees the two agree.  A
  * counter at 0 is not lowered: the program may have written it.
- * Returns 0, -ENOENT if the file's data is not mapped there (yet), or
+ * Returns 0, -ENOENT if the file's data is not mapped (yet), or
  * another -errno.  Not under @mm's mmap_lock.
  */
 int utp_ref_update(struct mm_struct *mm, struct inode *inode,
@@ -48,7 +50,8 @@ int utp_ref_update(struct mm_struct *mm, struct inode *inode,
 			    va != vma->vm_start + (off -
 			    ((loff_t)vma->vm_pgoff << PAGE_SHIFT))))
 			vma = NULL;
-	} else {
+	}
+	if (!vma) {
 		VMA_ITERATOR(vmi, mm, 0);
 
 		for_each_vma(vmi, vma)

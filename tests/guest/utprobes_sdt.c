@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +22,26 @@
 #define NPROBES 5
 
 unsigned short utp_sdt_tick_semaphore __attribute__((section(".probes")));
+
+/*
+ * A second marker, whose semaphore has a page of the file's data to
+ * itself, so that the test can move that page with mremap() as a
+ * program may move its data.
+ */
+#define PAGE 4096
+struct page_sem {
+	unsigned short count;
+	char pad[PAGE - sizeof(unsigned short)];
+};
+struct page_sem utp_sdt_moved_semaphore
+	__attribute__((section(".probes"), aligned(PAGE)));
+
+/* Never called once the semaphore's page has moved: only its note counts */
+static __attribute__((noinline, used)) void fire_moved(void)
+{
+	if (utp_sdt_moved_semaphore.count)
+		STAP_PROBE(utp_sdt, moved);
+}
 
 /* The marker: fired only while probed, as a program does */
 static __attribute__((noinline)) int fire(int i)
@@ -33,28 +54,38 @@ static __attribute__((noinline)) int fire(int i)
 static char exe[256];
 static unsigned long marker_off, sem_off;
 
-/* This program's path, and the marker's offsets: 0, or -1 */
-static int find_marker(void)
+/* Marker @want's offsets in this program, as funcs --sdt lists: 0 or -1 */
+static int find_named(const char *want, unsigned long *moff,
+		      unsigned long *soff)
 {
 	char cmd[512], line[512], name[128];
-	unsigned long addr;
-	ssize_t n;
-	FILE *p;
+	unsigned long addr, m, s;
 	int found = -1;
+	FILE *p;
 
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return -1;
-	exe[n] = '\0';
 	snprintf(cmd, sizeof(cmd), "uprobe-cli funcs --sdt %s", exe);
 	p = popen(cmd, "r");
 	while (p && fgets(line, sizeof(line), p))
-		if (sscanf(line, "%127s %lx %lx %lx", name, &addr, &marker_off,
-			   &sem_off) == 4 && !strcmp(name, "utp_sdt:tick"))
+		if (sscanf(line, "%127s %lx %lx %lx", name, &addr, &m, &s) == 4 &&
+		    !strcmp(name, want)) {
+			*moff = m;
+			*soff = s;
 			found = 0;
+		}
 	if (p)
 		pclose(p);
 	return found;
+}
+
+/* This program's path, and the tick marker's offsets: 0, or -1 */
+static int find_marker(void)
+{
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return -1;
+	exe[n] = '\0';
+	return find_named("utp_sdt:tick", &marker_off, &sem_off);
 }
 
 /* Probes sdt_0..sdt_{n-1} on the marker, with its semaphore: 0 or -errno */
@@ -142,6 +173,71 @@ TEST_F(sdt, forked_child_counts_its_own)
 	EXPECT_EQ(NPROBES, seen[0]);
 	EXPECT_EQ(0, del_probes(NPROBES));
 	EXPECT_EQ(0, utp_sdt_tick_semaphore);
+	put_byte(go[1]);
+	ASSERT_EQ((ssize_t)sizeof(seen[1]),
+		  read(report[0], &seen[1], sizeof(seen[1])));
+	EXPECT_EQ(0, seen[1]);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_EQ(0, st);
+}
+
+/*
+ * The semaphore's page moved with mremap() while probed: the counter
+ * moved with it, and is lowered where it is now when the probe goes;
+ * placed and removed again, it counts 1 then 0 each time; a child forked
+ * after the move counts its own probe, then none.
+ */
+TEST_F(sdt, semaphore_moved_by_mremap)
+{
+	volatile unsigned short *count;
+	unsigned long moff, soff;
+	int go[2], report[2], st;
+	unsigned short seen[2];
+	void *to;
+	pid_t pid;
+
+	ASSERT_EQ(0, find_named("utp_sdt:moved", &moff, &soff));
+	ASSERT_EQ(0, events("p:sdt_mv %s:%#lx(%#lx)\n", exe, moff, soff));
+	EXPECT_EQ(1, utp_sdt_moved_semaphore.count);
+	to = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, to);
+	to = mremap(&utp_sdt_moved_semaphore, PAGE, PAGE,
+		    MREMAP_MAYMOVE | MREMAP_FIXED, to);
+	ASSERT_NE(MAP_FAILED, to);
+	count = to;
+	EXPECT_EQ(1, *count);
+	EXPECT_EQ(0, events("-:sdt_mv\n"));
+	EXPECT_EQ(0, *count);
+	for (int i = 0; i < 3; i++) {
+		ASSERT_EQ(0, events("p:sdt_mv %s:%#lx(%#lx)\n", exe, moff,
+				    soff));
+		EXPECT_EQ(1, *count);
+		EXPECT_EQ(0, events("-:sdt_mv\n"));
+		EXPECT_EQ(0, *count);
+	}
+	ASSERT_EQ(0, events("p:sdt_mv %s:%#lx(%#lx)\n", exe, moff, soff));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(report));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		seen[0] = *count;
+		if (write(report[1], &seen[0], sizeof(seen[0])) !=
+		    sizeof(seen[0]))
+			_exit(1);
+		get_byte(go[0]);
+		seen[1] = *count;
+		if (write(report[1], &seen[1], sizeof(seen[1])) !=
+		    sizeof(seen[1]))
+			_exit(1);
+		_exit(0);
+	}
+	ASSERT_EQ((ssize_t)sizeof(seen[0]),
+		  read(report[0], &seen[0], sizeof(seen[0])));
+	EXPECT_EQ(1, seen[0]);
+	EXPECT_EQ(0, events("-:sdt_mv\n"));
+	EXPECT_EQ(0, *count);
 	put_byte(go[1]);
 	ASSERT_EQ((ssize_t)sizeof(seen[1]),
 		  read(report[0], &seen[1], sizeof(seen[1])));
