@@ -303,9 +303,10 @@ check-host: expected-lists host-tap
 # The debug kernel under TCG runs the kernel's selftests with probes
 # (kselftests_probed.sh) but not once more without them, which takes
 # over 5 minutes there: that run is the normal kernel's and the kernel
-# without utrace's.
+# without utrace's.  Nor does it run the lockdown test, which would close
+# debugfs to the kmemleak scan that follows the run.
 ifeq ($(FLAVOUR),debug)
-GUEST_SKIP = t/kselftests.sh
+GUEST_SKIP = t/kselftests.sh t/utprobes_lockdown_final
 endif
 ifeq ($(FLAVOUR),noutrace)
 EXPECTED_GUEST = t/smoke $(patsubst $(B)/tests/%,%,$(NOUTRACE_TESTS))

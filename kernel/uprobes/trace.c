@@ -1384,6 +1384,10 @@ static int utp_events_open(struct inode *inode, struct file *file)
 	LIST_HEAD(gone);
 	int ret;
 
+	/* not under lockdown, nor with tracing disabled */
+	ret = tracing_check_open_get_tr(NULL);
+	if (ret)
+		return ret;
 	if ((file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC)) {
 		if (!file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
 			return -EPERM;
@@ -1408,8 +1412,10 @@ static int utp_events_open(struct inode *inode, struct file *file)
 /* A session lists the probes written through it (see utp_events_show()) */
 static int utp_session_open(struct inode *inode, struct file *file)
 {
-	int ret = seq_open(file, &utp_events_seq_ops);
+	int ret = tracing_check_open_get_tr(NULL);
 
+	if (!ret)
+		ret = seq_open(file, &utp_events_seq_ops);
 	if (!ret)
 		((struct seq_file *)file->private_data)->private = file;
 	return ret;
@@ -1423,12 +1429,16 @@ static int utp_session_release(struct inode *inode, struct file *file)
 
 static int utp_profile_open(struct inode *inode, struct file *file)
 {
-	return seq_open(file, &utp_profile_seq_ops);
+	int ret = tracing_check_open_get_tr(NULL);
+
+	return ret ? ret : seq_open(file, &utp_profile_seq_ops);
 }
 
 static int utp_returns_open(struct inode *inode, struct file *file)
 {
-	return seq_open(file, &utp_returns_seq_ops);
+	int ret = tracing_check_open_get_tr(NULL);
+
+	return ret ? ret : seq_open(file, &utp_returns_seq_ops);
 }
 
 static const struct file_operations utp_returns_fops = {
