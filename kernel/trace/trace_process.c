@@ -94,7 +94,8 @@ static bool pt_running;
 static struct pid *pt_follow_pid;	/* NULL: every user thread */
 
 /*
- * pt_lock protects pt_followed and pt_following.  It is taken inside
+ * pt_lock protects pt_followed and pt_following, and serialises the
+ * writers of pt_readers (below).  It is taken inside
  * pt_mutex, in utrace callbacks (which run with no lock held), and before
  * the utrace per-thread lock (utrace_set_events() and utrace_control()
  * are called under it).
@@ -105,6 +106,21 @@ static bool pt_following;		/* new engines may join pt_followed */
 
 static struct trace_array *pt_tr;
 static const struct utrace_engine_ops pt_ops;
+
+/*
+ * The processes reading the tracer's output (trace, trace_pipe), one
+ * entry per open file: their own events are not recorded meanwhile, so
+ * that a reader in the followed tree ("cat trace" from the followed
+ * shell) does not feed the buffer it reads, and its read ends.  Changed
+ * under pt_lock, read under RCU (pt_wants()).
+ */
+struct pt_reader {
+	struct list_head node;
+	struct pid *tgid;
+	struct rcu_head rcu;
+};
+
+static LIST_HEAD(pt_readers);
 
 /* ---- records ------------------------------------------------------- */
 
@@ -306,10 +322,24 @@ enum pt_kind { PT_LIFECYCLE, PT_SYSCALLS, PT_SIGNALS };
  * Is an event of kind @kind of @task, current, to be recorded?  Call
  * under rcu_read_lock().
  */
+static bool pt_reading(struct task_struct *task)
+{
+	struct pt_reader *r;
+
+	list_for_each_entry_rcu(r, &pt_readers, node)
+		if (r->tgid == task_tgid(task))
+			return true;
+	return false;
+}
+
 static bool pt_wants(struct task_struct *task, enum pt_kind kind)
 {
 	const struct pt_config *cfg = rcu_dereference(pt_config);
 	bool on;
+
+	/* a reader's own accesses: nobody but the tracer reads the list */
+	if (unlikely(!list_empty(&pt_readers)) && pt_reading(task))
+		return false;
 
 	switch (kind) {
 	case PT_LIFECYCLE:
@@ -760,10 +790,43 @@ static void pt_tracer_reset(struct trace_array *tr)
 	mutex_unlock(&pt_mutex);
 }
 
+/* trace or trace_pipe opened: current's process reads (see pt_readers) */
+static void pt_reader_open(struct trace_iterator *iter)
+{
+	struct pt_reader *r = kmalloc(sizeof(*r), GFP_KERNEL);
+
+	if (!r)
+		return;
+	r->tgid = get_pid(task_tgid(current));
+	spin_lock(&pt_lock);
+	list_add_tail_rcu(&r->node, &pt_readers);
+	spin_unlock(&pt_lock);
+	iter->private = r;
+}
+
+static void pt_reader_close(struct trace_iterator *iter)
+{
+	struct pt_reader *r = iter->private;
+
+	if (!r)
+		return;
+	iter->private = NULL;
+	spin_lock(&pt_lock);
+	list_del_rcu(&r->node);
+	spin_unlock(&pt_lock);
+	/* pt_reading() only compares the pointer */
+	put_pid(r->tgid);
+	kfree_rcu(r, rcu);
+}
+
 static struct tracer process_tracer __read_mostly = {
-	.name	= "process",
-	.init	= pt_tracer_init,
-	.reset	= pt_tracer_reset,
+	.name		= "process",
+	.init		= pt_tracer_init,
+	.reset		= pt_tracer_reset,
+	.open		= pt_reader_open,
+	.close		= pt_reader_close,
+	.pipe_open	= pt_reader_open,
+	.pipe_close	= pt_reader_close,
 };
 
 /* ---- control files ------------------------------------------------- */

@@ -1156,4 +1156,77 @@ TEST_F_TIMEOUT(pt, on_off_100_times, 540)
 					before, after);
 }
 
+/* What a reader of "trace" in the followed tree saw. */
+struct reader_report {
+	int eof;		/* read to its end, within READER_CAP bytes */
+	int getppid;		/* records of its own getppid() calls */
+	long bytes;
+};
+
+#define READER_CAP	(4L << 20)
+#define READER_CALLS	5
+
+/*
+ * Make READER_CALLS getppid() calls, then read "trace" to its end (or
+ * READER_CAP bytes), as "cat trace" from the followed shell does.
+ */
+static void reader_main(int go_fd, int report_fd)
+{
+	static char buf[READER_CAP + 1];
+	struct reader_report r = {};
+	char *p;
+	ssize_t n;
+	int fd, i;
+
+	get_byte(go_fd);
+	for (i = 0; i < READER_CALLS; i++)
+		syscall(SYS_getppid);
+	fd = open(TRACEFS "/trace", O_RDONLY);
+	if (fd < 0)
+		_exit(2);
+	while (r.bytes < READER_CAP &&
+	       (n = read(fd, buf + r.bytes, READER_CAP - r.bytes)) > 0)
+		r.bytes += n;
+	r.eof = r.bytes < READER_CAP;
+	close(fd);
+	buf[r.bytes] = '\0';
+	for (p = buf; (p = strstr(p, "syscall_enter nr=")); p++)
+		if (atoi(p + strlen("syscall_enter nr=")) == SYS_getppid)
+			r.getppid++;
+	if (write(report_fd, &r, sizeof(r)) != sizeof(r))
+		_exit(3);
+	_exit(0);
+}
+
+/*
+ * A process of the followed tree reads "trace": its own accesses to the
+ * tracing files are not recorded while it has the file open, so that
+ * the read ends, and what it reads holds what was recorded before, its
+ * own system calls among them.
+ */
+TEST(reader_in_the_followed_tree_reads_to_the_end)
+{
+	struct reader_report r = {};
+	int go[2], report[2], st;
+	pid_t pid;
+
+	defaults();
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(report));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		reader_main(go[0], report[1]);
+	ASSERT_EQ(0, write_ctlf("process_follow_pid", "%ld", pid));
+	ASSERT_EQ(0, write_ctl("current_tracer", "process"));
+	put_byte(go[1]);
+	ASSERT_EQ((ssize_t)sizeof(r), read(report[0], &r, sizeof(r)));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_EQ(0, st);
+	TH_LOG("%ld bytes read", r.bytes);
+	EXPECT_EQ(1, r.eof);
+	EXPECT_EQ(READER_CALLS, r.getppid);
+	defaults();
+}
+
 TEST_HARNESS_MAIN
