@@ -108,6 +108,28 @@ static int del_probes(int n)
 	return ret;
 }
 
+/*
+ * Fork a child that reports the counter at @count, its copy, through
+ * @report: once at once, and once again when let go through @go.  Its
+ * pid, or -1.
+ */
+static pid_t fork_reader(volatile unsigned short *count, int go, int report)
+{
+	unsigned short seen;
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	for (int i = 0; i < 2; i++) {
+		if (i)
+			get_byte(go);
+		seen = *count;
+		if (write(report, &seen, sizeof(seen)) != sizeof(seen))
+			_exit(1);
+	}
+	_exit(0);
+}
+
 FIXTURE(sdt) {
 };
 
@@ -154,20 +176,8 @@ TEST_F(sdt, forked_child_counts_its_own)
 	EXPECT_EQ(NPROBES, utp_sdt_tick_semaphore);
 	ASSERT_EQ(0, pipe(go));
 	ASSERT_EQ(0, pipe(report));
-	pid = fork();
+	pid = fork_reader(&utp_sdt_tick_semaphore, go[0], report[1]);
 	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		seen[0] = utp_sdt_tick_semaphore;
-		if (write(report[1], &seen[0], sizeof(seen[0])) !=
-		    sizeof(seen[0]))
-			_exit(1);
-		get_byte(go[0]);
-		seen[1] = utp_sdt_tick_semaphore;
-		if (write(report[1], &seen[1], sizeof(seen[1])) !=
-		    sizeof(seen[1]))
-			_exit(1);
-		_exit(0);
-	}
 	ASSERT_EQ((ssize_t)sizeof(seen[0]),
 		  read(report[0], &seen[0], sizeof(seen[0])));
 	EXPECT_EQ(NPROBES, seen[0]);
@@ -219,20 +229,8 @@ TEST_F(sdt, semaphore_moved_by_mremap)
 	ASSERT_EQ(0, events("p:sdt_mv %s:%#lx(%#lx)\n", exe, moff, soff));
 	ASSERT_EQ(0, pipe(go));
 	ASSERT_EQ(0, pipe(report));
-	pid = fork();
+	pid = fork_reader(count, go[0], report[1]);
 	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		seen[0] = *count;
-		if (write(report[1], &seen[0], sizeof(seen[0])) !=
-		    sizeof(seen[0]))
-			_exit(1);
-		get_byte(go[0]);
-		seen[1] = *count;
-		if (write(report[1], &seen[1], sizeof(seen[1])) !=
-		    sizeof(seen[1]))
-			_exit(1);
-		_exit(0);
-	}
 	ASSERT_EQ((ssize_t)sizeof(seen[0]),
 		  read(report[0], &seen[0], sizeof(seen[0])));
 	EXPECT_EQ(1, seen[0]);
