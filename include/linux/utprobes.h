@@ -152,6 +152,9 @@ struct utprobe {
  * @pid:	on a file: the process whose tree alone gets the probe, or 0
  *		for every process; on one process: that process (ids in the
  *		caller's pid namespace)
+ * @tgid:	that process as a &struct pid the caller holds, or NULL: if
+ *		given, @pid is not looked up again (a caller that named the
+ *		process earlier need not fear its number was reused since)
  * @vaddr:	on one process: the instruction's address there
  * @ref_offset:	on a file, or 0: the offset there of the probe's
  *		semaphore, the 16-bit counter of an SDT marker (in a
@@ -164,6 +167,7 @@ struct utprobe_spec {
 	struct inode *inode;
 	loff_t offset;
 	pid_t pid;
+	struct pid *tgid;
 	unsigned long vaddr;
 	loff_t ref_offset;
 };

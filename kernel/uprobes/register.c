@@ -778,9 +778,11 @@ static int utp_spec_get(struct utp_spec *spec,
 		.vaddr = uspec->vaddr,
 		.ref_offset = uspec->ref_offset,
 	};
-	if (!uspec->inode && uspec->pid <= 0)
+	if (!uspec->inode && uspec->pid <= 0 && !uspec->tgid)
 		return -ESRCH;
-	if (uspec->pid) {
+	if (uspec->tgid) {
+		spec->pid = get_pid(uspec->tgid);
+	} else if (uspec->pid) {
 		spec->pid = find_get_pid(uspec->pid);
 		if (!spec->pid)
 			return -ESRCH;

@@ -956,11 +956,15 @@ static int utp_parse_add(struct utp_line *l, char *name, char *rest,
 		return ret;
 	}
 	l->spec.up = &l->n->up;
-	/* the writer's pid namespace numbers it; readers see their own */
+	/*
+	 * the writer's pid namespace numbers it; readers see their own.
+	 * Looked up once: the registration takes this very process.
+	 */
 	if (tree) {
 		l->n->pid = find_get_pid(tree);
 		if (!l->n->pid)
 			return -ESRCH;
+		l->spec.tgid = l->n->pid;
 	}
 	return 0;
 }
