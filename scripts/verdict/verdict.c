@@ -167,6 +167,15 @@ void verdict_output_line(struct verdict *v, const char *raw)
 		v->misnumbered = false;
 		return;
 	}
+	if (!strncmp(p, "# took ", 7) && v->in_prog) {
+		if (v->ntimes < VERDICT_MAX_TIMES) {
+			struct verdict_time *t = &v->times[v->ntimes++];
+
+			snprintf(t->prog, sizeof(t->prog), "%s", v->prog);
+			t->secs = strtoul(p + 7, NULL, 10);
+		}
+		return;
+	}
 	if (!strncmp(p, "# exit: ", 8)) {
 		const char *st = strrchr(p, ' ');
 
@@ -268,6 +277,30 @@ void verdict_finish(struct verdict *v, bool timed_out, unsigned int timeout)
 		verdict_problem(v, "guest stopped before its command finished (panic or reboot? see the console log)");
 }
 
+static int time_cmp(const void *a, const void *b)
+{
+	const struct verdict_time *x = a, *y = b;
+
+	if (x->secs != y->secs)
+		return x->secs < y->secs ? 1 : -1;
+	return strcmp(x->prog, y->prog);
+}
+
+/* The slowest programs of the run, where the next cut of time would go */
+static void report_slowest(const struct verdict *v, FILE *out)
+{
+	struct verdict_time t[VERDICT_MAX_TIMES];
+	unsigned int n = v->ntimes;
+
+	if (!n)
+		return;
+	memcpy(t, v->times, n * sizeof(t[0]));
+	qsort(t, n, sizeof(t[0]), time_cmp);
+	fprintf(out, "slowest programs:\n");
+	for (unsigned int i = 0; i < n && i < VERDICT_SLOWEST; i++)
+		fprintf(out, "  %5u s  %s\n", t[i].secs, t[i].prog);
+}
+
 int verdict_report(const struct verdict *v, FILE *out, bool tap)
 {
 	for (unsigned int i = 0; i < v->nproblems; i++)
@@ -275,6 +308,7 @@ int verdict_report(const struct verdict *v, FILE *out, bool tap)
 	if (v->dropped)
 		fprintf(out, "FAIL: ... and %u more problems\n", v->dropped);
 	if (tap) {
+		report_slowest(v, out);
 		fprintf(out, "%u passed, %u failed", v->passed, v->failed);
 		if (v->skipped)
 			fprintf(out, ", %u skipped", v->skipped);

@@ -12,6 +12,14 @@
 
 #define VERDICT_MAX_PROBLEMS 32
 #define VERDICT_MAX_EXPECTED 64
+/* programs whose time ("# took N s") is kept, and how many are shown */
+#define VERDICT_MAX_TIMES 128
+#define VERDICT_SLOWEST 10
+
+struct verdict_time {
+	char prog[128];
+	unsigned int secs;
+};
 
 struct verdict {
 	unsigned int passed, failed, skipped;
@@ -33,6 +41,10 @@ struct verdict {
 	unsigned int nproblems;
 	unsigned int dropped;	/* problems beyond VERDICT_MAX_PROBLEMS */
 	char *problems[VERDICT_MAX_PROBLEMS];
+
+	/* how long each program took, for the slowest at the end */
+	unsigned int ntimes;
+	struct verdict_time times[VERDICT_MAX_TIMES];
 };
 
 void verdict_init(struct verdict *v);
@@ -48,7 +60,10 @@ void verdict_finish(struct verdict *v, bool timed_out, unsigned int timeout);
 /* Add a problem; it also counts as one failed test. */
 void verdict_problem(struct verdict *v, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Print problems and, with tap, the summary line; returns the exit code. */
+/*
+ * Print problems and, with tap, the slowest programs (as the runner timed
+ * them) and the summary line; returns the exit code.
+ */
 int verdict_report(const struct verdict *v, FILE *out, bool tap);
 
 #endif

@@ -51,6 +51,43 @@ START_TEST(counts_kselftest_output)
 }
 END_TEST
 
+/*
+ * The runner's "# took N s" of each program: the report lists the ten
+ * slowest, slowest first, before the summary line, which stays last.
+ */
+START_TEST(slowest_programs_listed)
+{
+	char name[32], line[64], *buf = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	for (int i = 0; i < 12; i++) {
+		snprintf(name, sizeof(name), "# run: t/p%02d", i);
+		verdict_output_line(&v, name);
+		verdict_output_line(&v, "1..1");
+		verdict_output_line(&v, "ok 1 x");
+		snprintf(line, sizeof(line), "# took %d s", (i * 7) % 12);
+		verdict_output_line(&v, line);
+		snprintf(line, sizeof(line), "# exit: t/p%02d 0", i);
+		verdict_output_line(&v, line);
+	}
+	verdict_output_line(&v, "guest-exit: 0");
+	verdict_finish(&v, false, 0);
+	f = open_memstream(&buf, &size);
+	ck_assert_int_eq(verdict_report(&v, f, true), 0);
+	fclose(f);
+	/* p05 took 11 s, p10 10 s, p03 9 s, ...; p00 (0 s), p07 (1 s) cut */
+	ck_assert_str_eq(buf, "slowest programs:\n"
+			 "     11 s  t/p05\n     10 s  t/p10\n"
+			 "      9 s  t/p03\n      8 s  t/p08\n"
+			 "      7 s  t/p01\n      6 s  t/p06\n"
+			 "      5 s  t/p11\n      4 s  t/p04\n"
+			 "      3 s  t/p09\n      2 s  t/p02\n"
+			 "12 passed, 0 failed\n");
+	free(buf);
+}
+END_TEST
+
 START_TEST(all_pass_exits_zero)
 {
 	static const char *const lines[] = {
@@ -363,6 +400,7 @@ static void add_tests(TCase *tc)
 	tcase_add_loop_test(tc, console_reports_fail, 0,
 			    sizeof(bad_console) / sizeof(bad_console[0]));
 	tcase_add_test(tc, benign_console_lines_pass);
+	tcase_add_test(tc, slowest_programs_listed);
 }
 
 int main(void)
