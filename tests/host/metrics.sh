@@ -77,7 +77,7 @@ EOF
 }
 
 ktap_print_header
-ktap_set_plan 12
+ktap_set_plan 13
 
 "$CLI" stat --format=openmetrics --textfile "$t/uprobe.prom" -n 2 -i 0.1
 check $? "stat --textfile writes the file"
@@ -163,6 +163,20 @@ wait $flood
 echo "# $ok of 8 scrapes answered during the flood"
 [ $ok = 8 ]
 check $? "a flood of 1,100 slow clients: every scrape is answered in full"
+# Each scrape describes the probes with their ELF files: what it
+# described once it does not open again while the files are the same.
+strace -f -e trace=open,openat -o "$t/opens" -p $serve 2> /dev/null &
+tracer=$!
+sleep 1
+for i in 1 2 3; do
+	fetch /metrics > /dev/null
+done
+kill $tracer 2> /dev/null
+wait $tracer 2> /dev/null
+n=$(grep -c "sample_pie" "$t/opens")
+echo "# three scrapes opened $FIX $n times"
+[ "$n" = 0 ]
+check $? "scrapes do not open the probes' files again to describe them"
 kill -0 $serve 2> /dev/null || sed 's/^/# serve: /' "$t/serve.err"
 kill -TERM $serve
 wait $serve

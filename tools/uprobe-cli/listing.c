@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "listing.h"
@@ -18,26 +19,106 @@ const char *listing_errmsg(int err)
 	return err == -ENOMEM ? "out of memory" : kernel_errmsg(err);
 }
 
+/*
+ * What a probe's file offset is, kept across listings (each scrape of
+ * serve, each interval of stat): only what is new is described, as long
+ * as the file is the same (device, inode, size and time of change), and
+ * a listing opens each file it describes once.
+ */
+struct desc {
+	char *path;
+	unsigned long offset;
+	struct stat st;
+	bool ok;
+	unsigned long vaddr;
+	char *symbol;		/* "" if in no function */
+	unsigned long sym_off;
+};
+
+static struct desc *descs;	/* sorted by path, then offset */
+static size_t ndescs;
+
+static int desc_cmp(const void *a, const void *b)
+{
+	const struct desc *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	if (c)
+		return c;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	       a->st_size == b->st_size &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	       a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* @path:@offset described, from the cache or with @d; NULL out of memory */
+static const struct desc *describe(struct up_describer *d, const char *path,
+				   unsigned long offset)
+{
+	struct desc key = { .path = (char *)path, .offset = offset }, *e, *more;
+	struct up_place p;
+	struct stat st;
+
+	if (stat(path, &st))
+		memset(&st, 0, sizeof(st));
+	e = bsearch(&key, descs, ndescs, sizeof(*descs), desc_cmp);
+	if (e && e->symbol && same_file(&e->st, &st))
+		return e;
+	if (!e) {
+		more = realloc(descs, (ndescs + 1) * sizeof(*descs));
+		if (!more)
+			return NULL;
+		descs = more;
+		e = &descs[ndescs];
+		*e = key;
+		e->path = strdup(path);
+		e->symbol = NULL;
+		if (!e->path)
+			return NULL;
+		ndescs++;
+	}
+	free(e->symbol);
+	e->st = st;
+	e->ok = d && !up_describe_in(d, path, offset, &p);
+	e->vaddr = e->ok ? p.vaddr : 0;
+	e->sym_off = e->ok ? p.sym_off : 0;
+	e->symbol = strdup(e->ok ? p.symbol : "");
+	key.path = e->path;
+	/* in its place; found again there */
+	qsort(descs, ndescs, sizeof(*descs), desc_cmp);
+	e = bsearch(&key, descs, ndescs, sizeof(*descs), desc_cmp);
+	return e && e->symbol ? e : NULL;
+}
+
 int read_probes(struct listed **out)
 {
 	char path[512], line[PATH_MAX + 256];
+	struct up_describer *d = up_describer_new();
 	struct listed *l = NULL;
 	int n = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/utprobe_profile", tracefs);
 	f = fopen(path, "re");
-	if (!f)
+	if (!f) {
+		up_describer_free(d);
 		return -errno;
+	}
 	while (fgets(line, sizeof(line), f)) {
 		char *last = strrchr(line, ' '), *colon, *sp;
+		const struct desc *p;
 		struct listed *e;
-		struct up_place p;
 
 		e = realloc(l, (n + 1) * sizeof(*l));
 		if (!e) {
 			free(l);
 			fclose(f);
+			up_describer_free(d);
 			return -ENOMEM;
 		}
 		l = e;
@@ -56,14 +137,15 @@ int read_probes(struct listed **out)
 			snprintf(e->path, sizeof(e->path), "%.*s",
 				 (int)(colon - e->target), e->target);
 			e->offset = strtoul(colon + 1, NULL, 0);
-			if (!up_describe(e->path, e->offset, &p))
-				e->address = p.vaddr;
-			if (e->address && *p.symbol) {
+			p = describe(d, e->path, e->offset);
+			if (p && p->ok)
+				e->address = p->vaddr;
+			if (e->address && *p->symbol) {
 				snprintf(e->function, sizeof(e->function), "%s",
-					 p.symbol);
+					 p->symbol);
 				snprintf(e->where, sizeof(e->where), "%s:%s+%#lx",
-					 strrchr(e->path, '/') + 1, p.symbol,
-					 p.sym_off);
+					 strrchr(e->path, '/') + 1, p->symbol,
+					 p->sym_off);
 			}
 		} else if (colon) {
 			e->address = strtoul(colon + 1, NULL, 0);
@@ -71,6 +153,7 @@ int read_probes(struct listed **out)
 		n++;
 	}
 	fclose(f);
+	up_describer_free(d);
 	/* which are return probes only utprobe_events tells: "r:NAME ..." */
 	snprintf(path, sizeof(path), "%s/utprobe_events", tracefs);
 	f = fopen(path, "re");

@@ -1042,31 +1042,70 @@ int up_functions(const char *path, const char *glob,
 	return ret;
 }
 
-int up_describe(const char *path, unsigned long offset,
-		struct up_place *place)
-{
-	char err[256];
+/* A binary kept open to describe many of its offsets */
+struct up_describer {
+	char path[PATH_MAX];
+	bool open;		/* @b and @f are @path's */
 	struct up_binary b;
 	struct func *f;
+	size_t nf;
+};
+
+struct up_describer *up_describer_new(void)
+{
+	return calloc(1, sizeof(struct up_describer));
+}
+
+static void describer_drop(struct up_describer *d)
+{
+	if (d->open) {
+		free(d->f);
+		up_binary_close(&d->b);
+	}
+	d->open = false;
+}
+
+void up_describer_free(struct up_describer *d)
+{
+	if (d)
+		describer_drop(d);
+	free(d);
+}
+
+int up_describe_in(struct up_describer *d, const char *path,
+		   unsigned long offset, struct up_place *place)
+{
 	const struct func *fn;
-	size_t nf = 0;
+	char err[256];
 
 	memset(place, 0, sizeof(*place));
 	snprintf(place->path, sizeof(place->path), "%s", path);
 	place->offset = offset;
-	if (up_binary_open(path, &b, err, sizeof(err)))
-		return -1;
-	if (offset_to_vaddr(&b, offset, &place->vaddr)) {
-		up_binary_close(&b);
-		return -1;
+	if (!d->open || strcmp(d->path, path)) {
+		describer_drop(d);
+		if (up_binary_open(path, &d->b, err, sizeof(err)))
+			return -1;
+		d->nf = 0;
+		d->f = functions(&d->b, &d->nf);
+		snprintf(d->path, sizeof(d->path), "%s", path);
+		d->open = true;
 	}
-	f = functions(&b, &nf);
-	fn = f ? containing(f, nf, place->vaddr) : NULL;
+	if (offset_to_vaddr(&d->b, offset, &place->vaddr))
+		return -1;
+	fn = d->f ? containing(d->f, d->nf, place->vaddr) : NULL;
 	if (fn) {
 		snprintf(place->symbol, sizeof(place->symbol), "%s", fn->name);
 		place->sym_off = place->vaddr - fn->vaddr;
 	}
-	free(f);
-	up_binary_close(&b);
 	return 0;
+}
+
+int up_describe(const char *path, unsigned long offset,
+		struct up_place *place)
+{
+	struct up_describer *d = up_describer_new();
+	int ret = d ? up_describe_in(d, path, offset, place) : -1;
+
+	up_describer_free(d);
+	return ret;
 }

@@ -96,4 +96,14 @@ int up_functions(const char *path, const char *glob,
 int up_describe(const char *path, unsigned long offset,
 		struct up_place *place);
 
+/*
+ * The same for many offsets: the last binary described stays open, with
+ * its functions, for the next offset of it.  NULL out of memory.
+ */
+struct up_describer;
+struct up_describer *up_describer_new(void);
+int up_describe_in(struct up_describer *d, const char *path,
+		   unsigned long offset, struct up_place *place);
+void up_describer_free(struct up_describer *d);
+
 #endif /* UPROBE_CLI_RESOLVE_H */
