@@ -66,7 +66,8 @@ static const struct desc *describe(struct up_describer *d, const char *path,
 
 	if (stat(path, &st))
 		memset(&st, 0, sizeof(st));
-	e = bsearch(&key, descs, ndescs, sizeof(*descs), desc_cmp);
+	e = ndescs ? bsearch(&key, descs, ndescs, sizeof(*descs), desc_cmp) :
+		     NULL;
 	if (e && e->symbol && same_file(&e->st, &st))
 		return e;
 	if (!e) {
