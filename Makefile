@@ -355,7 +355,8 @@ check: expected-lists host-tap image
 	@scripts/check.sh -f $(FLAVOUR) -t $(CHECK_TIMEOUT) \
 		-H $(B)/logs-$(FLAVOUR)/host.tap \
 		-E $(B)/logs-$(FLAVOUR)/check.expected \
-		$(if $(GUEST_SKIP),UTRACE_TEST_SKIP='$(GUEST_SKIP)') $(GUEST_ENV) \
+		$(if $(GUEST_SKIP),"UTRACE_TEST_SKIP='$(GUEST_SKIP)'") \
+		$(if $(GUEST_ENV),"$(GUEST_ENV)") \
 		/usr/libexec/utrace-tests/run-tests $(GUEST_SUITE)
 
 check-debug:
