@@ -737,9 +737,10 @@ static int utp_register(struct utp_spec *specs, unsigned int n, bool init)
 	list_sort(NULL, &maps, utp_map_cmp);
 	while (!ret && !list_empty(&maps))
 		ret = utp_place_proc(&maps);
-	if (ret)
-		for (i = 0; i < n; i++)
-			utp_unregister_locked(specs[i].up);
+	for (i = 0; ret && i < n; i++) {
+		utp_unregister_locked(specs[i].up);
+		cond_resched();
+	}
 	last = utp_removals;
 	mutex_unlock(&utp_mutex);
 	if (!ret)
@@ -747,14 +748,17 @@ static int utp_register(struct utp_spec *specs, unsigned int n, bool init)
 	/* threads may have hit the probes whose int3s went in */
 	utp_unregister_wait();
 	utp_after_removals(last);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		utp_probe_release(specs[i].up);
+		cond_resched();
+	}
 free:
 	for (i = 0; i < checked; i++) {
 		kfree(specs[i].up->insn);
 		specs[i].up->insn = NULL;
 		if (init)
 			utp_probe_free(specs[i].up);
+		cond_resched();
 	}
 	list_for_each_entry_safe(m, next, &maps, node)
 		utp_map_free(m);
@@ -932,6 +936,7 @@ void utprobe_unregister_sync(void)
 		list_del_init(&up->unsynced_node);
 		utp_probe_release(up);
 		utp_probe_free(up);
+		cond_resched();
 	}
 	mutex_unlock(&utp_sync_mutex);
 }

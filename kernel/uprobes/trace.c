@@ -629,6 +629,7 @@ static void utp_named_free(struct list_head *gone)
 	list_for_each_entry_safe(n, next, gone, gone_node) {
 		list_del(&n->gone_node);
 		utp_named_destroy(n);
+		cond_resched();
 	}
 }
 
@@ -674,6 +675,7 @@ static void __utp_reap(void)
 	list_for_each_entry_safe(n, next, &gone, gone_node) {
 		list_del(&n->gone_node);
 		utp_named_destroy(n);
+		cond_resched();
 	}
 }
 
@@ -1115,8 +1117,10 @@ static int utp_add_batch(struct utp_line *lines, unsigned int n)
 		/* a name taken by another event of the group: undone */
 		ret = utp_add_events(lines, n);
 		if (ret) {
-			for (i = 0; i < k; i++)
+			for (i = 0; i < k; i++) {
 				utprobe_unregister_nosync(specs[i].up);
+				cond_resched();
+			}
 			utprobe_unregister_sync();
 		}
 	}
@@ -1192,6 +1196,7 @@ static void utp_lines_free(struct utp_line *lines, unsigned int n)
 			path_put(&lines[i].path);
 		if (lines[i].n)
 			utp_named_destroy(lines[i].n);
+		cond_resched();
 	}
 	kvfree(lines);
 }
