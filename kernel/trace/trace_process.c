@@ -318,10 +318,7 @@ static bool pt_filter_match(const struct pt_config *cfg,
 
 enum pt_kind { PT_LIFECYCLE, PT_SYSCALLS, PT_SIGNALS };
 
-/*
- * Is an event of kind @kind of @task, current, to be recorded?  Call
- * under rcu_read_lock().
- */
+/* Is @task's process reading the tracer's output?  Under RCU. */
 static bool pt_reading(struct task_struct *task)
 {
 	struct pt_reader *r;
@@ -332,12 +329,16 @@ static bool pt_reading(struct task_struct *task)
 	return false;
 }
 
+/*
+ * Is an event of kind @kind of @task, current, to be recorded?  Call
+ * under rcu_read_lock().
+ */
 static bool pt_wants(struct task_struct *task, enum pt_kind kind)
 {
 	const struct pt_config *cfg = rcu_dereference(pt_config);
 	bool on;
 
-	/* a reader's own accesses: nobody but the tracer reads the list */
+	/* not a reader's own: the list is walked only when not empty */
 	if (unlikely(!list_empty(&pt_readers)) && pt_reading(task))
 		return false;
 
