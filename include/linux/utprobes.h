@@ -40,8 +40,9 @@ struct vm_area_struct;
  * Runs in the context of the thread that hit the probe, with no locks
  * held: it may sleep briefly (take a mutex, read user memory).  It may
  * change @regs; if it changes the ip, the probed instruction is skipped.
- * A probe with %UTPROBE_TRAP_SAFE may have it run in the int3 trap
- * itself, with interrupts off: then it must not sleep or fault.
+ * A probe with %UTPROBE_TRAP_SAFE, or made trap-safe for a while with
+ * utprobe_set_trap_safe(), may have it run in the int3 trap itself,
+ * with interrupts off: then it must not sleep or fault.
  *
  * Return: 0; other values are reserved.
  */
@@ -112,7 +113,8 @@ struct utp_ret_probe;
  * @name:	shown in trace events, or NULL
  * @data:	for the module
  *
- * The members after these are utprobes' own, set by utprobe_register_*().
+ * The members after these are utprobes' own, set by utprobe_register_*()
+ * and utprobe_set_trap_safe(): a probe starts zeroed.
  */
 struct utprobe {
 	utprobe_handler_t handler;
@@ -141,6 +143,13 @@ struct utprobe {
 	bool gone;			/* unregistered from a handler */
 	struct list_head unsynced_node;	/* removed, handlers may run still */
 	struct pid *scope;		/* the tree a file probe is limited to */
+	/*
+	 * Trap-safe for now, without %UTPROBE_TRAP_SAFE: utprobe_set_trap_safe().
+	 * The trap decides by @trap_now; @trap_grace stays set until no trap
+	 * that read @trap_now set can still be running.
+	 */
+	bool trap_now;
+	bool trap_grace;
 };
 
 /**
@@ -183,6 +192,7 @@ void utprobe_unregister(struct utprobe *up);
 void utprobe_unregister_nosync(struct utprobe *up);
 void utprobe_unregister_sync(void);
 u64 utprobe_hits(const struct utprobe *up);
+void utprobe_set_trap_safe(struct utprobe *up, bool safe);
 void utprobe_ret_counts(const struct utprobe *up,
 			struct utprobe_ret_counts *counts);
 int utprobe_arg(struct pt_regs *regs, unsigned int n, unsigned long *val);
@@ -228,6 +238,10 @@ static inline void utprobe_unregister_sync(void)
 static inline u64 utprobe_hits(const struct utprobe *up)
 {
 	return 0;
+}
+
+static inline void utprobe_set_trap_safe(struct utprobe *up, bool safe)
+{
 }
 
 static inline void utprobe_ret_counts(const struct utprobe *up,

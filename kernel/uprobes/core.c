@@ -66,10 +66,10 @@
  * point, in RCU-read xarrays; if the point is there and is
  * emulated or runs through its slot, no SIGTRAP is sent.  If every probe
  * there only counts or has handlers that may run in the trap
- * (UTPROBE_TRAP_SAFE), and the return site a call followed from there
- * needs is there already, the hit is done in the trap, return sites'
- * too; otherwise it is queued as a task_work that runs it on the way
- * back to user mode.
+ * (UTPROBE_TRAP_SAFE, or utprobe_set_trap_safe() for now), and the
+ * return site a call followed from there needs is there already, the
+ * hit is done in the trap, return sites' too; otherwise it is queued as
+ * a task_work that runs it on the way back to user mode.
  * Anything else (a point to single-step, a process being quiesced) is
  * left to the SIGTRAP and report_signal().
  *

@@ -110,7 +110,7 @@ static void utp_run_handlers(struct utp_thread *ut, struct utp_point *pt,
 		/* unregistered from a handler, and going */
 		if (READ_ONCE(up->gone))
 			continue;
-		if (trap && up->handler && !(up->flags & UTPROBE_TRAP_SAFE))
+		if (trap && up->handler && !utp_trap_still_ok(up))
 			continue;
 		this_cpu_inc(*up->hits);
 		trace_utprobe_hit(up, instruction_pointer(regs));
@@ -247,7 +247,7 @@ static bool utp_trap_returns_ok(struct utp_thread *ut, struct utp_point *pt,
 	for (ri = ut->rets; ri && ri->stack <= stack; ri = ri->next) {
 		struct utprobe *up = utp_ret_up(ri);
 
-		if (up && !(up->flags & UTPROBE_TRAP_SAFE))
+		if (up && !utp_trap_ok(up))
 			return false;
 	}
 	return true;
@@ -277,8 +277,7 @@ static enum utp_trap_result utp_trap_hit(struct utp_thread *ut,
 	list_for_each_entry_rcu(c, &pt->consumers, point_node, true) {
 		struct utprobe *up = c->up;
 
-		if ((up->handler || up->ret_handler) &&
-		    !(up->flags & UTPROBE_TRAP_SAFE))
+		if (!utp_trap_ok(up) && (up->handler || up->ret_handler))
 			return UTP_TRAP_QUEUE;
 		enter |= up->ret_handler && !READ_ONCE(up->gone);
 	}

@@ -48,6 +48,28 @@ static inline unsigned long utp_bp_addr(struct pt_regs *regs)
 	return instruction_pointer(regs) - UTP_BREAK_INSN_SIZE;
 }
 
+/*
+ * May the trap run @up's handlers?  Read once per hit, by the trap's
+ * decision to take the hit there (see utprobe_set_trap_safe()).
+ */
+static inline bool utp_trap_ok(struct utprobe *up)
+{
+	if (up->flags & UTPROBE_TRAP_SAFE)
+		return true;
+	/* pairs with the release in utprobe_set_trap_safe() */
+	return smp_load_acquire(&up->trap_now);
+}
+
+/*
+ * The same, once the trap has decided: false only for a probe added
+ * since, which misses this hit; a probe the trap found trap-safe stays
+ * so until the trap is over.
+ */
+static inline bool utp_trap_still_ok(struct utprobe *up)
+{
+	return (up->flags & UTPROBE_TRAP_SAFE) || READ_ONCE(up->trap_grace);
+}
+
 /* The out-of-line area: slots within this distance of the points they serve. */
 #define UTP_XOL_PAGES	16
 #define UTP_XOL_SIZE	(UTP_XOL_PAGES * PAGE_SIZE)

@@ -984,6 +984,40 @@ u64 utprobe_hits(const struct utprobe *up)
 }
 EXPORT_SYMBOL_GPL(utprobe_hits);
 
+/**
+ * utprobe_set_trap_safe - let a probe's handlers run in the trap, or not
+ * @up:		a probe, registered or not
+ * @safe:	whether its handler and return handler may run in the int3
+ *		trap from now on, as with %UTPROBE_TRAP_SAFE
+ *
+ * For a probe whose handlers sleep only some of the time: a handler
+ * that records values it must fetch from user memory when its event is
+ * on, and does nothing of the kind while it is off, is trap-safe while
+ * it is off.  Its hits then cost the trap alone.  A probe with
+ * %UTPROBE_TRAP_SAFE in its flags is trap-safe whatever this says.
+ *
+ * When @safe is false, this waits until no trap that found the probe
+ * trap-safe is still running, so the caller may then let the handlers
+ * sleep; not one hit is lost across the change.  The caller serializes
+ * the calls for one probe.  Context: may sleep if @safe is false.
+ */
+void utprobe_set_trap_safe(struct utprobe *up, bool safe)
+{
+	if (safe) {
+		WRITE_ONCE(up->trap_grace, true);
+		/* pairs with the acquire in utp_trap_ok() */
+		smp_store_release(&up->trap_now, true);
+		return;
+	}
+	if (!READ_ONCE(up->trap_grace))
+		return;
+	WRITE_ONCE(up->trap_now, false);
+	/* the trap runs with interrupts off: an RCU read-side section */
+	synchronize_rcu();
+	WRITE_ONCE(up->trap_grace, false);
+}
+EXPORT_SYMBOL_GPL(utprobe_set_trap_safe);
+
 /* From a probe handler: each registration of @specs queued. */
 static int utp_register_deferred(struct utp_spec *specs, unsigned int n)
 {

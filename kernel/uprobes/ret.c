@@ -241,7 +241,7 @@ void utp_ret_enter(struct utp_thread *ut, struct utp_point *pt,
 		if (!up->ret_handler || READ_ONCE(up->gone))
 			continue;
 		/* added since the trap found every probe here trap-safe */
-		if (trap && !(up->flags & UTPROBE_TRAP_SAFE))
+		if (trap && !utp_trap_still_ok(up))
 			continue;
 		if (!now) {
 			/* the first return probe here: where does it return? */

@@ -483,17 +483,27 @@ static int utp_event_reg(struct trace_event_call *call, enum trace_reg type,
 			 void *data)
 {
 	struct trace_probe *tp = trace_probe_primary_from_call(call);
+	struct utp_named *n;
 	int ret;
 
 	if (WARN_ON_ONCE(!tp))
 		return -ENODEV;
+	n = container_of(tp, struct utp_named, tp);
 	switch (type) {
 	case TRACE_REG_REGISTER:
-		return trace_probe_add_file(tp, data);
+		/* no trap may fetch: out of the trap before the event is on */
+		if (tp->nr_args)
+			utprobe_set_trap_safe(&n->up, false);
+		ret = trace_probe_add_file(tp, data);
+		if (ret && tp->nr_args && !trace_probe_is_enabled(tp))
+			utprobe_set_trap_safe(&n->up, true);
+		return ret;
 	case TRACE_REG_UNREGISTER:
 		ret = trace_probe_remove_file(tp, data);
+		if (tp->nr_args && !trace_probe_is_enabled(tp))
+			utprobe_set_trap_safe(&n->up, true);
 		/* an orphan's event may have lost its last user */
-		if (container_of(tp, struct utp_named, tp)->orphan)
+		if (n->orphan)
 			schedule_work(&utp_reap_work);
 		return ret;
 	default:
@@ -896,10 +906,14 @@ static struct utp_named *utp_named_new(const char *name, const char *shown,
 	}
 	/*
 	 * Counting, timing returns and recording an event without values
-	 * are fine in the int3 trap; fetching values may fault.
+	 * are fine in the int3 trap; fetching values may fault, so a probe
+	 * with values is trap-safe only while its event is off
+	 * (utp_event_reg()).
 	 */
 	if (!argc)
 		n->up.flags = UTPROBE_TRAP_SAFE;
+	else
+		utprobe_set_trap_safe(&n->up, true);
 	return n;
 }
 

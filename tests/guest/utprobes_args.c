@@ -524,6 +524,135 @@ TEST_F(args, busy_while_on)
 	EXPECT_NE(0, access(TRACEFS "/events/utprobes/ua_busy", F_OK));
 }
 
+/*
+ * How many utprobe_hit records of probe @name the instance's trace
+ * holds, and in *@irqs_off how many of them were made with interrupts
+ * off: in the int3 trap (the flags column after the CPU reads "d").
+ */
+static int hit_records(const char *name, int *irqs_off)
+{
+	char want[96], *line, *p, *save;
+	int n = 0;
+
+	*irqs_off = 0;
+	read_file(INST "/trace", trace_buf, TRACE_MAX);
+	snprintf(want, sizeof(want), " utprobe_hit: pid=");
+	for (line = strtok_r(trace_buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char probe[64];
+
+		p = strstr(line, want);
+		if (!p || *line == '#')
+			continue;
+		snprintf(probe, sizeof(probe), " probe=%s ip=", name);
+		if (!strstr(p, probe))
+			continue;
+		n++;
+		p = strstr(line, "] ");
+		if (p && p[2] == 'd')
+			(*irqs_off)++;
+	}
+	return n;
+}
+
+/*
+ * A probe with values costs the trap alone while its event is off: its
+ * hits are taken in the trap (irqs off) as often as those of a probe
+ * without values on the twin function, and out of it, with every
+ * value, while the event is on.
+ */
+TEST_F(args, trap_while_event_off)
+{
+	char *rec[N + 1], want[512];
+	int n, off, ctl;
+
+	ASSERT_EQ(0, events("p:ua_quiet %s:%#lx tree=%d " ARGS "\n", path,
+			    off_of(arg_ours), getpid()));
+	ASSERT_EQ(0, events("p:ua_ctl %s:%#lx tree=%d\n", path,
+			    off_of(arg_theirs), getpid()));
+	ASSERT_EQ(0, enable("utprobes", "utprobe_hit", 1));
+	for (int round = 0; round < 3; round++) {
+		bool on = round == 1;
+
+		ASSERT_EQ(0, inst_write("trace", "%s", ""));
+		ASSERT_EQ(0, enable("utprobes", "ua_quiet", on));
+		ASSERT_EQ(0, run_child());
+		ASSERT_EQ(0, enable("utprobes", "ua_quiet", 0));
+		EXPECT_EQ((round + 1) * N, hits("ua_quiet"));
+		n = records("ua_quiet", rec, N + 1);
+		ASSERT_EQ(on ? N : 0, n) TH_LOG("round %d", round);
+		for (int i = 0; i < n; i++) {
+			expected_args(i, want, sizeof(want));
+			EXPECT_STREQ(want, rec[i]);
+		}
+		EXPECT_EQ(N, hit_records("ua_ctl", &ctl));
+		/* a new process makes its slot out of the trap, once */
+		EXPECT_LE(N - 1, ctl);
+		EXPECT_EQ(N, hit_records("ua_quiet", &off));
+		EXPECT_EQ(on ? 0 : ctl, off) TH_LOG("round %d", round);
+	}
+	ASSERT_EQ(0, enable("utprobes", "utprobe_hit", 0));
+}
+
+#define TOGGLES 40
+#define TOGGLE_ROUNDS_MAX 200
+
+/*
+ * The event turned on and off again and again while a thread hits the
+ * probe: each hit counted, each record whole (fetched out of the trap).
+ */
+TEST_F(args, event_toggled_under_hits)
+{
+	static char *rec[TOGGLE_ROUNDS_MAX * N + 1];
+	int stop[2], done[2], rounds = 0, st, n;
+	pid_t pid;
+
+	ASSERT_EQ(0, events("p:ua_toggle %s:%#lx tree=%d a=%%di:s64 "
+			    "id=+0(%%cx):s64\n", path, off_of(arg_ours),
+			    getpid()));
+	ASSERT_EQ(0, pipe(stop));
+	ASSERT_EQ(0, pipe(done));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		char x;
+
+		fcntl(stop[0], F_SETFL, O_NONBLOCK);
+		do {
+			calls();
+		} while (++rounds < TOGGLE_ROUNDS_MAX &&
+			 read(stop[0], &x, 1) != 1);
+		_exit(write(done[1], &rounds, sizeof(rounds)) !=
+		      sizeof(rounds));
+	}
+	close(done[1]);
+	for (int i = 1; i <= TOGGLES; i++) {
+		ASSERT_EQ(0, enable("utprobes", "ua_toggle", i & 1));
+		usleep(1000);
+	}
+	put_byte(stop[1]);
+	ASSERT_EQ((ssize_t)sizeof(rounds),
+		  read(done[0], &rounds, sizeof(rounds)));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	close(stop[1]);
+	close(done[0]);
+	ASSERT_EQ(0, enable("utprobes", "ua_toggle", 0));
+	EXPECT_EQ(rounds * N, hits("ua_toggle"));
+	n = records("ua_toggle", rec, TOGGLE_ROUNDS_MAX * N + 1);
+	ASSERT_LE(0, n);
+	TH_LOG("%d rounds, %d of %d hits recorded", rounds, n, rounds * N);
+	for (int i = 0; i < n; i++) {
+		long a, id;
+
+		ASSERT_EQ(2, sscanf(rec[i], "a=%ld id=%ld", &a, &id))
+			TH_LOG("record '%s'", rec[i]);
+		EXPECT_LE(-20, a);
+		EXPECT_GT(N - 20, a);
+		EXPECT_EQ(1000 + a + 20, id) TH_LOG("record '%s'", rec[i]);
+	}
+}
+
 static int load_args(pid_t pid, int trap)
 {
 	char mod[256], params[200];
