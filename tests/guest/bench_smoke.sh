@@ -10,7 +10,9 @@ T=$(mktemp -d)
 . /usr/libexec/utrace-tests/utp_helpers.sh
 ktap_print_header
 ktap_set_plan 4
-out=$($L/bench-run 200 1 20 8 2>&1)
+# 200 calls, 1 run, 20 probes placed among 8 threads, 1,000 probes in
+# the process against one
+out=$($L/bench-run 200 1 20 8 1000 2>&1)
 st=$?
 echo "$out" | sed 's/^/# /'
 check $st "every run made, every hit counted by each engine"
@@ -43,7 +45,7 @@ check $st "the JSON parses and every figure in it is a number"
 		echo two_threads_ns.$e.two_threads
 	done
 	echo two_threads_calls.unprobed; echo two_threads_calls.probed
-	for f in ours_ns ours_vs_one mainline_ns mainline_vs_one; do
+	for f in probes ours_ns ours_vs_one mainline_ns mainline_vs_one; do
 		echo many_probes.$f
 	done
 	for f in probes ours_ms mainline_ms vs_mainline; do
