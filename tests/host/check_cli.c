@@ -419,6 +419,16 @@ static const struct {
 	  "count --by: one probe (-e SPEC), as a table or JSON" },
 	{ { "count", "-e", ARGS_PIE ":args_sum", "--by", "a", "--top", "0",
 	    "true" }, "bad --top '0'" },
+	{ { "count", "-e", ARGS_PIE ":args_sum", "--by", "a", "--size",
+	    "64", "true" },
+	  "count --by: --size 64 is outside the kernel's range, 128 to 131072" },
+	{ { "count", "-e", ARGS_PIE ":args_sum", "--by", "a", "--size",
+	    "262144", "true" },
+	  "count --by: --size 262144 is outside the kernel's range, 128 to 131072" },
+	{ { "count", "-e", ARGS_PIE ":args_sum", "--size", "x", "--", "true" },
+	  "bad --size 'x'" },
+	{ { "count", "-e", ARGS_PIE ":args_sum", "--size", "4096", "--",
+	    "true" }, "count: --size goes with --by" },
 };
 
 START_TEST(errors_name_the_problem)

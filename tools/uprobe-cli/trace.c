@@ -987,16 +987,31 @@ int cmd_hist(int argc, char **argv)
 	return ret ? ret : status;
 }
 
-int count_by(const char *spec, const char *by, int top, enum format fmt,
-	     char **cmd)
+int by_size(const char *arg)
+{
+	long v = parse_pos("--size", arg);
+
+	if (v && (v < BY_SIZE_MIN || v > BY_SIZE_MAX)) {
+		die("count --by: --size %ld is outside the kernel's range, %d to %d",
+		    v, BY_SIZE_MIN, BY_SIZE_MAX);
+		return 0;
+	}
+	return v;
+}
+
+int count_by(const char *spec, const char *by, int top, int size,
+	     enum format fmt, char **cmd)
 {
 	struct values v = { 0 };
 	struct session s = { .v = &v, .fmt = fmt };
+	char trigger_fmt[64];
 	int ret, status;
 
-	/* room for many values; those beyond it are counted dropped */
+	/* room for @size values; hits of values beyond it are dropped */
+	snprintf(trigger_fmt, sizeof(trigger_fmt), "hist:keys=%%s:size=%d",
+		 size);
 	ret = aggregate(&s, "count --by", spec, (char *)by, false,
-			"hist:keys=%s:size=16384", cmd, &status);
+			trigger_fmt, cmd, &status);
 	if (!ret)
 		ret = print_top(&s.ps[0], &v.f[0], s.b, s.nb, top, fmt,
 				s.dropped);

@@ -12,10 +12,22 @@ int cmd_trace(int argc, char **argv);
 /* uprobe-cli hist [-j] SPEC VALUE [-- CMD [ARGS]] */
 int cmd_hist(int argc, char **argv);
 /*
- * count -e SPEC --by VALUE [--top N]: hits by the value, the @top most
- * frequent, while @cmd runs (or until ^C if NULL).
+ * count -e SPEC --by VALUE [--top N] [--size N]: hits by the value, the
+ * @top most frequent, while @cmd runs (or until ^C if NULL), the kernel
+ * keeping room for @size distinct values.
  */
-int count_by(const char *spec, const char *by, int top, enum format fmt,
-	     char **cmd);
+int count_by(const char *spec, const char *by, int top, int size,
+	     enum format fmt, char **cmd);
+
+/*
+ * The distinct values count --by has room for: by default, and the range
+ * of the kernel's hist maps (2^7 to 2^17 entries, a size rounded up to a
+ * power of two).
+ */
+#define BY_SIZE		16384
+#define BY_SIZE_MIN	128
+#define BY_SIZE_MAX	131072
+/* --size @arg: a size in that range, or 0 after a message. */
+int by_size(const char *arg);
 
 #endif /* UPROBE_CLI_TRACE_H */

@@ -138,7 +138,8 @@ static void usage(FILE *f)
 {
 	fputs("usage: uprobe-cli add SPEC... [-p PID] [--name NAME]\n"
 	      "       uprobe-cli count [-j | --format=F] -e SPEC [-e SPEC]... -- CMD [ARGS]\n"
-	      "       uprobe-cli count [-j] -e SPEC --by VALUE [--top N] -- CMD [ARGS]\n"
+	      "       uprobe-cli count [-j] -e SPEC --by VALUE [--top N] [--size N]\n"
+	      "                  -- CMD [ARGS]\n"
 	      "       uprobe-cli latency [-j] SPEC -- CMD [ARGS]\n"
 	      "       uprobe-cli trace [-j] SPEC [VALUE...] [-- CMD [ARGS]]\n"
 	      "       uprobe-cli hist [-j] SPEC VALUE [-- CMD [ARGS]]\n"
@@ -1203,10 +1204,11 @@ static int cmd_count(int argc, char **argv)
 		{ "event", required_argument, NULL, 'e' },
 		{ "by", required_argument, NULL, 'b' },
 		{ "top", required_argument, NULL, 't' },
+		{ "size", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct probe *ps = NULL;
-	int c, n = 0, ret = 0, status = 0, nspecs = 0, top = 10;
+	int c, n = 0, ret = 0, status = 0, nspecs = 0, top = 10, size = 0;
 	const char **specs = calloc(argc, sizeof(*specs));
 	const char *by = NULL;
 	enum format fmt;
@@ -1226,6 +1228,10 @@ static int cmd_count(int argc, char **argv)
 			top = parse_pos("--top", optarg);
 			if (!top)
 				ret = 2;
+		} else if (c == 's') {
+			size = by_size(optarg);
+			if (!size)
+				ret = 2;
 		} else {
 			ret = 2;
 		}
@@ -1241,9 +1247,12 @@ static int cmd_count(int argc, char **argv)
 		ret = die("count: no command given (-- CMD [ARGS])");
 	else if (by && (nspecs != 1 || fmt == OPENMETRICS))
 		ret = die("count --by: one probe (-e SPEC), as a table or JSON");
+	else if (size && !by)
+		ret = die("count: --size goes with --by");
 	if (ret || by) {
 		if (!ret)
-			ret = count_by(specs[0], by, top, fmt, argv + optind);
+			ret = count_by(specs[0], by, top, size ?: BY_SIZE,
+				       fmt, argv + optind);
 		free(specs);
 		return ret;
 	}
