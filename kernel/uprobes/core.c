@@ -124,6 +124,24 @@ static u32 utp_report_death(struct utrace_engine *engine,
 	return UTRACE_DETACH;
 }
 
+#undef MODULE_PARAM_PREFIX
+#define MODULE_PARAM_PREFIX "utprobes."
+
+/* Written by the parameter's setter alone; read with READ_ONCE(). */
+unsigned int utp_points_max = UTP_POINTS_MAX;
+
+static int utp_points_max_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, UTP_POINTS_LIMIT);
+}
+
+static const struct kernel_param_ops utp_points_max_ops = {
+	.set = utp_points_max_set,
+	.get = param_get_uint,
+};
+module_param_cb(points_max, &utp_points_max_ops, &utp_points_max, 0644);
+MODULE_PARM_DESC(points_max, "points per process at most (return sites included)");
+
 static const struct utrace_engine_ops utp_ops = {
 	.report_quiesce = utp_report_quiesce,
 	.report_signal = utp_report_signal,
@@ -559,7 +577,7 @@ static void utp_proc_free_work(struct work_struct *work)
 		static_branch_dec(&utprobe_mmap_key);
 	mutex_unlock(&utp_mutex);
 	/*
-	 * Up to UTP_POINTS_MAX of them, whose probes' lists change under
+	 * Up to utp_points_max of them, whose probes' lists change under
 	 * utp_mutex: a few at a time, so that registrations meanwhile do
 	 * not wait for all of them (tens of seconds on a debug kernel).
 	 */

@@ -20,6 +20,7 @@
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/mmu_notifier.h>
+#include <linux/moduleparam.h>
 #include <linux/pagemap.h>
 #include <linux/percpu.h>
 #include <linux/ptrace.h>
@@ -75,11 +76,15 @@ static inline bool utp_trap_still_ok(struct utprobe *up)
 #define UTP_XOL_SIZE	(UTP_XOL_PAGES * PAGE_SIZE)
 #define UTP_XOL_REACH	(SZ_1G)
 /*
- * Points per process at most.  The probed process chooses where return
- * sites go and how often it maps a probed file, so what it makes us
- * allocate is bounded, and charged to its memory cgroup.
+ * Points per process at most: utp_points_max, the parameter
+ * utprobes.points_max, UTP_POINTS_MAX unless set, from 1 to
+ * UTP_POINTS_LIMIT.  The probed process chooses where return sites go
+ * and how often it maps a probed file, so what it makes us allocate is
+ * bounded, and charged to its memory cgroup.
  */
-#define UTP_POINTS_MAX	65536
+#define UTP_POINTS_MAX		65536
+#define UTP_POINTS_LIMIT	BIT(20)
+extern unsigned int utp_points_max;
 /* Notes of followed calls a thread keeps for reuse. */
 #define UTP_RET_CACHE	8
 
@@ -133,7 +138,7 @@ struct utp_proc {
 	struct mm_struct *mm;		/* mmgrab()ed */
 	pid_t tgid;
 	struct xarray points;		/* vaddr -> struct utp_point */
-	atomic_t npoints;		/* in @points; UTP_POINTS_MAX at most */
+	atomic_t npoints;		/* in @points; utp_points_max at most */
 	struct xarray slots;		/* slot -> its instruction's address */
 	spinlock_t lock;		/* threads, quiescing, detaching */
 	struct list_head threads;	/* and each one's ->stopped */
@@ -151,6 +156,12 @@ struct utp_proc {
 	struct list_head xols;
 	struct work_struct free_work;
 };
+
+/* Has @proc as many points as it may have?  A lowered bound stops growth. */
+static inline bool utp_points_full(struct utp_proc *proc)
+{
+	return atomic_read(&proc->npoints) >= READ_ONCE(utp_points_max);
+}
 
 /* A thread of a probed process: the data of its engine. */
 struct utp_thread {

@@ -37,7 +37,7 @@ static int utp_point_new(struct utp_proc *proc, struct utprobe *up,
 	struct utp_point *pt;
 	int ret;
 
-	if (atomic_read(&proc->npoints) >= UTP_POINTS_MAX)
+	if (utp_points_full(proc))
 		return -ENOSPC;
 	/* run out of line: a slot must be within reach */
 	if (!utp_arch_insn_emulated(ai) && !utp_xol_room(proc, vaddr))

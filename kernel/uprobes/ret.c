@@ -135,7 +135,7 @@ static struct utp_point *utp_ret_site(struct utp_proc *proc, unsigned long ra)
 	rcu_read_unlock();
 	if (pt)
 		goto found;
-	if (atomic_read(&proc->npoints) >= UTP_POINTS_MAX)
+	if (utp_points_full(proc))
 		return NULL;
 	ret = utp_read_text(current->mm, ra, buf, sizeof(buf));
 	if (ret <= 0)

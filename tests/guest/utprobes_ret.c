@@ -24,8 +24,8 @@
 #define JUMP_DEPTH 5
 #define SLEEP_MS 300
 #define DEPTH_MAX 4096		/* UTPROBE_RET_DEPTH_MAX */
-#define POINTS_MAX 65536	/* UTP_POINTS_MAX, return sites included */
-#define SITES 70000
+/* points per process at most, return sites included */
+#define POINTS_MAX_PARAM "/sys/module/utprobes/parameters/points_max"
 
 static void on_usr1(int sig)
 {
@@ -240,14 +240,20 @@ static int w_sleep(void)
 }
 
 /*
- * Calls of rp_leaf() from SITES different return addresses, in code
- * made at run time: push %rbx; mov %rdi,%rbx; SITES times call *%rbx
+ * The number of return sites of w_sites(): set by the test, a sixteenth
+ * more than the points a process may have.
+ */
+static long sites;
+
+/*
+ * Calls of rp_leaf() from @sites different return addresses, in code
+ * made at run time: push %rbx; mov %rdi,%rbx; @sites times call *%rbx
  * and a nop (where each call returns); pop %rbx; ret.  A process picks
  * its return addresses: the points they need are bounded.
  */
 static int w_sites(void)
 {
-	size_t len = 4 + 3 * SITES + 2;
+	size_t len = 4 + 3 * sites + 2;
 	unsigned char *code, *p;
 
 	code = mmap(NULL, len, PROT_READ | PROT_WRITE | PROT_EXEC,
@@ -259,7 +265,7 @@ static int w_sites(void)
 	*p++ = 0x48;
 	*p++ = 0x89;
 	*p++ = 0xfb;
-	for (int i = 0; i < SITES; i++) {
+	for (long i = 0; i < sites; i++) {
 		*p++ = 0xff;
 		*p++ = 0xd3;
 		*p++ = 0x90;
@@ -312,7 +318,7 @@ static pid_t spawn(int (*work)(void), int *go, int *done)
 }
 
 FIXTURE(ret) {
-	char dummy;
+	long old_max;		/* the points' bound to restore, or 0 */
 };
 
 /* No utprobes defined: opening utprobe_events with O_TRUNC removes them. */
@@ -326,21 +332,54 @@ static int clear_probes(void)
 	return 0;
 }
 
+FIXTURE_VARIANT(ret) {
+	int (*work)(void);
+	bool exits;		/* the workload exits the child */
+	bool bound;		/* past the points' bound: e[0] from it */
+	struct expect e[3];
+};
+
+/*
+ * The variant past the points' bound takes the bound the kernel has,
+ * set first from UTP_RET_POINTS_MAX if given: each point costs the
+ * debug kernel under emulation 2 ms, which it pays for a smaller one.
+ */
 FIXTURE_SETUP(ret)
 {
+	const char *max = getenv("UTP_RET_POINTS_MAX");
+	char buf[32];
+
 	ASSERT_EQ(0, clear_probes()) TH_LOG("%s", EVENTS);
+	self->old_max = 0;
+	if (!variant->bound || !max)
+		return;
+	read_file(POINTS_MAX_PARAM, buf, sizeof(buf));
+	self->old_max = atol(buf);
+	ASSERT_LT(0, self->old_max) TH_LOG("%s: '%s'", POINTS_MAX_PARAM, buf);
+	ASSERT_EQ(0, write_file(POINTS_MAX_PARAM, O_TRUNC, "%s", max));
 }
 
 FIXTURE_TEARDOWN(ret)
 {
 	clear_probes();
+	if (self->old_max)
+		write_file(POINTS_MAX_PARAM, O_TRUNC, "%ld", self->old_max);
 }
 
-FIXTURE_VARIANT(ret) {
-	int (*work)(void);
-	bool exits;		/* the workload exits the child */
-	struct expect e[3];
-};
+/*
+ * Past the bound of @max points, with a sixteenth more return sites:
+ * rp_leaf()'s entry is the first point, the sites the others; the
+ * calls from the sites left over are missed, and the sweep's call, the
+ * last, too.
+ */
+static void expect_bound(struct expect *e, long max)
+{
+	sites = max + max / 16;
+	e->calls = sites + 1;
+	e->returns = max - 1;
+	e->unwound = 0;
+	e->missed = sites + 1 - (max - 1);
+}
 
 /* rp_leaf gets one more call: the sweep from main() */
 FIXTURE_VARIANT_ADD(ret, calls) {
@@ -415,11 +454,12 @@ FIXTURE_VARIANT_ADD(ret, vfork) {
 /*
  * Each return address is a point, rp_leaf()'s entry the first: past
  * the bound the calls are not followed (nor the sweep's, the last).
+ * The counts: expect_bound().
  */
 FIXTURE_VARIANT_ADD(ret, more_return_sites_than_the_bound) {
 	.work = w_sites,
-	.e = { { "leaf", rp_leaf, SITES + 1, POINTS_MAX - 1, 0,
-		 SITES + 1 - (POINTS_MAX - 1) } },
+	.bound = true,
+	.e = { { "leaf", rp_leaf } },
 };
 
 /* the process exits inside rp_exiter(): nothing stays pending */
@@ -446,26 +486,33 @@ static void check_counts(struct __test_metadata *_metadata,
 /* slow on a debug kernel under emulation: thousands of traps */
 TEST_F_TIMEOUT(ret, returns_equal_calls, 540)
 {
+	struct expect e[3];
 	int go, done, st, i;
-	char x;
-	pid_t pid = spawn(variant->work, &go, &done);
+	char x, buf[32];
+	pid_t pid;
 
-	for (i = 0; i < 3 && variant->e[i].name; i++)
-		ASSERT_EQ(0, events("r:%s %d:%p", variant->e[i].name, pid,
-				    variant->e[i].fn));
+	memcpy(e, variant->e, sizeof(e));
+	if (variant->bound) {
+		read_file(POINTS_MAX_PARAM, buf, sizeof(buf));
+		ASSERT_LT(0, atol(buf)) TH_LOG("%s: '%s'", POINTS_MAX_PARAM, buf);
+		expect_bound(&e[0], atol(buf));
+	}
+	pid = spawn(variant->work, &go, &done);
+	for (i = 0; i < 3 && e[i].name; i++)
+		ASSERT_EQ(0, events("r:%s %d:%p", e[i].name, pid, e[i].fn));
 	ASSERT_EQ(1, write(go, "g", 1));
 	if (!variant->exits) {
 		/* counted while the child lives: nothing left pending */
 		ASSERT_EQ(1, read(done, &x, 1));
-		for (i = 0; i < 3 && variant->e[i].name; i++)
-			check_counts(_metadata, &variant->e[i]);
+		for (i = 0; i < 3 && e[i].name; i++)
+			check_counts(_metadata, &e[i]);
 		ASSERT_EQ(1, write(go, "g", 1));
 	}
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	ASSERT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);
 	EXPECT_EQ(0, WEXITSTATUS(st));
-	for (i = 0; i < 3 && variant->e[i].name; i++)
-		check_counts(_metadata, &variant->e[i]);
+	for (i = 0; i < 3 && e[i].name; i++)
+		check_counts(_metadata, &e[i]);
 	close(go);
 	close(done);
 }
@@ -692,6 +739,26 @@ TEST_F(one, removed_while_its_call_sleeps)
 	EXPECT_EQ(0, st);
 	close(go);
 	close(done);
+}
+
+/* The points' bound takes 1 to 2^20, and refuses the rest unchanged */
+TEST(points_max_parameter)
+{
+	static const char *const bad[] = { "0", "1048577", "-1", "many" };
+	char before[32], after[32];
+
+	read_file(POINTS_MAX_PARAM, before, sizeof(before));
+	ASSERT_LT(0, atol(before)) TH_LOG("%s: '%s'", POINTS_MAX_PARAM, before);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-EINVAL, write_file(POINTS_MAX_PARAM, O_TRUNC, "%s",
+					      bad[i])) TH_LOG("'%s'", bad[i]);
+		read_file(POINTS_MAX_PARAM, after, sizeof(after));
+		EXPECT_STREQ(before, after);
+	}
+	EXPECT_EQ(0, write_file(POINTS_MAX_PARAM, O_TRUNC, "%d", 1 << 20));
+	read_file(POINTS_MAX_PARAM, after, sizeof(after));
+	EXPECT_EQ(1 << 20, atol(after));
+	EXPECT_EQ(0, write_file(POINTS_MAX_PARAM, O_TRUNC, "%s", before));
 }
 
 TEST_HARNESS_MAIN
