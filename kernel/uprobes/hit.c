@@ -277,7 +277,7 @@ static enum utp_trap_result utp_trap_hit(struct utp_thread *ut,
 	list_for_each_entry_rcu(c, &pt->consumers, point_node, true) {
 		struct utprobe *up = c->up;
 
-		if (!utp_trap_ok(up) && (up->handler || up->ret_handler))
+		if (!utp_trap_ok(up))
 			return UTP_TRAP_QUEUE;
 		enter |= up->ret_handler && !READ_ONCE(up->gone);
 	}

@@ -50,12 +50,14 @@ static inline unsigned long utp_bp_addr(struct pt_regs *regs)
 }
 
 /*
- * May the trap run @up's handlers?  Read once per hit, by the trap's
- * decision to take the hit there (see utprobe_set_trap_safe()).
+ * May the trap take @up's part of a hit?  Yes if it only counts, or its
+ * handlers may run there.  Read once per hit, by the trap's decision to
+ * take the hit there (see utprobe_set_trap_safe()).
  */
 static inline bool utp_trap_ok(struct utprobe *up)
 {
-	if (up->flags & UTPROBE_TRAP_SAFE)
+	if ((!up->handler && !up->ret_handler) ||
+	    (up->flags & UTPROBE_TRAP_SAFE))
 		return true;
 	/* pairs with the release in utprobe_set_trap_safe() */
 	return smp_load_acquire(&up->trap_now);
