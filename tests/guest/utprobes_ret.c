@@ -27,6 +27,13 @@
 /* points per process at most, return sites included */
 #define POINTS_MAX_PARAM "/sys/module/utprobes/parameters/points_max"
 
+/* The bound the kernel has now, its text in @buf (@size bytes): 0 if none */
+static long points_max(char *buf, size_t size)
+{
+	read_file(POINTS_MAX_PARAM, buf, size);
+	return atol(buf);
+}
+
 static void on_usr1(int sig)
 {
 	if (rp_leaf(sig) != 2 * sig + 1)
@@ -353,8 +360,7 @@ FIXTURE_SETUP(ret)
 	self->old_max = 0;
 	if (!variant->bound || !max)
 		return;
-	read_file(POINTS_MAX_PARAM, buf, sizeof(buf));
-	self->old_max = atol(buf);
+	self->old_max = points_max(buf, sizeof(buf));
 	ASSERT_LT(0, self->old_max) TH_LOG("%s: '%s'", POINTS_MAX_PARAM, buf);
 	ASSERT_EQ(0, write_file(POINTS_MAX_PARAM, O_TRUNC, "%s", max));
 }
@@ -489,13 +495,14 @@ TEST_F_TIMEOUT(ret, returns_equal_calls, 540)
 	struct expect e[3];
 	int go, done, st, i;
 	char x, buf[32];
+	long max;
 	pid_t pid;
 
 	memcpy(e, variant->e, sizeof(e));
 	if (variant->bound) {
-		read_file(POINTS_MAX_PARAM, buf, sizeof(buf));
-		ASSERT_LT(0, atol(buf)) TH_LOG("%s: '%s'", POINTS_MAX_PARAM, buf);
-		expect_bound(&e[0], atol(buf));
+		max = points_max(buf, sizeof(buf));
+		ASSERT_LT(0, max) TH_LOG("%s: '%s'", POINTS_MAX_PARAM, buf);
+		expect_bound(&e[0], max);
 	}
 	pid = spawn(variant->work, &go, &done);
 	for (i = 0; i < 3 && e[i].name; i++)
@@ -747,17 +754,16 @@ TEST(points_max_parameter)
 	static const char *const bad[] = { "0", "1048577", "-1", "many" };
 	char before[32], after[32];
 
-	read_file(POINTS_MAX_PARAM, before, sizeof(before));
-	ASSERT_LT(0, atol(before)) TH_LOG("%s: '%s'", POINTS_MAX_PARAM, before);
+	ASSERT_LT(0, points_max(before, sizeof(before)))
+		TH_LOG("%s: '%s'", POINTS_MAX_PARAM, before);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		EXPECT_EQ(-EINVAL, write_file(POINTS_MAX_PARAM, O_TRUNC, "%s",
 					      bad[i])) TH_LOG("'%s'", bad[i]);
-		read_file(POINTS_MAX_PARAM, after, sizeof(after));
+		points_max(after, sizeof(after));
 		EXPECT_STREQ(before, after);
 	}
 	EXPECT_EQ(0, write_file(POINTS_MAX_PARAM, O_TRUNC, "%d", 1 << 20));
-	read_file(POINTS_MAX_PARAM, after, sizeof(after));
-	EXPECT_EQ(1 << 20, atol(after));
+	EXPECT_EQ(1 << 20, points_max(after, sizeof(after)));
 	EXPECT_EQ(0, write_file(POINTS_MAX_PARAM, O_TRUNC, "%s", before));
 }
 
