@@ -20,7 +20,9 @@
 #include <linux/uaccess.h>
 #include <linux/unaligned.h>
 #include <linux/utprobes.h>
+#include <asm/cpufeature.h>
 #include <asm/insn.h>
+#include <asm/segment.h>
 #include <asm/shstk.h>
 #include <asm/text-patching.h>
 #include <asm/utprobes.h>
@@ -386,6 +388,231 @@ int utp_arch_xol_copy(const struct utp_arch_insn *ai, unsigned long vaddr,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(utp_arch_xol_copy);
+
+/*
+ * Jumps.  The window is the whole instructions at a probe that a jmp
+ * rel32 replaces: each one runs through a slot already (it goes on to
+ * the next instruction and needs no fixup but a rip-relative
+ * displacement), or is a nop or a push, emulated otherwise and just as
+ * movable.  None transfers control, traps or enters the kernel.
+ */
+
+/* May @ai move into a stub, as one instruction of a window? */
+static bool utp_jump_movable(const struct utp_arch_insn *ai)
+{
+	if (ai->kind == UTP_INSN_NOP || ai->kind == UTP_INSN_PUSH)
+		return true;
+	return ai->kind == UTP_INSN_STEP && ai->through &&
+	       ai->fixups == UTP_FIX_IP;
+}
+
+/**
+ * utp_arch_jump_window - the window a jump at a probe would replace
+ * @w:		filled in
+ * @text:	the original bytes from the probe to the end of its function
+ * @len:	how many
+ *
+ * Return: 0; -%ENOSPC if the function ends within the jump's length;
+ * -%EOPNOTSUPP if an instruction there cannot move (a branch, call,
+ * return, system call or trap among them); -%EILSEQ if one does not
+ * decode.
+ */
+int utp_arch_jump_window(struct utp_arch_window *w, const u8 *text, int len)
+{
+	int off = 0, ret;
+
+	memset(w, 0, sizeof(*w));
+	while (off < UTP_JUMP_SIZE) {
+		struct utp_arch_insn *ai = &w->insn[w->n];
+
+		if (off >= len)
+			return -ENOSPC;
+		ret = utp_arch_analyze(ai, text + off, len - off);
+		if (ret)
+			return ret;
+		if (off + ai->len > len)
+			return -ENOSPC;
+		if (!utp_jump_movable(ai))
+			return -EOPNOTSUPP;
+		off += ai->len;
+		w->n++;
+	}
+	w->len = off;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(utp_arch_jump_window);
+
+/* The target of @insn at @off if it is a direct branch or call, or -1. */
+static long utp_jump_target(struct insn *insn, unsigned int off)
+{
+	u8 op1 = insn->opcode.bytes[0], op2 = insn->opcode.bytes[1];
+	bool rel = false;
+
+	if (insn->opcode.nbytes == 1)
+		rel = (op1 >= 0x70 && op1 <= 0x7f) ||	/* jcc rel8 */
+		      (op1 >= 0xe0 && op1 <= 0xe3) ||	/* loop, jrcxz */
+		      op1 == 0xe8 || op1 == 0xe9 || op1 == 0xeb ||
+		      (op1 == 0xc7 && insn->modrm.bytes[0] == 0xf8); /* xbegin */
+	else if (insn->opcode.nbytes == 2 && op1 == 0x0f)
+		rel = op2 >= 0x80 && op2 <= 0x8f;	/* jcc rel32 */
+	if (!rel)
+		return -1;
+	return (long)off + insn->length + insn->immediate.value;
+}
+
+/**
+ * utp_arch_jump_scan - may a window begin at @pos of a function?
+ * @func:	the function's original bytes
+ * @size:	how many: its whole extent
+ * @pos:	the probe's offset in it
+ * @wlen:	the window's length
+ *
+ * Decodes the function from its first byte to its last, as a linear
+ * sweep: the probe must be the start of an instruction of that sweep,
+ * and no direct branch or call of the function may land strictly inside
+ * the window, where a thread would find the jump's bytes.  Indirect
+ * branches (jump tables) are not followed: the documented limit.
+ *
+ * Return: 0; -%EILSEQ if the function does not decode into instructions
+ * that end at @size with one at @pos; -%EXDEV if a branch lands inside.
+ */
+int utp_arch_jump_scan(const u8 *func, unsigned int size, unsigned int pos,
+		       unsigned int wlen)
+{
+	bool at_pos = false, into = false;
+	unsigned int off = 0;
+	struct insn insn;
+	long to;
+
+	while (off < size) {
+		if (insn_decode(&insn, func + off,
+				min_t(unsigned int, size - off, MAX_INSN_SIZE),
+				INSN_MODE_64) < 0)
+			return -EILSEQ;
+		at_pos |= off == pos;
+		to = utp_jump_target(&insn, off);
+		into |= to > (long)pos && to < (long)(pos + wlen);
+		off += insn.length;
+	}
+	if (!at_pos || off != size)
+		return -EILSEQ;
+	return into ? -EXDEV : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(utp_arch_jump_scan);
+
+/* Append @n @bytes to the stub being built at @p: where it goes on. */
+static u8 *utp_emit(u8 *p, const u8 *bytes, size_t n)
+{
+	memcpy(p, bytes, n);
+	return p + n;
+}
+
+#define UTP_EMIT(p, ...)						\
+	utp_emit(p, (const u8[]){ __VA_ARGS__ },			\
+		 sizeof((const u8[]){ __VA_ARGS__ }))
+
+/* A rel32 at @p, for an instruction ending at @end, to @to; or false. */
+static bool utp_put_rel32(u8 *p, unsigned long end, unsigned long to)
+{
+	s64 rel = (s64)(to - end);
+
+	if (rel != (s32)rel)
+		return false;
+	put_unaligned_le32((u32)rel, p);
+	return true;
+}
+
+/**
+ * utp_arch_jump_stub - build the stub of a window
+ * @w:		the window
+ * @vaddr:	its address
+ * @stub:	the stub's address
+ * @counter:	the address of its counter for CPU 0; CPU n's is PAGE_SIZE
+ *		* n beyond it
+ * @cpu_mask:	CPU numbers are masked with this (a power of two less one)
+ * @out:	the stub, UTP_JUMP_STUB_SIZE bytes
+ * @info:	where its parts are
+ *
+ * The stub steps over the red zone (nothing is written below the stack
+ * pointer the code had), saves the flags and two registers, adds one to
+ * the counter of the CPU it runs on (its number from rdpid, or from the
+ * limit of the per-CPU segment as the vDSO's getcpu() reads it: a thread
+ * moved meanwhile counts on another CPU's counter, atomically), restores
+ * everything, runs the window's instructions and jumps back after them.
+ *
+ * Return: 0, or -%ERANGE if a displacement does not fit.
+ */
+int utp_arch_jump_stub(const struct utp_arch_window *w, unsigned long vaddr,
+		       unsigned long stub, unsigned long counter,
+		       unsigned int cpu_mask, u8 *out,
+		       struct utp_arch_stub *info)
+{
+	unsigned long from = vaddr;
+	u8 *p = out;
+	int i;
+
+	memset(out, UTP_BREAK_INSN, UTP_JUMP_STUB_SIZE);
+	p = UTP_EMIT(p, 0x48, 0x8d, 0x64, 0x24, 0x80);	/* lea -128(%rsp),%rsp */
+	p = UTP_EMIT(p, 0x9c, 0x50, 0x52);		/* pushfq; push %rax, %rdx */
+	if (boot_cpu_has(X86_FEATURE_RDPID)) {
+		p = UTP_EMIT(p, 0xf3, 0x0f, 0xc7, 0xf8);	/* rdpid %rax */
+	} else {
+		*p++ = 0xb8;				/* mov $seg,%eax */
+		put_unaligned_le32(__CPUNODE_SEG, p);
+		p += 4;
+		p = UTP_EMIT(p, 0x0f, 0x03, 0xc0);		/* lsl %eax,%eax */
+	}
+	*p++ = 0x25;					/* and $mask,%eax */
+	put_unaligned_le32(cpu_mask, p);
+	p += 4;
+	p = UTP_EMIT(p, 0x48, 0xc1, 0xe0, PAGE_SHIFT);	/* shl $12,%rax */
+	p = UTP_EMIT(p, 0x48, 0x8d, 0x15);		/* lea counter(%rip),%rdx */
+	if (!utp_put_rel32(p, stub + (p + 4 - out), counter))
+		return -ERANGE;
+	p += 4;
+	p = UTP_EMIT(p, 0xf0, 0x48, 0xff, 0x04, 0x02);	/* lock incq (%rdx,%rax) */
+	info->counted = p - out;
+	p = UTP_EMIT(p, 0x5a, 0x58, 0x9d);		/* pop %rdx, %rax; popfq */
+	p = UTP_EMIT(p, 0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00);
+						/* lea 128(%rsp),%rsp */
+	info->body = p - out;
+	for (i = 0; i < w->n; i++) {
+		const struct utp_arch_insn *ai = &w->insn[i];
+
+		memcpy(p, ai->bytes, ai->len);
+		if (ai->disp_off) {
+			s64 disp = (s32)get_unaligned_le32(ai->bytes +
+							   ai->disp_off);
+			/* the same target from the copy's address */
+			disp += (s64)from - (s64)(stub + (p - out));
+			if (disp != (s32)disp)
+				return -ERANGE;
+			put_unaligned_le32((u32)disp, p + ai->disp_off);
+		}
+		p += ai->len;
+		from += ai->len;
+	}
+	*p++ = JMP32_INSN_OPCODE;
+	if (!utp_put_rel32(p, stub + (p + 4 - out), vaddr + w->len))
+		return -ERANGE;
+	p += 4;
+	info->len = p - out;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(utp_arch_jump_stub);
+
+/**
+ * utp_arch_jump_insn - the jump into a stub
+ * @vaddr:	where it goes
+ * @stub:	the stub (within reach: checked when it was placed)
+ * @out:	UTP_JUMP_SIZE bytes
+ */
+void utp_arch_jump_insn(unsigned long vaddr, unsigned long stub, u8 *out)
+{
+	out[0] = JMP32_INSN_OPCODE;
+	put_unaligned_le32((u32)(stub - (vaddr + UTP_JUMP_SIZE)), out + 1);
+}
+EXPORT_SYMBOL_IF_KUNIT(utp_arch_jump_insn);
 
 /**
  * utp_arch_pre_step - point the thread at the slot for its single step

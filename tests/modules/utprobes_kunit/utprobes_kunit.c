@@ -5,7 +5,8 @@
  * condition codes of emulated jcc; rip-relative displacements in slots;
  * a call run out of line;
  * which instructions run through their slot and its jump back; the ip
- * after a step.
+ * after a step; the windows a jump may replace, the branches into them,
+ * and the stubs that count and run them.
  */
 #include <kunit/test.h>
 #include <linux/mman.h>
@@ -330,6 +331,132 @@ static void post_step_ip_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vaddr, regs.ip);
 }
 
+struct window_case {
+	const char *what;
+	u8 bytes[24];
+	int len;
+	int ret;
+	int wlen;
+};
+
+#define WIN(w, r, wl, ...) \
+	{ w, { __VA_ARGS__ }, sizeof((u8[]){ __VA_ARGS__ }), r, wl }
+
+static const struct window_case window_cases[] = {
+	WIN("endbr64; push %rbp", 0, 5, 0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0xc3),
+	WIN("push %rbp; mov %rsp,%rbp; lea", 0, 8,
+	    0x55, 0x48, 0x89, 0xe5, 0x48, 0x8d, 0x47, 0x02, 0xc3),
+	WIN("sub $0x18,%rsp", 0, 9, 0x48, 0x83, 0xec, 0x18,
+	    0x48, 0x89, 0x7c, 0x24, 0x08, 0xc3),
+	WIN("mov 0x10(%rip),%rax", 0, 7,
+	    0x48, 0x8b, 0x05, 0x10, 0x00, 0x00, 0x00, 0xc3),
+	WIN("ret within", -EOPNOTSUPP, 0, 0x48, 0x89, 0xf8, 0xc3),
+	WIN("call first", -EOPNOTSUPP, 0, 0xe8, 0x00, 0x00, 0x00, 0x00, 0xc3),
+	WIN("jcc within", -EOPNOTSUPP, 0, 0x85, 0xff, 0x74, 0x02, 0x90, 0x90),
+	WIN("syscall first", -EOPNOTSUPP, 0, 0x0f, 0x05, 0x90, 0x90, 0x90, 0x90),
+	WIN("int3 within", -EOPNOTSUPP, 0, 0x31, 0xc0, 0xcc, 0x90, 0x90, 0x90),
+	WIN("jmp *%rax within", -EOPNOTSUPP, 0, 0x31, 0xc0, 0xff, 0xe0, 0x90),
+	WIN("loop within", -EOPNOTSUPP, 0, 0x31, 0xc0, 0xe2, 0xfe, 0x90),
+	WIN("pushf within", -EOPNOTSUPP, 0, 0x31, 0xc0, 0x9c, 0x90, 0x90),
+	WIN("function ends first", -ENOSPC, 0, 0x48, 0x89, 0xf8),
+	WIN("undecodable", -EILSEQ, 0, 0x0f, 0x0f),
+};
+
+static void window_case_desc(const struct window_case *c, char *desc)
+{
+	strscpy(desc, c->what, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(window, window_cases, window_case_desc);
+
+/* Which windows a jump may replace, and how long they are. */
+static void jump_window_test(struct kunit *test)
+{
+	const struct window_case *c = test->param_value;
+	struct utp_arch_window w;
+
+	KUNIT_ASSERT_EQ(test, c->ret, utp_arch_jump_window(&w, c->bytes,
+							   c->len));
+	if (!c->ret)
+		KUNIT_EXPECT_EQ(test, c->wlen, w.len);
+}
+
+/*
+ * A function decoded from end to end: a branch back into the window,
+ * a probe off the instructions' boundaries, a function that does not
+ * end where its size says are refused; a branch to the probe itself or
+ * past the window is not.
+ */
+static void jump_scan_test(struct kunit *test)
+{
+	/* xor %eax,%eax; 1: add $1,%rax; cmp %rdi,%rax; jl 1b; ret */
+	static const u8 loop[] = { 0x31, 0xc0, 0x48, 0x83, 0xc0, 0x01,
+				   0x48, 0x39, 0xf8, 0x7c, 0xf7, 0xc3 };
+	/* 1: push %rbp; mov %rsp,%rbp; pop %rbp; test; jne 1b; ret */
+	static const u8 to_start[] = { 0x55, 0x48, 0x89, 0xe5, 0x5d, 0x85,
+				       0xff, 0x75, 0xf7, 0xc3 };
+
+	KUNIT_EXPECT_EQ(test, -EXDEV, utp_arch_jump_scan(loop, sizeof(loop),
+							 0, 6));
+	/* a window after the loop's head is clear of it */
+	KUNIT_EXPECT_EQ(test, 0, utp_arch_jump_scan(loop, sizeof(loop), 2, 7));
+	KUNIT_EXPECT_EQ(test, 0, utp_arch_jump_scan(to_start,
+						    sizeof(to_start), 0, 5));
+	KUNIT_EXPECT_EQ(test, -EILSEQ, utp_arch_jump_scan(loop, sizeof(loop),
+							  1, 6));
+	/* a size that ends inside the jl */
+	KUNIT_EXPECT_EQ(test, -EILSEQ, utp_arch_jump_scan(loop,
+							  sizeof(loop) - 2,
+							  0, 6));
+}
+
+/*
+ * A stub: its count addresses the counter, its copy of a rip-relative
+ * load reads what the original read, it jumps back after the window,
+ * and the jump into it reaches it.
+ */
+static void jump_stub_test(struct kunit *test)
+{
+	/* mov 0x1000(%rip),%rax; add %rdi,%rax; ret */
+	static const u8 fn[] = { 0x48, 0x8b, 0x05, 0x00, 0x10, 0x00, 0x00,
+				 0x48, 0x01, 0xf8, 0xc3 };
+	unsigned long vaddr = 0x400000, stub = 0x7f0000, counter = 0x800000;
+	u8 out[UTP_JUMP_STUB_SIZE], jmp[UTP_JUMP_SIZE];
+	struct utp_arch_window w;
+	struct utp_arch_stub info;
+	unsigned int off;
+	s32 disp;
+
+	KUNIT_ASSERT_EQ(test, 0, utp_arch_jump_window(&w, fn, sizeof(fn)));
+	KUNIT_ASSERT_EQ(test, 0, utp_arch_jump_stub(&w, vaddr, stub, counter,
+						    1, out, &info));
+	KUNIT_EXPECT_LT(test, info.counted, info.body);
+	KUNIT_EXPECT_LE(test, info.len, UTP_JUMP_STUB_SIZE);
+	/* the instruction before the count: lea counter(%rip),%rdx */
+	off = info.counted - 5 - 7;
+	KUNIT_ASSERT_EQ(test, 0x8d, out[off + 1]);
+	disp = get_unaligned_le32(out + off + 3);
+	KUNIT_EXPECT_EQ(test, counter, stub + off + 7 + disp);
+	/* the copy (its disp32 at 3) reads 0x1000 past the original still */
+	KUNIT_EXPECT_EQ(test, 0, memcmp(out + info.body, fn, 3));
+	disp = get_unaligned_le32(out + info.body + 3);
+	KUNIT_EXPECT_EQ(test, vaddr + 7 + 0x1000, stub + info.body + 7 + disp);
+	/* and jumps back to the add */
+	off = info.body + 7;
+	KUNIT_ASSERT_EQ(test, 0xe9, out[off]);
+	disp = get_unaligned_le32(out + off + 1);
+	KUNIT_EXPECT_EQ(test, vaddr + 7, stub + off + 5 + disp);
+	KUNIT_EXPECT_EQ(test, off + 5, info.len);
+	/* out of reach: refused */
+	KUNIT_EXPECT_EQ(test, -ERANGE,
+			utp_arch_jump_stub(&w, vaddr, stub + (3UL << 30),
+					   counter, 1, out, &info));
+	utp_arch_jump_insn(vaddr, stub, jmp);
+	KUNIT_EXPECT_EQ(test, 0xe9, jmp[0]);
+	disp = get_unaligned_le32(jmp + 1);
+	KUNIT_EXPECT_EQ(test, stub, vaddr + 5 + disp);
+}
+
 static struct kunit_case utprobes_insn_cases[] = {
 	KUNIT_CASE_PARAM(analyze_test, insn_gen_params),
 	KUNIT_CASE(analyze_ignores_following_bytes_test),
@@ -339,6 +466,9 @@ static struct kunit_case utprobes_insn_cases[] = {
 	KUNIT_CASE(call_out_of_line_test),
 	KUNIT_CASE(run_through_test),
 	KUNIT_CASE(post_step_ip_test),
+	KUNIT_CASE_PARAM(jump_window_test, window_gen_params),
+	KUNIT_CASE(jump_scan_test),
+	KUNIT_CASE(jump_stub_test),
 	{}
 };
 

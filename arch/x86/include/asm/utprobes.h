@@ -58,6 +58,49 @@ struct utp_arch_insn {
 	bool through;
 };
 
+/*
+ * Jumps.  A probe that only counts may be entered by a jmp rel32 over
+ * the instructions at the probe (the window), to a stub that counts in
+ * a per-CPU counter and runs those instructions displaced.
+ */
+#define UTP_JUMP_SIZE		5	/* jmp rel32 */
+#define UTP_JUMP_INSNS		4	/* instructions in a window at most */
+#define UTP_JUMP_WINDOW_MAX	(UTP_JUMP_SIZE - 1 + MAX_INSN_SIZE)
+#define UTP_JUMP_STUB_SIZE	128
+
+/**
+ * struct utp_arch_window - the instructions a jump replaces
+ * @insn:	each of them, analysed
+ * @n:		how many
+ * @len:	their bytes, UTP_JUMP_SIZE at least
+ */
+struct utp_arch_window {
+	struct utp_arch_insn insn[UTP_JUMP_INSNS];
+	u8 n;
+	u8 len;
+};
+
+/**
+ * struct utp_arch_stub - where the parts of a stub are
+ * @len:	its length
+ * @counted:	offset of the first instruction after the count
+ * @body:	offset of the displaced instructions
+ */
+struct utp_arch_stub {
+	u8 len;
+	u8 counted;
+	u8 body;
+};
+
+int utp_arch_jump_window(struct utp_arch_window *w, const u8 *text, int len);
+int utp_arch_jump_scan(const u8 *func, unsigned int size, unsigned int pos,
+		       unsigned int wlen);
+int utp_arch_jump_stub(const struct utp_arch_window *w, unsigned long vaddr,
+		       unsigned long stub, unsigned long counter,
+		       unsigned int cpu_mask, u8 *out,
+		       struct utp_arch_stub *info);
+void utp_arch_jump_insn(unsigned long vaddr, unsigned long stub, u8 *out);
+
 int utp_arch_analyze(struct utp_arch_insn *ai, const u8 *buf, int len);
 int utp_arch_emulate(const struct utp_arch_insn *ai, unsigned long vaddr,
 		     struct pt_regs *regs);
