@@ -24,6 +24,8 @@
 #include <linux/errno.h>
 #include <linux/jump_label.h>
 #include <linux/list.h>
+#include <linux/seqlock.h>
+#include <linux/sizes.h>
 #include <linux/types.h>
 
 struct inode;
@@ -80,6 +82,9 @@ typedef int (*utprobe_ret_handler_t)(struct utprobe *up,
  */
 #define UTPROBE_TRAP_SAFE	0x1
 
+/* The longest function a probe may give (&struct utprobe.func_size). */
+#define UTPROBE_FUNC_MAX	SZ_1M
+
 /*
  * A thread holds at most this many calls of return-probed functions that
  * have not returned yet; deeper calls run entry handlers but are not
@@ -112,9 +117,15 @@ struct utp_ret_probe;
  * @flags:	%UTPROBE_TRAP_SAFE, or 0
  * @name:	shown in trace events, or NULL
  * @data:	for the module
+ * @func_size:	the size of the function the probe is in, or 0 if not
+ *		known: a probe that only counts, whose function is known,
+ *		may be entered by a jump instead of an int3 (see
+ *		Documentation/trace/utprobes.rst)
+ * @func_pos:	the probe's distance from that function's first byte
  *
- * The members after these are utprobes' own, set by utprobe_register_*()
- * and utprobe_set_trap_safe(): a probe starts zeroed.
+ * The members after these are utprobes' own, set by utprobe_register_*(),
+ * utprobe_set_trap_safe() and utprobe_set_counting(): a probe starts
+ * zeroed.
  */
 struct utprobe {
 	utprobe_handler_t handler;
@@ -122,6 +133,8 @@ struct utprobe {
 	unsigned int flags;
 	const char *name;
 	void *data;
+	unsigned long func_size;
+	unsigned long func_pos;
 
 	/* private: set by utprobe_register_*() */
 	u64 __percpu *hits;		/* per-CPU hit counts */
@@ -150,6 +163,15 @@ struct utprobe {
 	 */
 	bool trap_now;
 	bool trap_grace;
+	/*
+	 * Its handler does nothing for now (utprobe_set_counting()).  The
+	 * stubs that count its hits too, changed under the engine's mutex
+	 * (@jseq written around a stub's count moving into @hits) and read
+	 * under RCU.
+	 */
+	bool counting;
+	struct list_head jcounts;
+	seqcount_t jseq;
 };
 
 /**
@@ -193,6 +215,8 @@ void utprobe_unregister_nosync(struct utprobe *up);
 void utprobe_unregister_sync(void);
 u64 utprobe_hits(const struct utprobe *up);
 void utprobe_set_trap_safe(struct utprobe *up, bool safe);
+void utprobe_set_counting(struct utprobe *up, bool counting);
+const char *utprobe_mode(struct utprobe *up);
 void utprobe_ret_counts(const struct utprobe *up,
 			struct utprobe_ret_counts *counts);
 int utprobe_arg(struct pt_regs *regs, unsigned int n, unsigned long *val);
@@ -242,6 +266,15 @@ static inline u64 utprobe_hits(const struct utprobe *up)
 
 static inline void utprobe_set_trap_safe(struct utprobe *up, bool safe)
 {
+}
+
+static inline void utprobe_set_counting(struct utprobe *up, bool counting)
+{
+}
+
+static inline const char *utprobe_mode(struct utprobe *up)
+{
+	return "none";
 }
 
 static inline void utprobe_ret_counts(const struct utprobe *up,
@@ -311,7 +344,7 @@ static inline void utprobe_mremap(struct vm_area_struct *vma,
 void __utprobe_access_read(struct vm_area_struct *vma, unsigned long addr,
 			   void *buf, int len);
 void __utprobe_access_write(struct vm_area_struct *vma, unsigned long addr,
-			    void *buf, const void *text, int len);
+			    void *buf, void *text, int len);
 
 /*
  * For __access_remote_vm() (ptrace's PEEKTEXT, /proc/PID/mem): @len bytes
@@ -327,12 +360,14 @@ static inline void utprobe_access_read(struct vm_area_struct *vma,
 
 /*
  * For __access_remote_vm(): @buf is about to be written over @len bytes
- * of @vma at @addr, which now hold @text.  A debugger's breakpoint over
- * one of our int3s is noted, and our int3 kept in @buf.
+ * of @vma at @addr, which now hold @text, in the page mapped there.  A
+ * debugger's breakpoint over one of our int3s is noted, and our int3
+ * kept in @buf; a jump of ours that the write reaches goes out of that
+ * page first.
  */
 static inline void utprobe_access_write(struct vm_area_struct *vma,
 					unsigned long addr, void *buf,
-					const void *text, int len)
+					void *text, int len)
 {
 	if (static_branch_unlikely(&utprobe_mmap_key))
 		__utprobe_access_write(vma, addr, buf, text, len);
@@ -361,7 +396,7 @@ static inline void utprobe_access_read(struct vm_area_struct *vma,
 
 static inline void utprobe_access_write(struct vm_area_struct *vma,
 					unsigned long addr, void *buf,
-					const void *text, int len)
+					void *text, int len)
 {
 }
 #endif

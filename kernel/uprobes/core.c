@@ -514,6 +514,7 @@ static void utp_consumer_srcu_cb(struct rcu_head *head)
 
 void utp_consumer_free(struct utp_consumer *c)
 {
+	utp_jump_fold(c);
 	call_srcu(&utp_srcu, &c->rcu, utp_consumer_srcu_cb);
 }
 
@@ -596,6 +597,9 @@ static void utp_proc_free_work(struct work_struct *work)
 		list_del(&xol->node);
 		kref_put(&xol->kref, utp_xol_release);
 	}
+	mutex_lock(&utp_mutex);
+	utp_jump_proc_free(proc);
+	mutex_unlock(&utp_mutex);
 	kref_put(&proc->kref, utp_proc_release);
 }
 
@@ -742,6 +746,7 @@ struct utp_proc *utp_proc_get(struct task_struct *task)
 	mutex_init(&proc->xol_lock);
 	INIT_LIST_HEAD(&proc->xols);
 	INIT_WORK(&proc->free_work, utp_proc_free_work);
+	utp_jump_proc_init(proc);
 
 	ret = utp_proc_cover(proc);
 	if (list_empty(&proc->threads) || READ_ONCE(proc->dead)) {

@@ -323,10 +323,13 @@ void __utprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *mm)
 			vaddr = READ_ONCE(pt->moved_to);
 			if (!vaddr)
 				continue;
-		} else if (ut && utp_point_on_file(pt) &&
-			   !utp_fork_keep(ut, pt)) {
-			continue;
+		} else if (READ_ONCE(pt->jumped)) {
+			/* the copy's jump goes back to the int3 first */
+			utp_jump_fork(pt, mm);
 		}
+		if (!READ_ONCE(pt->stale) && ut && utp_point_on_file(pt) &&
+		    !utp_fork_keep(ut, pt))
+			continue;
 		/* the bytes of one page back with one copy of it */
 		if (n == ARRAY_SIZE(pk) ||
 		    (n && (pk[0].vaddr ^ vaddr) & PAGE_MASK)) {
@@ -772,6 +775,8 @@ void __utprobe_mremap(struct vm_area_struct *vma, unsigned long old_addr,
 	if (!ut)
 		return;
 	utp_mark_stale(ut->proc, new_addr, new_addr + new_len, 0);
+	/* the jumps that moved are not right at the new place */
+	utp_jump_moved(ut->proc, old_addr, old_addr + old_len, new_addr);
 	utp_mark_stale(ut->proc, old_addr, old_addr + old_len, new_addr);
 	utp_mmap_queue(vma, new_addr, new_addr + new_len, old_addr, old_len);
 }

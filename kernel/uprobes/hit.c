@@ -170,7 +170,8 @@ static void __utp_hit_work(struct utp_thread *ut)
 	pt = xa_load(&ut->proc->points, bp);
 	rcu_read_unlock();
 	if (!pt || READ_ONCE(pt->stale) ||
-	    utp_hit_handlers(ut, pt, regs, false))
+	    utp_hit_handlers(ut, pt, regs, false) ||
+	    utp_jump_through(pt, regs))
 		return;
 	if (!utp_arch_emulate(&pt->ai, bp, regs))
 		return;
@@ -287,8 +288,9 @@ static enum utp_trap_result utp_trap_hit(struct utp_thread *ut,
 	if (READ_ONCE(pt->ret_site) && ut->rets &&
 	    !utp_trap_returns_ok(ut, pt, regs))
 		return UTP_TRAP_QUEUE;
-	if (utp_hit_handlers(ut, pt, regs, true))
-		return UTP_TRAP_DONE;	/* a handler moved the thread */
+	if (utp_hit_handlers(ut, pt, regs, true) ||
+	    utp_jump_through(pt, regs))
+		return UTP_TRAP_DONE;	/* moved: by a handler, or a jump's */
 	if (!utp_arch_insn_emulated(&pt->ai)) {
 		instruction_pointer_set(regs, slot);	/* runs through it */
 		return UTP_TRAP_DONE;
@@ -462,7 +464,8 @@ static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 		ut->dbg_sp = user_stack_pointer(regs);
 		return utrace_signal_action(action) | utp_resume(ut);
 	}
-	if (!utp_arch_emulate(&pt->ai, bp, regs))
+	if (utp_jump_through(pt, regs) ||
+	    !utp_arch_emulate(&pt->ai, bp, regs))
 		return utp_hit_done(user_step, regs);
 
 	slot = utp_slot(ut->proc, pt);

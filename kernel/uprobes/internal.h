@@ -102,6 +102,7 @@ struct utp_consumer {
 	struct utprobe *up;
 	struct utp_point *point;
 	unsigned long ref_vaddr;	/* the semaphore it raised, or 0 */
+	struct utp_jcount *jc;		/* its point's stub counts for it */
 	struct rcu_head rcu;
 };
 
@@ -118,6 +119,10 @@ struct utp_point {
 	bool dbg_bp;			/* a debugger's int3 is under ours */
 	bool gone;			/* out of the process; under xol_lock */
 	unsigned long moved_to;		/* its int3's place after mremap() */
+	struct utp_jump *jump;		/* its stub, once made; utp_mutex */
+	unsigned long jbody;		/* a trap on it goes on there, or 0 */
+	bool jumped;			/* the jump's bytes may be in the text */
+	u8 jwhy;			/* why not: enum utp_jump_why */
 	struct rcu_head rcu;		/* freed after the hit paths' readers */
 };
 
@@ -157,6 +162,12 @@ struct utp_proc {
 	struct mutex xol_lock;		/* xols and slot allocation */
 	struct list_head xols;
 	struct work_struct free_work;
+	struct list_head jareas;	/* stubs and counters; utp_mutex */
+	struct xarray jumps;		/* vaddr -> its newest struct utp_jump */
+	struct list_head jump_list;	/* all of them */
+	struct delayed_work jump_work;	/* puts jumps in: utp_jump_kick() */
+	unsigned int jump_tries;	/* ... tried again while threads are there */
+	atomic_t njumped;		/* points with jumped set */
 };
 
 /* Has @proc as many points as it may have?  A lowered bound stops growth. */
@@ -270,6 +281,29 @@ enum utp_add_mode {
 	UTP_ADD_INHERITED,
 };
 
+/*
+ * Why a point is not entered by a jump (utprobe_mode() names them);
+ * UTP_JW_JUMP if it is.
+ */
+enum utp_jump_why {
+	UTP_JW_OFF,		/* the function's extent not given */
+	UTP_JW_PENDING,		/* not looked at yet */
+	UTP_JW_JUMP,		/* entered by a jump */
+	UTP_JW_HANDLER,		/* a handler runs at each hit */
+	UTP_JW_SHARED,		/* another probe there, or a return site */
+	UTP_JW_WINDOW,		/* an instruction there cannot move */
+	UTP_JW_BRANCH,		/* a branch lands inside the window */
+	UTP_JW_DECODE,		/* the function does not decode */
+	UTP_JW_PAGE,		/* the window crosses a page */
+	UTP_JW_POINT,		/* another point inside the window */
+	UTP_JW_REACH,		/* no stub within reach */
+	UTP_JW_NOMEM,
+	UTP_JW_PTRACE,		/* the process is traced */
+	UTP_JW_BUSY,		/* a thread was inside the window */
+	UTP_JW_DEBUGGER,	/* a debugger wrote into the window */
+	UTP_JW_TEXT,		/* the text is not what it was */
+};
+
 /* Serialises all changes; see the top of core.c. */
 extern struct mutex utp_mutex;
 /* Read across the hit paths that may sleep; see utp_point_free(). */
@@ -361,6 +395,27 @@ void utp_ret_vfork(struct utp_thread *ut, struct utp_thread *cut);
 void utp_ret_fork(struct utp_thread *ut);
 void utp_ret_sweep(struct utp_proc *proc);
 void utp_ret_adopt(struct utp_fork_work *w);
+
+/* jump.c */
+void utp_jump_proc_init(struct utp_proc *proc);
+void utp_jump_proc_free(struct utp_proc *proc);
+void utp_jump_kick(struct utp_proc *proc);
+void utp_jump_kick_later(struct utp_proc *proc, unsigned long delay);
+void utp_jump_out_probe(struct utp_proc *proc, struct utprobe *up,
+			struct list_head *list, u8 why);
+void utp_jump_clear_at(struct utp_proc *proc, unsigned long vaddr,
+		       bool stopped);
+void utp_jump_join(struct utp_point *pt, struct utp_consumer *c);
+void utp_jump_fold(struct utp_consumer *c);
+bool utp_jump_through(struct utp_point *pt, struct pt_regs *regs);
+void utp_jump_fork(struct utp_point *pt, struct mm_struct *mm);
+void utp_jump_moved(struct utp_proc *proc, unsigned long start,
+		    unsigned long end, unsigned long to);
+bool utp_jump_access_read(struct utp_proc *proc, unsigned long addr,
+			  u8 *b, int len);
+void utp_jump_access_write(struct utp_proc *proc, struct mm_struct *mm,
+			   unsigned long addr, u8 *text, int len);
+u64 utp_jump_hits(const struct utprobe *up);
 
 /* file.c */
 int utp_ref_update(struct mm_struct *mm, struct inode *inode,

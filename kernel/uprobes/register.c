@@ -153,6 +153,9 @@ again:
 			goto quiesce;
 		else if (up->inode && quiesced)
 			ret = utp_int3_inherited(proc, vaddr);
+		/* a jump's window holds @vaddr: out of the way first */
+		if (!ret && mode != UTP_ADD_INHERITED)
+			utp_jump_clear_at(proc, vaddr, quiesced);
 		if (!ret)
 			ret = utp_point_new(proc, up, vaddr, ai, mode, defer,
 					    &pt);
@@ -162,6 +165,8 @@ again:
 		ret = 0;
 		if (utp_point_has(pt, up))
 			goto out;
+		/* a second probe here: its hits trap, as the first's do */
+		utp_jump_clear_at(proc, vaddr, quiesced);
 	}
 	/*
 	 * Threads may be walking the consumers meanwhile, in the trap too:
@@ -172,6 +177,7 @@ again:
 	list_add_tail_rcu(&c->point_node, &pt->consumers);
 	list_add_tail(&c->probe_node, &up->consumers);
 	utp_ref_raise(proc, c);
+	utp_jump_join(pt, c);
 	c = NULL;
 out:
 	if (quiesced)
@@ -236,8 +242,11 @@ static void utp_remove(struct utp_proc *proc, struct utprobe *up,
 		       struct list_head *list)
 {
 	struct utp_consumer *c, *next;
+	bool left = false;
 	struct utp_point *pt;
 
+	/* jumps out first, their counts in before the consumers go */
+	utp_jump_out_probe(proc, up, list, UTP_JW_OFF);
 	list_for_each_entry_safe(c, next, list, probe_node) {
 		pt = c->point;
 		/* down while a fork still sees it (utp_fork_keep()) */
@@ -248,8 +257,10 @@ static void utp_remove(struct utp_proc *proc, struct utprobe *up,
 		list_del(&c->probe_node);
 		utp_consumer_free(c);
 		/* a return site stays while calls return there */
-		if (!list_empty(&pt->consumers) || READ_ONCE(pt->ret_site))
+		if (!list_empty(&pt->consumers) || READ_ONCE(pt->ret_site)) {
+			left = true;
 			continue;
+		}
 		/*
 		 * The last probe here: the original instruction goes back,
 		 * then the point.  A thread that trapped on the int3 before
@@ -263,6 +274,9 @@ static void utp_remove(struct utp_proc *proc, struct utprobe *up,
 	proc->removed = ++utp_removals;
 	if (up->ret_handler)
 		proc->ret_sweep = true;
+	/* a point left to one probe may be entered by a jump again */
+	if (left)
+		utp_jump_kick(proc);
 }
 
 static void utp_probe_free(struct utprobe *up)
@@ -295,6 +309,8 @@ static int utp_probe_init(struct utprobe *up)
 	INIT_LIST_HEAD(&up->consumers);
 	INIT_LIST_HEAD(&up->file_node);
 	INIT_LIST_HEAD(&up->unsynced_node);
+	INIT_LIST_HEAD(&up->jcounts);
+	seqcount_init(&up->jseq);
 	up->inode = NULL;
 	up->insn = NULL;
 	up->pid = 0;
@@ -968,18 +984,28 @@ EXPORT_SYMBOL_GPL(utprobe_unregister);
  * utprobe_hits - how many times a probe was hit
  * @up:		a registered probe
  *
+ * Counts the hits taken in the kernel and, for a probe that gives its
+ * function's extent, those counted in stubs (see jump.c), in processes
+ * that have gone too.  Does not sleep.
+ *
  * Return: the sum of the per-CPU counts; hits being made meanwhile may
  * or may not be counted.
  */
 u64 utprobe_hits(const struct utprobe *up)
 {
-	u64 sum = 0;
+	unsigned int seq;
+	u64 sum;
 	int cpu;
 
 	if (!up->hits)
 		return 0;
-	for_each_possible_cpu(cpu)
-		sum += *per_cpu_ptr(up->hits, cpu);
+	/* a stub's count moves into @up->hits: not both or neither */
+	do {
+		seq = read_seqcount_begin(&up->jseq);
+		sum = utp_jump_hits(up);
+		for_each_possible_cpu(cpu)
+			sum += *per_cpu_ptr(up->hits, cpu);
+	} while (read_seqcount_retry(&up->jseq, seq));
 	return sum;
 }
 EXPORT_SYMBOL_GPL(utprobe_hits);

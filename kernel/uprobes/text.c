@@ -391,6 +391,7 @@ void __utprobe_access_read(struct vm_area_struct *vma, unsigned long addr,
 	struct utp_point *pt;
 	struct utp_proc *proc;
 	unsigned long idx = addr;
+	bool kick = false;
 	u8 *b = buf;
 
 	if (len <= 0)
@@ -400,7 +401,14 @@ void __utprobe_access_read(struct vm_area_struct *vma, unsigned long addr,
 	for (; proc && (pt = utp_access_next(proc, &idx, addr, b, len)); idx++)
 		if (!READ_ONCE(pt->dbg_bp))
 			b[idx - addr] = utp_arch_insn_opcode(&pt->ai);
+	/* a debugger's process goes back to int3s: see utp_jump_place() */
+	if (proc && utp_jump_access_read(proc, addr, b, len))
+		kick = kref_get_unless_zero(&proc->kref);
 	rcu_read_unlock();
+	if (kick) {
+		utp_jump_kick(proc);
+		kref_put(&proc->kref, utp_proc_release);
+	}
 }
 
 /*
@@ -448,11 +456,12 @@ static void utp_access_point_write(struct utp_point *pt, unsigned long vaddr,
  *
  * Over each of our int3s, the instruction with an int3 in @buf is the
  * debugger's breakpoint, and the instruction itself its removal: noted,
- * and our int3 kept in @buf.  Anything else replaces the point.  Called
- * through utprobe_access_write().
+ * and our int3 kept in @buf.  Anything else replaces the point.  A jump
+ * of ours the write reaches goes out of @text's page first, back to its
+ * int3 (utp_jump_access_write()).  Called through utprobe_access_write().
  */
 void __utprobe_access_write(struct vm_area_struct *vma, unsigned long addr,
-			    void *buf, const void *text, int len)
+			    void *buf, void *text, int len)
 {
 	unsigned long last = addr + len - 1, idx;
 	struct utp_point *pt;
@@ -464,6 +473,8 @@ void __utprobe_access_write(struct vm_area_struct *vma, unsigned long addr,
 	idx = addr > UTP_MAX_INSN_BYTES ? addr - (UTP_MAX_INSN_BYTES - 1) : 0;
 	rcu_read_lock();
 	proc = utp_proc_find_rcu(vma->vm_mm);
+	if (proc)
+		utp_jump_access_write(proc, vma->vm_mm, addr, text, len);
 	while (proc && idx <= last &&
 	       (pt = xa_find(&proc->points, &idx, last, XA_PRESENT))) {
 		utp_access_point_write(pt, idx, addr, buf, text, len);

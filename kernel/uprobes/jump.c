@@ -1,0 +1,1300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * utprobes: probes entered by a jump.  A point whose one probe only
+ * counts, and whose function's extent the probe gives, is entered by a
+ * jmp rel32 over the instructions at the point (its window) to a stub
+ * that adds one to a counter of the CPU it runs on and runs the window's
+ * instructions displaced: its hits never enter the kernel.  The stubs
+ * and the counters are special mappings of the process, within reach of
+ * its text (struct utp_jarea); the kernel keeps their pages and sums a
+ * stub's counters when asked (utprobe_hits()).
+ *
+ * The rules, each checked here and never taken from the caller:
+ *  - the window is whole instructions that may move (utp_arch_jump_window())
+ *    in one page, and no other point is inside it;
+ *  - no direct branch of the function lands inside it
+ *    (utp_arch_jump_scan(), over the extent the probe gives);
+ *  - the jump goes in with every thread of the process stopped, none of
+ *    them inside the window nor with a word inside it on the top of its
+ *    stack (a signal frame's saved ip), else later;
+ *  - the int3 is in first and stays correct throughout: the jump's tail
+ *    goes in, then a sync, then its first byte; out in reverse.  A trap
+ *    on the int3 meanwhile goes on in the stub's copy of the window
+ *    (utp_jump_through()), never in the window's middle;
+ *  - a process that is traced keeps int3s; a debugger's write into a
+ *    window takes the jump out of that page first, for good.
+ *
+ * Stubs are never reused for another window, and go with the mm: a
+ * thread may be in one however late (a signal frame), and finds the
+ * window's instructions and the jump back there.
+ *
+ * Locking: utp_mutex serialises placing and removing jumps, and guards
+ * pt->jump, the consumers' counts and proc->jareas; pt->jumped changes
+ * under the mm's mmap_lock for writing, or for reading in a debugger's
+ * write (which the others exclude), and is read anywhere.
+ */
+#include "internal.h"
+
+#define UTP_JAREA_TEXT_PAGES	16
+#define UTP_JAREA_TEXT_SIZE	(UTP_JAREA_TEXT_PAGES * PAGE_SIZE)
+#define UTP_JAREA_STUBS		(UTP_JAREA_TEXT_SIZE / UTP_JUMP_STUB_SIZE)
+/* A thread's stack is searched this far above its stack pointer. */
+#define UTP_JUMP_STACK_SCAN	SZ_64K
+/* Times a process is tried again while threads are inside windows. */
+#define UTP_JUMP_TRIES		50
+
+/* One page of counters per CPU, a u64 per stub. */
+static_assert(UTP_JAREA_STUBS * sizeof(u64) == PAGE_SIZE);
+
+/* Counter pages per area: the CPUs, rounded up to a power of two. */
+static unsigned int utp_jump_cpus;
+
+/* Stubs and their counters in one process, within reach of its text. */
+struct utp_jarea {
+	struct vm_special_mapping text_sm;
+	struct vm_special_mapping cnt_sm;
+	struct kref kref;		/* the process's, and each vma's */
+	struct list_head node;		/* in proc->jareas */
+	unsigned long start;		/* the stubs; the counters follow */
+	unsigned int used;		/* stubs made */
+	struct page *text[UTP_JAREA_TEXT_PAGES];
+	struct page *cnt[];		/* utp_jump_cpus pages */
+};
+
+/* The stub of a window, and what the window held. */
+struct utp_jump {
+	struct list_head node;		/* in proc's list, freed with it */
+	struct rcu_head rcu;		/* after utprobe_hits()' readers */
+	struct utp_jarea *area;		/* referenced */
+	unsigned long stub;
+	unsigned int idx;		/* the stub's and its counters' */
+	struct utp_arch_stub info;
+	u8 len;
+	u8 orig[UTP_JUMP_WINDOW_MAX];
+	u8 jmp[UTP_JUMP_SIZE];
+};
+
+/*
+ * A stub's counts that are a consumer's: all it counted since it began
+ * counting for it (@base then).  In its probe's jcounts, under RCU.
+ */
+struct utp_jcount {
+	struct list_head node;
+	const struct utp_jump *j;
+	u64 base;
+	struct rcu_head rcu;
+};
+
+static const char *const utp_jump_whys[] = {
+	[UTP_JW_OFF] = "no-extent",	[UTP_JW_PENDING] = "pending",
+	[UTP_JW_JUMP] = "jump",		[UTP_JW_HANDLER] = "handler",
+	[UTP_JW_SHARED] = "shared",	[UTP_JW_WINDOW] = "window",
+	[UTP_JW_BRANCH] = "branch",	[UTP_JW_DECODE] = "decode",
+	[UTP_JW_PAGE] = "page",		[UTP_JW_POINT] = "point",
+	[UTP_JW_REACH] = "reach",	[UTP_JW_NOMEM] = "memory",
+	[UTP_JW_PTRACE] = "ptrace",	[UTP_JW_BUSY] = "busy",
+	[UTP_JW_DEBUGGER] = "debugger",	[UTP_JW_TEXT] = "text",
+};
+
+/*
+ * Areas.
+ */
+
+static void utp_jarea_release(struct kref *kref)
+{
+	struct utp_jarea *a = container_of(kref, struct utp_jarea, kref);
+	unsigned int i;
+
+	for (i = 0; i < UTP_JAREA_TEXT_PAGES; i++)
+		if (a->text[i])
+			__free_page(a->text[i]);
+	for (i = 0; i < utp_jump_cpus; i++)
+		if (a->cnt[i])
+			__free_page(a->cnt[i]);
+	kfree(a);
+}
+
+static vm_fault_t utp_jarea_text_fault(const struct vm_special_mapping *sm,
+				       struct vm_area_struct *vma,
+				       struct vm_fault *vmf)
+{
+	struct utp_jarea *a = container_of(sm, struct utp_jarea, text_sm);
+	struct page *page;
+
+	if (vmf->pgoff >= UTP_JAREA_TEXT_PAGES)
+		return VM_FAULT_SIGBUS;
+	page = READ_ONCE(a->text[vmf->pgoff]);
+	if (!page)
+		return VM_FAULT_SIGBUS;
+	get_page(page);
+	vmf->page = page;
+	return 0;
+}
+
+/* The counters are mapped when the area is made, never by a fault. */
+static vm_fault_t utp_jarea_cnt_fault(const struct vm_special_mapping *sm,
+				      struct vm_area_struct *vma,
+				      struct vm_fault *vmf)
+{
+	return VM_FAULT_SIGBUS;
+}
+
+static int utp_jarea_mremap(const struct vm_special_mapping *sm,
+			    struct vm_area_struct *new_vma)
+{
+	return -EINVAL;
+}
+
+static void utp_jarea_text_close(const struct vm_special_mapping *sm,
+				 struct vm_area_struct *vma)
+{
+	struct utp_jarea *a = container_of(sm, struct utp_jarea, text_sm);
+
+	kref_put(&a->kref, utp_jarea_release);
+}
+
+static void utp_jarea_cnt_close(const struct vm_special_mapping *sm,
+				struct vm_area_struct *vma)
+{
+	struct utp_jarea *a = container_of(sm, struct utp_jarea, cnt_sm);
+
+	kref_put(&a->kref, utp_jarea_release);
+}
+
+/*
+ * A gap of @size bytes in @mm within reach of @vaddr, clear of a stack's
+ * guard gap, or -ENOMEM.  mmap_lock held.
+ */
+static unsigned long utp_jarea_gap(struct mm_struct *mm, unsigned long vaddr,
+				   unsigned long size)
+{
+	VMA_ITERATOR(vmi, mm, 0);
+	struct vm_area_struct *vma;
+	unsigned long low, high, end;
+
+	low = PAGE_ALIGN(max_t(unsigned long, mmap_min_addr,
+			       vaddr > UTP_XOL_REACH ? vaddr - UTP_XOL_REACH :
+			       0));
+	high = min_t(unsigned long, mm->task_size, vaddr + UTP_XOL_REACH) &
+	       PAGE_MASK;
+	end = low;
+	vma_iter_set(&vmi, low);
+	for_each_vma_range(vmi, vma, high) {
+		unsigned long top = vma->vm_start;
+
+		if (vma->vm_flags & VM_GROWSDOWN)
+			top = top > stack_guard_gap ? top - stack_guard_gap : 0;
+		if (top > end && top - end >= size)
+			return end;
+		end = max(end, vma->vm_end);
+	}
+	return high > end && high - end >= size ? end : -ENOMEM;
+}
+
+/*
+ * Map @a's stubs and counters in @mm near @vaddr: the stubs read and
+ * executed (a fault finds their pages), the counters shared and
+ * writable, mapped now by pfn so that nothing but munmap() takes them
+ * out.  Neither is copied by fork, moved or split.  mmap_lock held.
+ */
+static int utp_jarea_map(struct mm_struct *mm, struct utp_jarea *a,
+			 unsigned long vaddr)
+{
+	unsigned long cnt_size = utp_jump_cpus * PAGE_SIZE, addr;
+	struct vm_area_struct *vma;
+	unsigned int i;
+	int ret;
+
+	addr = utp_jarea_gap(mm, vaddr, UTP_JAREA_TEXT_SIZE + cnt_size);
+	if (IS_ERR_VALUE(addr))
+		return -ENOSPC;
+	vma = _install_special_mapping(mm, addr, UTP_JAREA_TEXT_SIZE,
+				       VM_READ | VM_EXEC | VM_MAYREAD |
+				       VM_MAYEXEC | VM_DONTCOPY | VM_IO,
+				       &a->text_sm);
+	if (IS_ERR(vma))
+		return PTR_ERR(vma);
+	kref_get(&a->kref);
+	vma = _install_special_mapping(mm, addr + UTP_JAREA_TEXT_SIZE, cnt_size,
+				       VM_READ | VM_WRITE | VM_SHARED |
+				       VM_MAYREAD | VM_MAYWRITE | VM_MAYSHARE |
+				       VM_DONTCOPY, &a->cnt_sm);
+	if (IS_ERR(vma)) {
+		do_munmap(mm, addr, UTP_JAREA_TEXT_SIZE, NULL);
+		return PTR_ERR(vma);
+	}
+	kref_get(&a->kref);
+	for (i = 0, ret = 0; i < utp_jump_cpus && !ret; i++)
+		ret = remap_pfn_range(vma, vma->vm_start + i * PAGE_SIZE,
+				      page_to_pfn(a->cnt[i]), PAGE_SIZE,
+				      vma->vm_page_prot);
+	if (ret) {
+		do_munmap(mm, addr, UTP_JAREA_TEXT_SIZE + cnt_size, NULL);
+		return ret;
+	}
+	a->start = addr;
+	return 0;
+}
+
+/* A new area of @proc within reach of @vaddr.  utp_mutex held. */
+static struct utp_jarea *utp_jarea_new(struct utp_proc *proc,
+				       unsigned long vaddr)
+{
+	struct utp_jarea *a;
+	unsigned int i;
+	int ret = -ENOMEM;
+
+	a = kzalloc(struct_size(a, cnt, utp_jump_cpus), GFP_KERNEL_ACCOUNT);
+	if (!a)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&a->kref);
+	a->text_sm.name = "[utprobes-jump]";
+	a->text_sm.fault = utp_jarea_text_fault;
+	a->text_sm.mremap = utp_jarea_mremap;
+	a->text_sm.close = utp_jarea_text_close;
+	a->cnt_sm.name = "[utprobes-count]";
+	a->cnt_sm.fault = utp_jarea_cnt_fault;
+	a->cnt_sm.mremap = utp_jarea_mremap;
+	a->cnt_sm.close = utp_jarea_cnt_close;
+	for (i = 0; i < utp_jump_cpus; i++) {
+		a->cnt[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		if (!a->cnt[i])
+			goto fail;
+	}
+	mmap_write_lock(proc->mm);
+	ret = utp_jarea_map(proc->mm, a, vaddr);
+	mmap_write_unlock(proc->mm);
+	if (ret)
+		goto fail;
+	list_add(&a->node, &proc->jareas);
+	return a;
+fail:
+	kref_put(&a->kref, utp_jarea_release);
+	return ERR_PTR(ret);
+}
+
+/* The sum of @j's counters. */
+static u64 utp_jump_sum(const struct utp_jump *j)
+{
+	unsigned int cpu;
+	u64 sum = 0;
+
+	for (cpu = 0; cpu < utp_jump_cpus; cpu++) {
+		u64 *cnt = page_address(j->area->cnt[cpu]);
+
+		sum += READ_ONCE(cnt[j->idx]);
+	}
+	return sum;
+}
+
+/*
+ * Stubs.
+ */
+
+/* Make a stub for @w at @vaddr in @proc, or reuse the one made before. */
+static int utp_jump_make(struct utp_proc *proc, unsigned long vaddr,
+			 const struct utp_arch_window *w, const u8 *orig,
+			 struct utp_jump **jp)
+{
+	u8 bytes[UTP_JUMP_STUB_SIZE];
+	struct utp_jarea *a = NULL, *t;
+	struct utp_jump *j = xa_load(&proc->jumps, vaddr);
+	unsigned long off;
+	struct page *page;
+	void *kaddr;
+	int ret;
+
+	if (j && j->len == w->len && !memcmp(j->orig, orig, w->len)) {
+		*jp = j;
+		return 0;
+	}
+	list_for_each_entry(t, &proc->jareas, node)
+		if (t->used < UTP_JAREA_STUBS &&
+		    abs_diff(t->start, vaddr) < UTP_XOL_REACH) {
+			a = t;
+			break;
+		}
+	if (!a) {
+		a = utp_jarea_new(proc, vaddr);
+		if (IS_ERR(a))
+			return PTR_ERR(a);
+	}
+	j = kzalloc(sizeof(*j), GFP_KERNEL_ACCOUNT);
+	if (!j)
+		return -ENOMEM;
+	j->idx = a->used;
+	j->stub = a->start + j->idx * UTP_JUMP_STUB_SIZE;
+	ret = utp_arch_jump_stub(w, vaddr, j->stub,
+				 a->start + UTP_JAREA_TEXT_SIZE +
+				 j->idx * sizeof(u64), utp_jump_cpus - 1,
+				 bytes, &j->info);
+	if (ret)
+		goto fail;
+	off = j->idx * UTP_JUMP_STUB_SIZE;
+	page = a->text[off / PAGE_SIZE];
+	if (!page) {
+		ret = -ENOMEM;
+		page = alloc_page(GFP_HIGHUSER | __GFP_ZERO);
+		if (!page)
+			goto fail;
+		WRITE_ONCE(a->text[off / PAGE_SIZE], page);
+	}
+	ret = xa_err(xa_store(&proc->jumps, vaddr, j, GFP_KERNEL_ACCOUNT));
+	if (ret)
+		goto fail;
+	kaddr = kmap_local_page(page);
+	memcpy(kaddr + offset_in_page(off), bytes, UTP_JUMP_STUB_SIZE);
+	kunmap_local(kaddr);
+	a->used++;
+	kref_get(&a->kref);
+	j->area = a;
+	j->len = w->len;
+	memcpy(j->orig, orig, w->len);
+	utp_arch_jump_insn(vaddr, j->stub, j->jmp);
+	/* the list owns it; the xarray finds the newest by address */
+	list_add(&j->node, &proc->jump_list);
+	*jp = j;
+	return 0;
+fail:
+	kfree(j);
+	return ret;
+}
+
+/* The first consumer of @pt, its only one when it may jump. */
+static struct utp_consumer *utp_jump_consumer(struct utp_point *pt)
+{
+	return list_first_entry_or_null(&pt->consumers, struct utp_consumer,
+					point_node);
+}
+
+/* May @pt be entered by a jump, as far as its probes go?  utp_mutex held. */
+static u8 utp_jump_why(struct utp_point *pt)
+{
+	struct utp_consumer *c = utp_jump_consumer(pt);
+	struct utprobe *up;
+
+	if (READ_ONCE(pt->jwhy) == UTP_JW_DEBUGGER)
+		return UTP_JW_DEBUGGER;
+	if (!c || !c->up->func_size)
+		return UTP_JW_OFF;
+	up = c->up;
+	if (!list_is_singular(&pt->consumers) || READ_ONCE(pt->ret_site))
+		return UTP_JW_SHARED;
+	if (up->ret_handler || READ_ONCE(up->gone) ||
+	    (up->handler && !READ_ONCE(up->counting)))
+		return UTP_JW_HANDLER;
+	if (READ_ONCE(pt->stale) || READ_ONCE(pt->dbg_bp) || pt->moved_to)
+		return UTP_JW_TEXT;
+	return UTP_JW_PENDING;
+}
+
+/* Is any point of @proc strictly inside [@vaddr, @vaddr + @len)? */
+static bool utp_jump_point_inside(struct utp_proc *proc, unsigned long vaddr,
+				  unsigned int len)
+{
+	unsigned long idx = vaddr + 1;
+
+	return len > 1 && xa_find(&proc->points, &idx, vaddr + len - 1,
+				  XA_PRESENT);
+}
+
+/*
+ * Look at @pt's function and make its stub: UTP_JW_PENDING if it may
+ * jump now, or why not.  utp_mutex held.
+ */
+static u8 utp_jump_prepare(struct utp_proc *proc, struct utp_point *pt)
+{
+	struct utprobe *up = utp_jump_consumer(pt)->up;
+	unsigned long size = up->func_size, pos = up->func_pos;
+	struct utp_arch_window w;
+	u8 why, *buf;
+	int ret;
+
+	if (pt->jump)
+		return utp_jump_point_inside(proc, pt->vaddr, pt->jump->len) ?
+		       UTP_JW_POINT : UTP_JW_PENDING;
+	if (pos >= size || size > UTPROBE_FUNC_MAX || pt->vaddr < pos)
+		return UTP_JW_DECODE;
+	buf = kvmalloc(size, GFP_KERNEL);
+	if (!buf)
+		return UTP_JW_NOMEM;
+	/* read as a debugger reads it: without our int3s and jumps */
+	why = UTP_JW_TEXT;
+	if (access_remote_vm(proc->mm, pt->vaddr - pos, buf, size,
+			     FOLL_FORCE) != size)
+		goto out;
+	if (memcmp(buf + pos, pt->ai.bytes, utp_arch_insn_len(&pt->ai)))
+		goto out;
+	ret = utp_arch_jump_window(&w, buf + pos, size - pos);
+	why = ret == -EILSEQ ? UTP_JW_DECODE : UTP_JW_WINDOW;
+	if (ret)
+		goto out;
+	ret = utp_arch_jump_scan(buf, size, pos, w.len);
+	why = ret == -EXDEV ? UTP_JW_BRANCH : UTP_JW_DECODE;
+	if (ret)
+		goto out;
+	why = UTP_JW_PAGE;
+	if ((pt->vaddr ^ (pt->vaddr + w.len - 1)) & PAGE_MASK)
+		goto out;
+	why = UTP_JW_POINT;
+	if (utp_jump_point_inside(proc, pt->vaddr, w.len))
+		goto out;
+	ret = utp_jump_make(proc, pt->vaddr, &w, buf + pos, &pt->jump);
+	why = ret == -ENOMEM ? UTP_JW_NOMEM : ret ? UTP_JW_REACH :
+	      UTP_JW_PENDING;
+out:
+	kvfree(buf);
+	return why;
+}
+
+/*
+ * Threads.
+ */
+
+/* The point of @pts[0..@n) (by address) whose window holds @x inside. */
+static int utp_jump_inside(struct utp_point **pts, unsigned int n,
+			   unsigned long x)
+{
+	unsigned int lo = 0, hi = n;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (pts[mid]->vaddr < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* pts[lo - 1] is the last that begins before @x */
+	if (lo && x < pts[lo - 1]->vaddr + pts[lo - 1]->jump->len)
+		return lo - 1;
+	return -1;
+}
+
+/* A thread of a quiesced process, as utp_jump_tasks() found it. */
+struct utp_jump_task {
+	struct task_struct *task;	/* referenced */
+	bool stopped;			/* stopped for us, not just asleep */
+	bool in_hit;			/* a hit of an int3 still to finish */
+};
+
+/* The threads of @proc, and how many; or NULL.  Put them when done. */
+static struct utp_jump_task *utp_jump_tasks(struct utp_proc *proc,
+					    unsigned int *nr)
+{
+	struct utp_jump_task *tasks;
+	struct utp_thread *ut;
+	unsigned int n = 0, i = 0;
+
+	spin_lock(&proc->lock);
+	list_for_each_entry(ut, &proc->threads, node)
+		n++;
+	spin_unlock(&proc->lock);
+	tasks = kvmalloc_array(max(n, 1U), sizeof(*tasks), GFP_KERNEL);
+	if (!tasks)
+		return NULL;
+	spin_lock(&proc->lock);
+	list_for_each_entry(ut, &proc->threads, node)
+		if (i < n) {
+			tasks[i].task = get_task_struct(ut->task);
+			tasks[i].in_hit = READ_ONCE(ut->hit_queued) ||
+					  sigismember(&ut->task->pending.signal,
+						      SIGTRAP);
+			tasks[i++].stopped = ut->stopped;
+		}
+	spin_unlock(&proc->lock);
+	*nr = i;
+	return tasks;
+}
+
+static void utp_jump_tasks_put(struct utp_jump_task *tasks, unsigned int nr)
+{
+	while (nr--)
+		put_task_struct(tasks[nr].task);
+	kvfree(tasks);
+}
+
+/*
+ * Is the word at @w of @words (read from the stack at @at) the saved ip
+ * of a signal frame?  Then the word 176 bytes below is the frame's
+ * restorer, the one after it the flags of its ucontext (a few bits),
+ * and the word just below the ip the saved stack pointer, above it.
+ */
+static bool utp_jump_sigframe_ip(const unsigned long *words, unsigned int w,
+				 unsigned long at)
+{
+	return w >= 22 && words[w - 21] < 0x100 && words[w - 1] > at;
+}
+
+/*
+ * Mark in @busy each window of @pts[0..@n) that a thread of @proc, all
+ * of them quiesced, would come back into the middle of, where the jump's
+ * bytes go: one asleep inside it (in a page fault), one just after the
+ * int3 with its hit still to come (its ip is not an instruction's
+ * there), or one with a signal frame on the top of its stack whose
+ * saved ip is inside.  A thread stopped for us inside a window goes on
+ * from the same instruction in the stub's copy of the window instead,
+ * which jumps back after it.  Returns false if the threads could not be
+ * looked at.
+ */
+static bool utp_jump_check_threads(struct utp_proc *proc,
+				   struct utp_point **pts, unsigned int n,
+				   bool *busy)
+{
+	struct utp_jump_task *tasks;
+	unsigned long *words;
+	unsigned int nr, t, w;
+	int k, got;
+
+	tasks = utp_jump_tasks(proc, &nr);
+	words = kvmalloc(UTP_JUMP_STACK_SCAN, GFP_KERNEL);
+	if (!tasks || !words) {
+		if (tasks)
+			utp_jump_tasks_put(tasks, nr);
+		kvfree(words);
+		return false;
+	}
+	for (t = 0; t < nr; t++) {
+		struct pt_regs *regs = task_pt_regs(tasks[t].task);
+		unsigned long sp = regs->sp & ~7UL;
+
+		k = utp_jump_inside(pts, n, regs->ip);
+		if (k >= 0 && regs->ip != pts[k]->vaddr) {
+			struct utp_jump *j = pts[k]->jump;
+
+			if (tasks[t].stopped && !tasks[t].in_hit)
+				regs->ip = j->stub + j->info.body +
+					   (regs->ip - pts[k]->vaddr);
+			else
+				busy[k] = true;
+		}
+		/* up to where the stack's mapping ends */
+		got = access_remote_vm(proc->mm, sp, words, UTP_JUMP_STACK_SCAN,
+				       0);
+		for (w = 0; got > 0 && w < got / sizeof(long); w++) {
+			k = utp_jump_inside(pts, n, words[w]);
+			if (k >= 0 && words[w] != pts[k]->vaddr &&
+			    utp_jump_sigframe_ip(words, w, sp + w * sizeof(long)))
+				busy[k] = true;
+		}
+	}
+	utp_jump_tasks_put(tasks, nr);
+	kvfree(words);
+	return true;
+}
+
+/* Is a thread of @proc traced? */
+static bool utp_jump_traced(struct utp_proc *proc)
+{
+	struct utp_thread *ut;
+	bool traced = false;
+
+	spin_lock(&proc->lock);
+	list_for_each_entry(ut, &proc->threads, node)
+		traced |= !!READ_ONCE(ut->task->ptrace);
+	spin_unlock(&proc->lock);
+	return traced;
+}
+
+/*
+ * Text.
+ */
+
+/* Write @pk[0..@n) (by address), a page at a time; mmap_lock held. */
+static void utp_jump_pokes(struct mm_struct *mm, struct utp_poke *pk,
+			   unsigned int n)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n; j++)
+			if ((pk[j].vaddr ^ pk[i].vaddr) & PAGE_MASK)
+				break;
+		utp_poke_page_locked(mm, pk + i, j - i, false);
+	}
+}
+
+/* The pokes of @pt's jump's tail, in or out, at @vaddr; how many. */
+static unsigned int utp_jump_tail(struct utp_point *pt, unsigned long vaddr,
+				  bool in, struct utp_poke *pk)
+{
+	struct utp_jump *j = pt->jump;
+	unsigned int i;
+
+	for (i = 1; i < UTP_JUMP_SIZE; i++)
+		pk[i - 1] = (struct utp_poke){
+			.vaddr = vaddr + i,
+			.old = in ? j->orig[i] : j->jmp[i],
+			.new = in ? j->jmp[i] : j->orig[i],
+		};
+	return UTP_JUMP_SIZE - 1;
+}
+
+/* @pt's jump went out of the text (or never came in). */
+static void utp_jump_gone(struct utp_proc *proc, struct utp_point *pt)
+{
+	if (READ_ONCE(pt->jumped)) {
+		WRITE_ONCE(pt->jumped, false);
+		atomic_dec(&proc->njumped);
+	}
+}
+
+/*
+ * @c counts what @j counts from now on, if it does not yet.  utp_mutex
+ * held.  Returns 0 or -ENOMEM.
+ */
+static int utp_jump_count_for(struct utp_consumer *c, const struct utp_jump *j)
+{
+	struct utp_jcount *jc;
+
+	if (c->jc)
+		return 0;
+	jc = kmalloc(sizeof(*jc), GFP_KERNEL);
+	if (!jc)
+		return -ENOMEM;
+	jc->j = j;
+	jc->base = utp_jump_sum(j);
+	list_add_tail_rcu(&jc->node, &c->up->jcounts);
+	c->jc = jc;
+	return 0;
+}
+
+/* Take @pt's tail back out under its int3, in a failed write_in. */
+static void utp_jump_undo_tail(struct utp_proc *proc, struct utp_point *pt)
+{
+	struct utp_poke tail[UTP_JUMP_SIZE - 1];
+
+	utp_poke_page_locked(proc->mm, tail,
+			     utp_jump_tail(pt, pt->vaddr, false, tail), false);
+	utp_jump_gone(proc, pt);
+	pt->jwhy = UTP_JW_TEXT;
+}
+
+/*
+ * Put the jumps of @pts[0..@n) (by address) in, all threads stopped:
+ * the tails under the int3s, a sync, then the jmp opcodes over them, a
+ * sync.  Each ends with jwhy UTP_JW_JUMP, or why not.  @pk holds a
+ * tail's pokes for each.  utp_mutex held.
+ */
+static void utp_jump_write_in(struct utp_proc *proc, struct utp_point **pts,
+			      unsigned int n, struct utp_poke *pk)
+{
+	struct mm_struct *mm = proc->mm;
+	unsigned int i, k, np = 0;
+
+	/* counted from here on, or still */
+	for (i = 0, k = 0; i < n; i++)
+		if (!utp_jump_count_for(utp_jump_consumer(pts[i]), pts[i]->jump))
+			pts[k++] = pts[i];
+		else
+			pts[i]->jwhy = UTP_JW_NOMEM;
+	n = k;
+	mmap_write_lock(mm);
+	for (i = 0; i < n; i++) {
+		struct utp_point *pt = pts[i];
+
+		/* the trap goes on in the stub */
+		smp_store_release(&pt->jbody,
+				  pt->jump->stub + pt->jump->info.body);
+		WRITE_ONCE(pt->jumped, true);
+		atomic_inc(&proc->njumped);
+		np += utp_jump_tail(pt, pt->vaddr, true, pk + np);
+	}
+	utp_jump_pokes(mm, pk, np);
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < UTP_JUMP_SIZE - 1; k++)
+			if (pk[i * (UTP_JUMP_SIZE - 1) + k].ret)
+				break;
+		/* not the bytes expected: what went in comes out */
+		if (k < UTP_JUMP_SIZE - 1)
+			utp_jump_undo_tail(proc, pts[i]);
+	}
+	mmap_write_unlock(mm);
+	utp_sync(proc);
+
+	mmap_write_lock(mm);
+	for (i = 0, np = 0; i < n; i++)
+		if (READ_ONCE(pts[i]->jumped))
+			pk[np++] = (struct utp_poke){
+				.vaddr = pts[i]->vaddr, .old = UTP_BREAK_INSN,
+				.new = JMP32_INSN_OPCODE, .pt = pts[i],
+				.up = utp_jump_consumer(pts[i])->up,
+			};
+	utp_jump_pokes(mm, pk, np);
+	for (i = 0, k = 0; i < n; i++) {
+		if (!READ_ONCE(pts[i]->jumped))
+			continue;
+		if (!pk[k++].ret)
+			pts[i]->jwhy = UTP_JW_JUMP;
+		else	/* the int3 stayed: its tail goes back under it */
+			utp_jump_undo_tail(proc, pts[i]);
+	}
+	mmap_write_unlock(mm);
+	utp_sync(proc);
+	/* a trap on those that failed runs the text again */
+	for (i = 0; i < n; i++)
+		if (!READ_ONCE(pts[i]->jumped))
+			WRITE_ONCE(pts[i]->jbody, 0);
+}
+
+/*
+ * Take the jumps of @pts[0..@n) out: the int3 over each jmp opcode, a
+ * sync, then the tail back, a sync.  Their probes' hits are the trap's
+ * again.  With the threads stopped if @stop, until none of them is in
+ * a stub before its count, so that a call begun before this returns
+ * is counted before it does.  utp_mutex held.
+ */
+static void utp_jump_write_out(struct utp_proc *proc, struct utp_point **pts,
+			       unsigned int n, u8 why, bool stop,
+			       struct utp_poke *pk)
+{
+	struct mm_struct *mm = proc->mm;
+	unsigned int i, np, tries;
+
+	stop = stop && !utp_quiesce(proc);
+	if (mmget_not_zero(mm)) {
+		mmap_write_lock(mm);
+		for (i = 0, np = 0; i < n; i++)
+			if (READ_ONCE(pts[i]->jumped))
+				pk[np++] = (struct utp_poke){
+					.vaddr = pts[i]->vaddr,
+					.old = JMP32_INSN_OPCODE,
+					.new = UTP_BREAK_INSN, .pt = pts[i],
+				};
+		utp_jump_pokes(mm, pk, np);
+		mmap_write_unlock(mm);
+		utp_sync(proc);
+		mmap_write_lock(mm);
+		for (i = 0, np = 0; i < n; i++)
+			if (READ_ONCE(pts[i]->jumped))
+				np += utp_jump_tail(pts[i], pts[i]->vaddr, false,
+						    pk + np);
+		utp_jump_pokes(mm, pk, np);
+		for (i = 0; i < n; i++)
+			utp_jump_gone(proc, pts[i]);
+		mmap_write_unlock(mm);
+		utp_sync(proc);
+		mmput(mm);
+	}
+	for (i = 0; i < n; i++) {
+		WRITE_ONCE(pts[i]->jbody, 0);
+		if (pts[i]->jwhy != UTP_JW_DEBUGGER)
+			pts[i]->jwhy = why;
+	}
+	for (tries = 0; stop && tries < UTP_JUMP_TRIES; tries++) {
+		struct utp_jump_task *tasks;
+		unsigned int nr, t;
+		bool in = false;
+
+		tasks = utp_jump_tasks(proc, &nr);
+		if (!tasks)
+			break;
+		for (t = 0; t < nr; t++) {
+			unsigned long ip = task_pt_regs(tasks[t].task)->ip;
+
+			for (i = 0; i < n && pts[i]->jump; i++)
+				in |= ip >= pts[i]->jump->stub &&
+				      ip < pts[i]->jump->stub +
+					   pts[i]->jump->info.counted;
+		}
+		utp_jump_tasks_put(tasks, nr);
+		if (!in)
+			break;
+		/* let it count, and look again */
+		utp_unquiesce(proc);
+		usleep_range(1000, 2000);
+		stop = !utp_quiesce(proc);
+	}
+	if (stop)
+		utp_unquiesce(proc);
+}
+
+/* utp_jump_write_out() of those of @pts[0..@n) that are in. */
+static void utp_jump_out(struct utp_proc *proc, struct utp_point **pts,
+			 unsigned int n, u8 why, bool stop)
+{
+	struct utp_poke *pk;
+	unsigned int i, m = 0;
+
+	for (i = 0; i < n; i++)
+		if (READ_ONCE(pts[i]->jumped))
+			pts[m++] = pts[i];
+	if (!m)
+		return;
+	pk = kvmalloc_array(m * (UTP_JUMP_SIZE - 1), sizeof(*pk), GFP_KERNEL);
+	if (pk) {
+		utp_jump_write_out(proc, pts, m, why, stop, pk);
+		kvfree(pk);
+		return;
+	}
+	/* one at a time, then */
+	for (i = 0; i < m; i++) {
+		struct utp_poke one[UTP_JUMP_SIZE - 1];
+
+		utp_jump_write_out(proc, pts + i, 1, why, stop, one);
+	}
+}
+
+/*
+ * Put in the jumps of the points of @proc that may have one now, and
+ * take out those that may not any more.  utp_mutex held, the mm live.
+ */
+static void utp_jump_place(struct utp_proc *proc)
+{
+	unsigned int max = atomic_read(&proc->npoints), n = 0, nout = 0, i;
+	struct utp_point **pts, **outs, *pt;
+	bool traced = utp_jump_traced(proc), retry = false, *busy;
+	struct utp_poke *pk;
+	unsigned long idx;
+	u8 why;
+
+	if (!max)
+		return;
+	pts = kvmalloc_array(max, sizeof(*pts), GFP_KERNEL);
+	outs = kvmalloc_array(max, sizeof(*outs), GFP_KERNEL);
+	busy = kvcalloc(max, sizeof(*busy), GFP_KERNEL);
+	pk = kvmalloc_array(max * (UTP_JUMP_SIZE - 1), sizeof(*pk),
+			    GFP_KERNEL);
+	if (!pts || !outs || !busy || !pk)
+		goto out;
+	xa_for_each(&proc->points, idx, pt) {
+		why = utp_jump_why(pt);
+		if (why == UTP_JW_PENDING && traced)
+			why = UTP_JW_PTRACE;
+		if (READ_ONCE(pt->jumped)) {
+			if (why != UTP_JW_PENDING && nout < max)
+				outs[nout++] = pt;
+			pt->jwhy = why == UTP_JW_PENDING ? UTP_JW_JUMP : why;
+			continue;
+		}
+		/* what the text and the function decide stays decided */
+		if (why == UTP_JW_PENDING &&
+		    (pt->jwhy < UTP_JW_WINDOW || pt->jwhy > UTP_JW_PAGE))
+			why = utp_jump_prepare(proc, pt);
+		else if (why == UTP_JW_PENDING)
+			why = pt->jwhy;
+		pt->jwhy = why;
+		if (why == UTP_JW_PENDING && n < max)
+			pts[n++] = pt;
+		retry |= why == UTP_JW_PTRACE;
+		cond_resched();
+	}
+	if (nout)
+		utp_jump_out(proc, outs, nout, traced ? UTP_JW_PTRACE :
+			     UTP_JW_HANDLER, true);
+	if (n && !utp_quiesce(proc)) {
+		unsigned int m = 0;
+
+		if (!utp_jump_check_threads(proc, pts, n, busy))
+			memset(busy, 1, n * sizeof(*busy));
+		for (i = 0; i < n; i++) {
+			if (busy[i]) {
+				pts[i]->jwhy = UTP_JW_BUSY;
+				retry = true;
+			} else {
+				pts[m++] = pts[i];
+			}
+		}
+		if (m)
+			utp_jump_write_in(proc, pts, m, pk);
+		utp_unquiesce(proc);
+	}
+	if (!retry)
+		proc->jump_tries = 0;
+	else if (++proc->jump_tries < UTP_JUMP_TRIES || traced)
+		/* a traced process is looked at again, less often */
+		utp_jump_kick_later(proc, traced ? HZ : HZ / 50);
+out:
+	kvfree(pts);
+	kvfree(outs);
+	kvfree(busy);
+	kvfree(pk);
+}
+
+static void utp_jump_work(struct work_struct *work)
+{
+	struct utp_proc *proc = container_of(to_delayed_work(work),
+					     struct utp_proc, jump_work);
+
+	mutex_lock(&utp_mutex);
+	if (!READ_ONCE(proc->dead) && mmget_not_zero(proc->mm)) {
+		utp_jump_place(proc);
+		mmput(proc->mm);
+	}
+	mutex_unlock(&utp_mutex);
+	kref_put(&proc->kref, utp_proc_release);
+}
+
+/* Look at @proc's points for jumps after @delay, with a reference. */
+void utp_jump_kick_later(struct utp_proc *proc, unsigned long delay)
+{
+	if (!kref_get_unless_zero(&proc->kref))
+		return;
+	if (!queue_delayed_work(system_wq, &proc->jump_work, delay))
+		kref_put(&proc->kref, utp_proc_release);
+}
+
+/* Look at @proc's points for jumps soon. */
+void utp_jump_kick(struct utp_proc *proc)
+{
+	utp_jump_kick_later(proc, 0);
+}
+
+/*
+ * Hooks of the rest of the engine.
+ */
+
+/* utprobe_hits() may have been summing @j's counters until now. */
+static void utp_jump_free_rcu(struct rcu_head *head)
+{
+	struct utp_jump *j = container_of(head, struct utp_jump, rcu);
+
+	kref_put(&j->area->kref, utp_jarea_release);
+	kfree(j);
+}
+
+void utp_jump_proc_init(struct utp_proc *proc)
+{
+	INIT_LIST_HEAD(&proc->jareas);
+	INIT_LIST_HEAD(&proc->jump_list);
+	xa_init(&proc->jumps);
+	INIT_DELAYED_WORK(&proc->jump_work, utp_jump_work);
+	atomic_set(&proc->njumped, 0);
+}
+
+/* @proc has gone, and its points: its stubs go.  utp_mutex held. */
+void utp_jump_proc_free(struct utp_proc *proc)
+{
+	struct utp_jarea *a, *na;
+	struct utp_jump *j, *nj;
+
+	list_for_each_entry_safe(j, nj, &proc->jump_list, node) {
+		list_del(&j->node);
+		call_rcu(&j->rcu, utp_jump_free_rcu);
+	}
+	xa_destroy(&proc->jumps);
+	list_for_each_entry_safe(a, na, &proc->jareas, node) {
+		list_del(&a->node);
+		kref_put(&a->kref, utp_jarea_release);
+	}
+}
+
+/*
+ * @up leaves @proc, its consumers there in @list: their jumps go out
+ * first, with @why.  utp_mutex held.
+ */
+void utp_jump_out_probe(struct utp_proc *proc, struct utprobe *up,
+			struct list_head *list, u8 why)
+{
+	struct utp_consumer *c;
+	struct utp_point **pts;
+	unsigned int n = 0, i = 0;
+
+	if (list_empty(&up->jcounts) || !atomic_read(&proc->njumped))
+		return;
+	list_for_each_entry(c, list, probe_node)
+		n += READ_ONCE(c->point->jumped);
+	pts = kvmalloc_array(max(n, 1U), sizeof(*pts), GFP_KERNEL);
+	if (pts) {
+		list_for_each_entry(c, list, probe_node)
+			if (READ_ONCE(c->point->jumped) && i < n)
+				pts[i++] = c->point;
+		utp_jump_out(proc, pts, i, why, !READ_ONCE(proc->dead));
+		kvfree(pts);
+		return;
+	}
+	list_for_each_entry(c, list, probe_node) {
+		struct utp_point *pt = c->point;
+
+		utp_jump_out(proc, &pt, 1, why, !READ_ONCE(proc->dead));
+	}
+}
+
+/*
+ * A point is being made at @vaddr, or a probe added to the one there:
+ * a jump whose window holds @vaddr goes out first.  Stops the threads
+ * unless @stopped says the caller has.  utp_mutex held.
+ */
+void utp_jump_clear_at(struct utp_proc *proc, unsigned long vaddr,
+		       bool stopped)
+{
+	unsigned long idx = vaddr >= UTP_JUMP_WINDOW_MAX ?
+			    vaddr - (UTP_JUMP_WINDOW_MAX - 1) : 0;
+	struct utp_point *pt;
+
+	if (!atomic_read(&proc->njumped))
+		return;
+	while ((pt = xa_find(&proc->points, &idx, vaddr, XA_PRESENT))) {
+		if (READ_ONCE(pt->jumped) &&
+		    vaddr < pt->vaddr + pt->jump->len)
+			utp_jump_out(proc, &pt, 1, pt->vaddr == vaddr ?
+				     UTP_JW_SHARED : UTP_JW_POINT, !stopped);
+		if (idx++ == vaddr)
+			break;
+	}
+}
+
+/*
+ * @c has just joined @pt: its stub's count so far is not @c's.  A probe
+ * that gives its function's extent has the process looked at for a
+ * jump.  utp_mutex held.
+ */
+void utp_jump_join(struct utp_point *pt, struct utp_consumer *c)
+{
+	/* without the memory, it is not entered by a jump: see write_in */
+	if (pt->jump)
+		utp_jump_count_for(c, pt->jump);
+	if (c->up->func_size) {
+		if (pt->jwhy == UTP_JW_OFF)
+			pt->jwhy = UTP_JW_PENDING;
+		utp_jump_kick(pt->proc);
+	}
+}
+
+/*
+ * @c goes: what its point's stub counted for it goes into its probe's
+ * count.  utp_mutex held.
+ */
+void utp_jump_fold(struct utp_consumer *c)
+{
+	struct utp_jcount *jc = c->jc;
+	struct utprobe *up = c->up;
+
+	if (!jc)
+		return;
+	preempt_disable();
+	write_seqcount_begin(&up->jseq);
+	if (up->hits)
+		this_cpu_add(*up->hits, utp_jump_sum(jc->j) - jc->base);
+	list_del_rcu(&jc->node);
+	write_seqcount_end(&up->jseq);
+	preempt_enable();
+	c->jc = NULL;
+	kfree_rcu(jc, rcu);
+}
+
+/*
+ * A trap on @pt's int3 while its jump is going in or out: the window's
+ * middle may hold the jump's bytes, so the thread goes on in the stub's
+ * copy of the window.  Returns true if it does.
+ */
+bool utp_jump_through(struct utp_point *pt, struct pt_regs *regs)
+{
+	/* pairs with the release in utp_jump_write_in() */
+	unsigned long body = smp_load_acquire(&pt->jbody);
+
+	if (!body)
+		return false;
+	instruction_pointer_set(regs, body);
+	return true;
+}
+
+/*
+ * A fork copied @pt's window, jump and all, into @mm: the copy gets the
+ * int3 and the instructions back (the int3 then goes or stays with the
+ * rest of the child's).  Both mmap_locks held for writing.
+ */
+void utp_jump_fork(struct utp_point *pt, struct mm_struct *mm)
+{
+	struct utp_poke pk[UTP_JUMP_SIZE];
+	unsigned int n;
+
+	pk[0] = (struct utp_poke){
+		.vaddr = pt->vaddr, .old = JMP32_INSN_OPCODE,
+		.new = UTP_BREAK_INSN,
+	};
+	n = 1 + utp_jump_tail(pt, pt->vaddr, false, pk + 1);
+	utp_poke_page_locked(mm, pk, n, false);
+}
+
+/*
+ * mremap() moved [@start, @end) of @proc's text to @to, jumps and all:
+ * a jump is not right at another address, so the moved copy gets the
+ * int3 and the instructions back, before any thread can run it.
+ * mmap_lock held for writing.
+ */
+void utp_jump_moved(struct utp_proc *proc, unsigned long start,
+		    unsigned long end, unsigned long to)
+{
+	struct utp_poke pk[UTP_JUMP_SIZE];
+	struct utp_point *pt;
+	unsigned long idx;
+	unsigned int n;
+	int srcu;
+
+	if (!atomic_read(&proc->njumped))
+		return;
+	srcu = srcu_read_lock(&utp_srcu);
+	xa_for_each_range(&proc->points, idx, pt, start, end - 1) {
+		unsigned long nv = to + (pt->vaddr - start);
+
+		if (READ_ONCE(pt->stale) || !READ_ONCE(pt->jumped))
+			continue;
+		pk[0] = (struct utp_poke){
+			.vaddr = nv, .old = JMP32_INSN_OPCODE,
+			.new = UTP_BREAK_INSN,
+		};
+		n = 1 + utp_jump_tail(pt, nv, false, pk + 1);
+		utp_poke_page_locked(proc->mm, pk, n, false);
+		utp_jump_gone(proc, pt);
+		WRITE_ONCE(pt->jbody, 0);
+	}
+	srcu_read_unlock(&utp_srcu, srcu);
+}
+
+/*
+ * A debugger reads [@addr, @addr + @len) of @proc's text into @b: the
+ * windows' own bytes go in place of the jumps.  Returns true if @proc
+ * is to be looked at again (utp_jump_kick()), to go back to int3s if it
+ * is traced.  Under RCU.
+ */
+bool utp_jump_access_read(struct utp_proc *proc, unsigned long addr,
+			  u8 *b, int len)
+{
+	unsigned long idx = addr >= UTP_JUMP_WINDOW_MAX ?
+			    addr - (UTP_JUMP_WINDOW_MAX - 1) : 0;
+	unsigned long last = addr + len - 1, a;
+	struct utp_point *pt;
+	struct utp_jump *j;
+
+	if (!atomic_read(&proc->njumped))
+		return false;
+	while (idx <= last &&
+	       (pt = xa_find(&proc->points, &idx, last, XA_PRESENT))) {
+		j = READ_ONCE(pt->jump);
+		if (j && READ_ONCE(pt->jumped) && !READ_ONCE(pt->stale))
+			for (a = max(pt->vaddr, addr);
+			     a < pt->vaddr + j->len && a <= last; a++)
+				b[a - addr] = j->orig[a - pt->vaddr];
+		idx++;
+	}
+	return !(current->flags & PF_KTHREAD) && current->mm != proc->mm;
+}
+
+/*
+ * A debugger writes over [@addr, @addr + @len) of @proc's text, which
+ * @text maps: a jump whose window it reaches goes out of the page now,
+ * the int3 first, and that point keeps its int3 from now on.  mmap_lock
+ * held for reading, which the jumps' writers exclude.  Under RCU.
+ */
+void utp_jump_access_write(struct utp_proc *proc, struct mm_struct *mm,
+			   unsigned long addr, u8 *text, int len)
+{
+	unsigned long idx = addr >= UTP_JUMP_WINDOW_MAX ?
+			    addr - (UTP_JUMP_WINDOW_MAX - 1) : 0;
+	unsigned long last = addr + len - 1;
+	struct utp_point *pt;
+	struct utp_jump *j;
+	u8 *w;
+
+	if (!atomic_read(&proc->njumped))
+		return;
+	while (idx <= last &&
+	       (pt = xa_find(&proc->points, &idx, last, XA_PRESENT))) {
+		j = READ_ONCE(pt->jump);
+		idx++;
+		if (!j || !READ_ONCE(pt->jumped) || READ_ONCE(pt->stale) ||
+		    pt->vaddr + j->len <= addr)
+			continue;
+		/* the window is in this page, as the write is */
+		w = text + (long)(pt->vaddr - addr);
+		WRITE_ONCE(pt->jwhy, UTP_JW_DEBUGGER);
+		if (!memcmp(w, j->jmp, UTP_JUMP_SIZE)) {
+			w[0] = UTP_BREAK_INSN;
+			flush_tlb_mm(mm);
+			memcpy(w + 1, j->orig + 1, UTP_JUMP_SIZE - 1);
+			flush_tlb_mm(mm);
+		}
+		utp_jump_gone(proc, pt);
+		WRITE_ONCE(pt->jbody, 0);
+	}
+}
+
+/**
+ * utprobe_set_counting - say whether a probe's handler does anything now
+ * @up:		the probe, registered or not
+ * @counting:	true if its handler does nothing but return for now
+ *
+ * A probe whose handler does nothing for a while (a trace event that is
+ * off) only counts its hits meanwhile, and may be entered by a jump where
+ * its function allows (&struct utprobe.func_size).  Before it returns
+ * false, every jump of the probe is out: the next hit runs the handler.
+ * A probe without handlers always only counts.  May sleep.
+ */
+void utprobe_set_counting(struct utprobe *up, bool counting)
+{
+	struct utp_consumer *c;
+
+	mutex_lock(&utp_mutex);
+	WRITE_ONCE(up->counting, counting);
+	/* not registered (yet, or any more): no consumer list */
+	if (!up->hits) {
+		mutex_unlock(&utp_mutex);
+		return;
+	}
+	list_for_each_entry(c, &up->consumers, probe_node) {
+		struct utp_point *pt = c->point;
+		struct utp_proc *proc = pt->proc;
+
+		if (counting) {
+			utp_jump_kick(proc);
+		} else if (READ_ONCE(pt->jumped) && mmget_not_zero(proc->mm)) {
+			utp_jump_out(proc, &pt, 1, UTP_JW_HANDLER,
+				     !READ_ONCE(proc->dead));
+			mmput(proc->mm);
+		}
+	}
+	mutex_unlock(&utp_mutex);
+}
+EXPORT_SYMBOL_GPL(utprobe_set_counting);
+
+/**
+ * utprobe_mode - how a probe's hits come in
+ * @up:		a registered probe
+ *
+ * Return: "jump" if each of its points is entered by a jump; "none" if
+ * it has no point now; else why the first of its points that traps does
+ * ("no-extent", "handler", "branch" and the others that
+ * Documentation/trace/utprobes.rst lists).  May sleep.
+ */
+const char *utprobe_mode(struct utprobe *up)
+{
+	struct utp_consumer *c;
+	const char *mode = "none";
+	u8 why = UTP_JW_JUMP;
+
+	mutex_lock(&utp_mutex);
+	list_for_each_entry(c, &up->consumers, probe_node) {
+		why = c->point->jwhy;
+		if (why == UTP_JW_JUMP && !READ_ONCE(c->point->jumped))
+			why = UTP_JW_PENDING;
+		if (why != UTP_JW_JUMP)
+			break;
+	}
+	if (!list_empty(&up->consumers))
+		mode = utp_jump_whys[why];
+	mutex_unlock(&utp_mutex);
+	return mode;
+}
+EXPORT_SYMBOL_GPL(utprobe_mode);
+
+/* What @up's consumers counted in stubs; see utprobe_hits(). */
+u64 utp_jump_hits(const struct utprobe *up)
+{
+	struct utp_jcount *jc;
+	u64 sum = 0;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(jc, &up->jcounts, node)
+		sum += utp_jump_sum(jc->j) - jc->base;
+	rcu_read_unlock();
+	return sum;
+}
+
+static int __init utp_jump_init(void)
+{
+	utp_jump_cpus = min_t(unsigned int, roundup_pow_of_two(nr_cpu_ids),
+			      4096);
+	return 0;
+}
+early_initcall(utp_jump_init);
