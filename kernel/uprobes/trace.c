@@ -52,6 +52,10 @@
  *
  * (one line), where bucket B counts the calls that took less than 2^B
  * and at least 2^(B-1) nanoseconds (bucket 0: no time at all).
+ * utprobe_modes lists how each probe's hits come in: "NAME jump" (by
+ * jumps to stubs that count them, for a probe defined with func= whose
+ * event is off), "NAME trap REASON" (by int3s, and why: utprobe_mode())
+ * or "NAME none" (no process has it now).
  *
  * Each probe is the event utprobes/NAME: its fields are the probed
  * address (__probe_ip), or the function and the return address
@@ -478,6 +482,15 @@ static int utp_event_define_fields(struct trace_event_call *event_call)
 					    &n->tp);
 }
 
+/* @n's event is off everywhere: its probe only counts hits again */
+static void utp_event_off(struct utp_named *n)
+{
+	if (n->tp.nr_args)
+		utprobe_set_trap_safe(&n->up, true);
+	if (!utp_named_is_ret(n))
+		utprobe_set_counting(&n->up, true);
+}
+
 /* An event turned on or off in a trace instance (@data, its file) */
 static int utp_event_reg(struct trace_event_call *call, enum trace_reg type,
 			 void *data)
@@ -494,14 +507,17 @@ static int utp_event_reg(struct trace_event_call *call, enum trace_reg type,
 		/* no trap may fetch: out of the trap before the event is on */
 		if (tp->nr_args)
 			utprobe_set_trap_safe(&n->up, false);
+		/* and no hit may miss the event: no jumps either */
+		if (!utp_named_is_ret(n))
+			utprobe_set_counting(&n->up, false);
 		ret = trace_probe_add_file(tp, data);
-		if (ret && tp->nr_args && !trace_probe_is_enabled(tp))
-			utprobe_set_trap_safe(&n->up, true);
+		if (ret && !trace_probe_is_enabled(tp))
+			utp_event_off(n);
 		return ret;
 	case TRACE_REG_UNREGISTER:
 		ret = trace_probe_remove_file(tp, data);
-		if (tp->nr_args && !trace_probe_is_enabled(tp))
-			utprobe_set_trap_safe(&n->up, true);
+		if (!trace_probe_is_enabled(tp))
+			utp_event_off(n);
 		/* an orphan's event may have lost its last user */
 		if (n->orphan)
 			schedule_work(&utp_reap_work);
@@ -914,17 +930,42 @@ static struct utp_named *utp_named_new(const char *name, const char *shown,
 		n->up.flags = UTPROBE_TRAP_SAFE;
 	else
 		utprobe_set_trap_safe(&n->up, true);
+	/* and it only counts until its event goes on: jumps may enter it */
+	if (!ret_probe)
+		utprobe_set_counting(&n->up, true);
 	return n;
 }
 
 /*
- * "p:NAME PID:ADDR [FETCHARGS]" or "p:NAME PATH:OFFSET [tree=PID]
- * [FETCHARGS]"; r: if @ret_probe.  @rest is all after the name.
+ * "func=START+SIZE" at @opt: the function the probe at @at is in, from
+ * START (an address or offset as the probe's is) for SIZE bytes.
+ */
+static int utp_parse_func(const char *opt, u64 *start, u64 *size)
+{
+	char buf[48], *plus;
+
+	if (strscpy(buf, opt + 5, sizeof(buf)) < 0)
+		return -EINVAL;
+	plus = strchr(buf, '+');
+	if (!plus)
+		return -EINVAL;
+	*plus = '\0';
+	if (kstrtou64(buf, 0, start) || kstrtou64(plus + 1, 0, size) ||
+	    !*size || *size > UTPROBE_FUNC_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * "p:NAME PID:ADDR [func=START+SIZE] [FETCHARGS]" or "p:NAME PATH:OFFSET
+ * [tree=PID] [func=START+SIZE] [FETCHARGS]"; r: if @ret_probe.  @rest is
+ * all after the name.
  */
 static int utp_parse_add(struct utp_line *l, char *name, char *rest,
 			 bool ret_probe)
 {
 	char *colon, *target, *args, *shown;
+	u64 fstart = 0, fsize = 0, at;
 	unsigned long vaddr;
 	int pid, ret, tree = 0;
 
@@ -934,11 +975,16 @@ static int utp_parse_add(struct utp_line *l, char *name, char *rest,
 	target = strsep(&args, " \t");
 	if (args)
 		args = skip_spaces(args);
-	if (args && !strncmp(args, "tree=", 5)) {
+	while (args && (!strncmp(args, "tree=", 5) ||
+			!strncmp(args, "func=", 5))) {
 		char *opt = strsep(&args, " \t");
 
-		if (*target != '/' || kstrtoint(opt + 5, 10, &tree) ||
-		    tree <= 0)
+		if (*opt == 't' &&
+		    (tree || *target != '/' || kstrtoint(opt + 5, 10, &tree) ||
+		     tree <= 0))
+			return -EINVAL;
+		if (*opt == 'f' &&
+		    (fsize || utp_parse_func(opt, &fstart, &fsize)))
 			return -EINVAL;
 		if (args)
 			args = skip_spaces(args);
@@ -965,6 +1011,10 @@ static int utp_parse_add(struct utp_line *l, char *name, char *rest,
 		tree = pid;
 		shown = colon + 1;
 	}
+	/* the function holds the probe */
+	at = *target == '/' ? l->spec.offset : l->spec.vaddr;
+	if (fsize && (at < fstart || at - fstart >= fsize))
+		return -EINVAL;
 	l->n = utp_named_new(name, shown, args, ret_probe, *target == '/');
 	if (IS_ERR(l->n)) {
 		ret = PTR_ERR(l->n);
@@ -972,6 +1022,8 @@ static int utp_parse_add(struct utp_line *l, char *name, char *rest,
 		return ret;
 	}
 	l->spec.up = &l->n->up;
+	l->n->up.func_size = fsize;
+	l->n->up.func_pos = fsize ? at - fstart : 0;
 	/*
 	 * the writer's pid namespace numbers it; readers see their own.
 	 * Looked up once: the registration takes this very process.
@@ -1332,6 +1384,11 @@ static int utp_events_show(struct seq_file *m, void *v)
 		return 0;
 	seq_printf(m, "%c:%s ", utp_named_is_ret(n) ? 'r' : 'p', n->name);
 	utp_target_show(m, n);
+	if (n->up.func_size)
+		seq_printf(m, " func=0x%llx+0x%lx",
+			   (*n->target == '/' ? n->up.offset :
+			    (loff_t)n->up.vaddr) - n->up.func_pos,
+			   n->up.func_size);
 	seq_printf(m, "%s%s\n", n->args ? " " : "", n->args ?: "");
 	return 0;
 }
@@ -1379,6 +1436,42 @@ static int utp_returns_show(struct seq_file *m, void *v)
 	seq_putc(m, '\n');
 	return 0;
 }
+
+static int utp_modes_show(struct seq_file *m, void *v)
+{
+	struct utp_named *n = list_entry(v, struct utp_named, node);
+	const char *mode = utprobe_mode(&n->up);
+
+	if (!strcmp(mode, "jump") || !strcmp(mode, "none"))
+		seq_printf(m, "%s %s\n", n->name, mode);
+	else
+		seq_printf(m, "%s trap %s\n", n->name, mode);
+	return 0;
+}
+
+/* utprobe_mode() sleeps: the modes are listed under utp_named_lock. */
+static void *utp_modes_start(struct seq_file *m, loff_t *pos)
+{
+	mutex_lock(&utp_named_lock);
+	return seq_list_start(&utp_named_list, *pos);
+}
+
+static void *utp_modes_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	return seq_list_next(v, &utp_named_list, pos);
+}
+
+static void utp_modes_stop(struct seq_file *m, void *v)
+{
+	mutex_unlock(&utp_named_lock);
+}
+
+static const struct seq_operations utp_modes_seq_ops = {
+	.start = utp_modes_start,
+	.next = utp_modes_next,
+	.stop = utp_modes_stop,
+	.show = utp_modes_show,
+};
 
 static const struct seq_operations utp_returns_seq_ops = {
 	.start = utp_seq_start,
@@ -1457,12 +1550,26 @@ static int utp_profile_open(struct inode *inode, struct file *file)
 	return ret ? ret : seq_open(file, &utp_profile_seq_ops);
 }
 
+static int utp_modes_open(struct inode *inode, struct file *file)
+{
+	int ret = tracing_check_open_get_tr(NULL);
+
+	return ret ? ret : seq_open(file, &utp_modes_seq_ops);
+}
+
 static int utp_returns_open(struct inode *inode, struct file *file)
 {
 	int ret = tracing_check_open_get_tr(NULL);
 
 	return ret ? ret : seq_open(file, &utp_returns_seq_ops);
 }
+
+static const struct file_operations utp_modes_fops = {
+	.open = utp_modes_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = seq_release,
+};
 
 static const struct file_operations utp_returns_fops = {
 	.open = utp_returns_open,
@@ -1505,6 +1612,8 @@ static int __init utp_trace_init(void)
 			    &utp_profile_fops);
 	tracefs_create_file("utprobe_returns", 0444, NULL, NULL,
 			    &utp_returns_fops);
+	tracefs_create_file("utprobe_modes", 0444, NULL, NULL,
+			    &utp_modes_fops);
 	return 0;
 }
 late_initcall(utp_trace_init);

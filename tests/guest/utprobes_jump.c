@@ -1,0 +1,672 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Probes entered by a jump: a probe that only counts, defined with its
+ * function's extent (func=START+SIZE), is entered by a jmp to a stub
+ * that counts in user space, where the function allows it, and by its
+ * int3 where it does not, with the reason in utprobe_modes.  Counts are
+ * exact either way: while the jump goes in and out under running
+ * threads, in signal handlers taken in a stub, in vfork children, across
+ * exec; a debugger sees the original bytes and a breakpoint it writes
+ * works.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "utprobes_util.h"
+
+#define MODES TRACEFS "/utprobe_modes"
+
+long jt_var = 40;
+
+/*
+ * Functions with the prologues a jump is made for, and some it is not
+ * made for, their bytes fixed here; each returns its argument plus a
+ * constant of its own.
+ */
+__asm__(
+	".text\n"
+	/* endbr64; push %rbp: the window is exactly the jump */
+	".p2align 4\n.globl jt_endbr\n.type jt_endbr,@function\njt_endbr:\n"
+	"	endbr64\n	push %rbp\n	mov %rsp,%rbp\n"
+	"	lea 1(%rdi),%rax\n	pop %rbp\n	ret\n"
+	".size jt_endbr,.-jt_endbr\n"
+	/* push %rbp; mov %rsp,%rbp; lea */
+	".p2align 4\n.globl jt_push\n.type jt_push,@function\njt_push:\n"
+	"	push %rbp\n	mov %rsp,%rbp\n	lea 2(%rdi),%rax\n"
+	"	pop %rbp\n	ret\n"
+	".size jt_push,.-jt_push\n"
+	/* sub $N,%rsp, then a store to the new frame */
+	".p2align 4\n.globl jt_sub\n.type jt_sub,@function\njt_sub:\n"
+	"	sub $0x18,%rsp\n	mov %rdi,8(%rsp)\n	mov 8(%rsp),%rax\n"
+	"	add $3,%rax\n	add $0x18,%rsp\n	ret\n"
+	".size jt_sub,.-jt_sub\n"
+	/* a rip-relative load first: displaced, it must read jt_var still */
+	".p2align 4\n.globl jt_rip\n.type jt_rip,@function\njt_rip:\n"
+	"	mov jt_var(%rip),%rax\n	add %rdi,%rax\n	ret\n"
+	".size jt_rip,.-jt_rip\n"
+	/* a loop that branches back into the window */
+	".p2align 4\n.globl jt_branch\n.type jt_branch,@function\njt_branch:\n"
+	"	xor %eax,%eax\n1:	add $1,%rax\n	cmp %rdi,%rax\n	jl 1b\n"
+	"	add $4,%rax\n	ret\n"
+	".size jt_branch,.-jt_branch\n"
+	/* a call within the jump's length */
+	".p2align 4\n.globl jt_call\n.type jt_call,@function\njt_call:\n"
+	"	call jt_push\n	add $3,%rax\n	ret\n"
+	".size jt_call,.-jt_call\n"
+	/* too short for a jump */
+	".p2align 4\n.globl jt_tiny\n.type jt_tiny,@function\njt_tiny:\n"
+	"	lea 6(%rdi),%rax\n	ret\n"
+	".size jt_tiny,.-jt_tiny\n"
+	/* a leaf whose red zone is live at +5, where it is probed */
+	".p2align 4\n.globl jt_red\n.type jt_red,@function\njt_red:\n"
+	"	mov %rdi,-8(%rsp)\n	mov -8(%rsp),%rax\n	add $8,%rax\n	ret\n"
+	".size jt_red,.-jt_red\n"
+	/* the one a probe at +4 (after endbr64) is put in */
+	".p2align 4\n.globl jt_mid\n.type jt_mid,@function\njt_mid:\n"
+	"	endbr64\n	push %rbp\n	mov %rsp,%rbp\n	push %rbx\n"
+	"	lea 7(%rdi),%rax\n	pop %rbx\n	pop %rbp\n	ret\n"
+	".size jt_mid,.-jt_mid\n"
+	".p2align 4\n.globl jt_end\njt_end:\n"
+	"	nop\n"
+);
+
+long jt_endbr(long), jt_push(long), jt_sub(long), jt_rip(long);
+long jt_branch(long), jt_call(long), jt_tiny(long), jt_mid(long);
+long jt_red(long);
+extern char jt_end[];
+
+struct fn {
+	const char *name;
+	long (*fn)(long);
+	long k;			/* fn(x) == x + k (jt_branch: see there) */
+	const char *mode;	/* utprobe_modes says, once looked at */
+};
+
+static const struct fn fns[] = {
+	{ "jt_endbr", jt_endbr, 1, "jump" },
+	{ "jt_push", jt_push, 2, "jump" },
+	{ "jt_sub", jt_sub, 3, "jump" },
+	{ "jt_rip", jt_rip, 40, "jump" },
+	{ "jt_branch", jt_branch, 4, "trap branch" },
+	{ "jt_call", jt_call, 5, "trap window" },
+	{ "jt_tiny", jt_tiny, 6, "trap window" },
+	{ "jt_mid", jt_mid, 7, "jump" },
+	{ "jt_red", jt_red, 8, "jump" },
+};
+
+/* The size of @f's function: from it to the next one (or the end). */
+static unsigned long fn_size(const struct fn *f)
+{
+	unsigned long start = (unsigned long)f->fn, next = (unsigned long)jt_end;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fns); i++)
+		if ((unsigned long)fns[i].fn > start &&
+		    (unsigned long)fns[i].fn < next)
+			next = (unsigned long)fns[i].fn;
+	return next - start;
+}
+
+/* The mode utprobe_modes gives @name ("jump", "trap WHY", "none"). */
+static void mode_of(const char *name, char *mode, size_t size)
+{
+	char buf[8192], want[80], *line;
+
+	snprintf(mode, size, "missing");
+	read_file(MODES, buf, sizeof(buf));
+	snprintf(want, sizeof(want), "%s ", name);
+	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+		if (!strncmp(line, want, strlen(want)))
+			snprintf(mode, size, "%s", line + strlen(want));
+}
+
+/*
+ * Wait until @name's mode is neither "trap pending" nor "trap busy"
+ * (the jump goes in from a work item), for 10 s at most; the mode then.
+ */
+static const char *settled(const char *name)
+{
+	static char mode[64];
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		mode_of(name, mode, sizeof(mode));
+		if (strcmp(mode, "trap pending") && strcmp(mode, "trap busy"))
+			break;
+		usleep(10000);
+	}
+	return mode;
+}
+
+/* Define probe @name on @f in process @pid, at @off into it, with func=. */
+static int define(const char *name, pid_t pid, const struct fn *f,
+		  unsigned long off, const char *extra)
+{
+	unsigned long start = (unsigned long)f->fn;
+
+	return events("p:%s %d:%#lx func=%#lx+%#lx%s%s", name, pid,
+		      start + off, start, fn_size(f), extra ? " " : "",
+		      extra ?: "");
+}
+
+/* The byte at @addr of @pid's memory as a debugger reads it. */
+static int mem_byte(pid_t pid, unsigned long addr)
+{
+	char path[64];
+	unsigned char b;
+	int fd, n;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = pread(fd, &b, 1, addr);
+	close(fd);
+	return n == 1 ? b : -1;
+}
+
+FIXTURE(jump) {
+	int unused;
+};
+
+FIXTURE_SETUP(jump)
+{
+	ASSERT_EQ(0, access(MODES, R_OK));
+}
+
+FIXTURE_TEARDOWN(jump)
+{
+	int fd = open(EVENTS, O_WRONLY | O_TRUNC);
+
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * Each prologue: the mode expected, and as many hits as calls.  Where a
+ * jump went in, the text holds a jmp where a debugger reads the
+ * original instruction, and calls give the right results through the
+ * stub (the rip-relative load reads jt_var).
+ */
+TEST_F(jump, modes_and_exact_counts)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fns); i++) {
+		const struct fn *f = &fns[i];
+		unsigned long off = f->fn == jt_mid ? 4 : f->fn == jt_red ? 5 : 0;
+		unsigned char orig = *(unsigned char *)((char *)f->fn + off);
+		const char *mode;
+		long n;
+
+		ASSERT_EQ(0, define(f->name, getpid(), f, off, NULL));
+		mode = settled(f->name);
+		EXPECT_STREQ(f->mode, mode) TH_LOG("%s", f->name);
+		if (!strcmp(f->mode, "jump")) {
+			EXPECT_EQ(0xe9, *(unsigned char *)((char *)f->fn + off));
+			EXPECT_EQ(orig, mem_byte(getpid(),
+						 (unsigned long)f->fn + off));
+		}
+		for (n = 0; n < 1000; n++) {
+			long want = f->fn == jt_branch ? (n > 0 ? n : 1) + 4 :
+				    n + f->k;
+
+			ASSERT_EQ(want, f->fn(n));
+		}
+		EXPECT_EQ(1000, hits(f->name)) TH_LOG("%s", f->name);
+		ASSERT_EQ(0, events("-:%s", f->name));
+		/* the text is its own again */
+		EXPECT_EQ(orig, *(unsigned char *)((char *)f->fn + off));
+	}
+}
+
+#define THREADS		8
+
+struct caller {
+	pthread_t thread;
+	volatile long calls;	/* jt_push() calls made and returned */
+	volatile int parked;
+	volatile int bad;
+};
+
+static volatile int hold, stop;
+static struct caller callers[THREADS];
+
+static void *call_loop(void *arg)
+{
+	struct caller *c = arg;
+	long i = 0;
+
+	while (!stop) {
+		if (hold) {
+			c->parked = 1;
+			while (hold && !stop)
+				;
+			c->parked = 0;
+			continue;
+		}
+		if (jt_push(i) != i + 2)
+			c->bad = 1;
+		c->calls = ++i;
+	}
+	return NULL;
+}
+
+static long calls_now(long *each)
+{
+	long sum = 0;
+	int i;
+
+	for (i = 0; i < THREADS; i++) {
+		each[i] = callers[i].calls;
+		sum += each[i];
+	}
+	return sum;
+}
+
+static void park(int on)
+{
+	int i;
+
+	hold = on;
+	for (i = 0; on && i < THREADS; i++)
+		while (!callers[i].parked)
+			sched_yield();
+}
+
+/* Rounds of the placement test: UTP_JUMP_ROUNDS, 100 unless set. */
+static int rounds(void)
+{
+	const char *env = getenv("UTP_JUMP_ROUNDS");
+
+	return env ? atoi(env) : 100;
+}
+
+/*
+ * 8 threads call jt_push() while its probe goes in, is entered by a
+ * jump, and comes out, 100 times: every call begun after the write that
+ * placed it returned is counted, and none begun before it began; the
+ * threads stopped inside the window go on in the stub.  Calls keep
+ * returning the right value throughout.
+ */
+TEST_F_TIMEOUT(jump, in_and_out_under_threads, 600)
+{
+	long before[THREADS], after[THREADS], end[THREADS];
+	int i, round, n = rounds(), jumped = 0;
+
+	stop = 0;
+	for (i = 0; i < THREADS; i++) {
+		callers[i].calls = 0;
+		ASSERT_EQ(0, pthread_create(&callers[i].thread, NULL,
+					    call_loop, &callers[i]));
+	}
+	for (round = 0; round < n; round++) {
+		long long since = 0, upto = 0, h;
+
+		calls_now(before);
+		ASSERT_EQ(0, define("jt_loop", getpid(), &fns[1], 0, NULL));
+		calls_now(after);
+		jumped += !strcmp(settled("jt_loop"), "jump");
+		park(1);
+		calls_now(end);
+		h = hits("jt_loop");
+		for (i = 0; i < THREADS; i++) {
+			since += end[i] - after[i] - 1;
+			upto += end[i] - before[i];
+		}
+		if (h < since || h > upto)
+			TH_LOG("round %d: %lld hits, %lld calls since the write returned, %lld since it began",
+			       round, h, since + THREADS, upto);
+		ASSERT_GE(h, since);
+		ASSERT_LE(h, upto);
+		ASSERT_EQ(0, events("-:jt_loop"));
+		/* out: calls from here on are not counted, nor trapped */
+		EXPECT_EQ(0x55, *(unsigned char *)jt_push);
+		park(0);
+	}
+	stop = 1;
+	for (i = 0; i < THREADS; i++) {
+		pthread_join(callers[i].thread, NULL);
+		EXPECT_EQ(0, callers[i].bad);
+	}
+	/* most rounds got their jump in under 8 running threads */
+	EXPECT_GE(jumped, n * 9 / 10) TH_LOG("%d of %d rounds jumped", jumped, n);
+}
+
+static volatile long in_handler;
+
+static void on_alarm(int sig)
+{
+	if (jt_red(5) != 13)
+		abort();
+	in_handler++;
+}
+
+/*
+ * A thread takes signals all the time, in the stub too, and its handler
+ * calls the probed function as well: every call is counted once.  The
+ * probe is where the function's red zone is live (jt_red + 5): the stub
+ * never writes below the stack pointer it was entered with.
+ */
+TEST_F(jump, signals_in_the_stub)
+{
+	struct itimerval it = { { 0, 200 }, { 0, 200 } };
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct timespec t0, t1;
+	long calls = 0;
+
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	ASSERT_EQ(0, define("jt_sig", getpid(), &fns[8], 5, NULL));
+	ASSERT_STREQ("jump", settled("jt_sig"));
+	in_handler = 0;
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		ASSERT_EQ(calls + 8, jt_red(calls));
+		calls++;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+	} while (t1.tv_sec - t0.tv_sec < 2);
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+	signal(SIGALRM, SIG_DFL);
+	EXPECT_GT(in_handler, 10);
+	EXPECT_EQ(calls + in_handler, hits("jt_sig"));
+}
+
+/* @n calls of jt_push(): 0 if each returned what it should, else 3. */
+static int call_push(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (jt_push(i) != i + 2)
+			return 3;
+	return 0;
+}
+
+/*
+ * A fork's child has the original text (a probe on a process is not
+ * its children's), a vfork child runs on the parent's text and is
+ * counted, and a child that execs leaves its count behind.
+ */
+TEST_F(jump, fork_vfork_exec)
+{
+	int st, pipefd[2];
+	long long h;
+	pid_t pid;
+	char c;
+
+	ASSERT_EQ(0, define("jt_fork", getpid(), &fns[1], 0, NULL));
+	ASSERT_STREQ("jump", settled("jt_fork"));
+	h = hits("jt_fork");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (*(unsigned char *)jt_push != 0x55)
+			_exit(2);
+		_exit(call_push(100));
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(h, hits("jt_fork"));
+
+	pid = vfork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(call_push(100));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(h + 100, hits("jt_fork"));
+	ASSERT_EQ(0, events("-:jt_fork"));
+
+	/* a child probed on its own, calling 300 times, then exec */
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(pipefd[1]);
+		if (read(pipefd[0], &c, 1) != 1)
+			_exit(4);
+		if (call_push(300))
+			_exit(3);
+		execl("/bin/true", "true", NULL);
+		_exit(5);
+	}
+	close(pipefd[0]);
+	ASSERT_EQ(0, define("jt_exec", pid, &fns[1], 0, NULL));
+	ASSERT_STREQ("jump", settled("jt_exec"));
+	ASSERT_EQ(1, write(pipefd[1], "g", 1));
+	close(pipefd[1]);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(300, hits("jt_exec"));
+	EXPECT_STREQ("none", settled("jt_exec"));
+}
+
+/*
+ * A second probe at the point, or one inside the window: the jump goes
+ * out, and each probe counts every call.  When they go, the first gets
+ * its jump back.
+ */
+TEST_F(jump, second_probe_takes_the_trap)
+{
+	int i;
+
+	ASSERT_EQ(0, define("jt_a", getpid(), &fns[1], 0, NULL));
+	ASSERT_STREQ("jump", settled("jt_a"));
+	for (i = 0; i < 10; i++)
+		jt_push(i);
+	ASSERT_EQ(0, define("jt_b", getpid(), &fns[1], 0, NULL));
+	EXPECT_STREQ("trap shared", settled("jt_a"));
+	EXPECT_STREQ("trap shared", settled("jt_b"));
+	for (i = 0; i < 10; i++)
+		jt_push(i);
+	EXPECT_EQ(20, hits("jt_a"));
+	EXPECT_EQ(10, hits("jt_b"));
+	ASSERT_EQ(0, events("-:jt_b"));
+	EXPECT_STREQ("jump", settled("jt_a"));
+	/* mov %rsp,%rbp, the window's second instruction */
+	ASSERT_EQ(0, define("jt_c", getpid(), &fns[1], 1, NULL));
+	EXPECT_STREQ("trap point", settled("jt_a"));
+	for (i = 0; i < 10; i++)
+		jt_push(i);
+	EXPECT_EQ(30, hits("jt_a"));
+	EXPECT_EQ(10, hits("jt_c"));
+}
+
+/*
+ * The event of a probe in jump mode goes on: the jump goes out first,
+ * and every call is recorded; off again, the jump comes back.  A return
+ * probe never jumps.
+ */
+TEST_F(jump, event_on_takes_the_trap)
+{
+	char buf[1 << 16], *p;
+	int i, records = 0;
+
+	ASSERT_EQ(0, define("jt_ev", getpid(), &fns[1], 0, NULL));
+	ASSERT_STREQ("jump", settled("jt_ev"));
+	ASSERT_EQ(0, write_file(TRACEFS "/trace", O_TRUNC, "%s", ""));
+	ASSERT_EQ(0, write_file(TRACEFS "/events/utprobes/jt_ev/enable", 0,
+				"1"));
+	EXPECT_STREQ("trap handler", settled("jt_ev"));
+	for (i = 0; i < 50; i++)
+		jt_push(i);
+	ASSERT_EQ(0, write_file(TRACEFS "/events/utprobes/jt_ev/enable", 0,
+				"0"));
+	read_file(TRACEFS "/trace", buf, sizeof(buf));
+	for (p = buf; (p = strstr(p, "jt_ev: (")); p++)
+		records++;
+	EXPECT_EQ(50, records);
+	EXPECT_STREQ("jump", settled("jt_ev"));
+	for (i = 0; i < 50; i++)
+		jt_push(i);
+	EXPECT_EQ(100, hits("jt_ev"));
+	ASSERT_EQ(0, events("r:jt_ret %d:%#lx func=%#lx+%#lx", getpid(),
+			    (unsigned long)jt_endbr, (unsigned long)jt_endbr,
+			    fn_size(&fns[0])));
+	EXPECT_STREQ("trap handler", settled("jt_ret"));
+}
+
+/* Shared by the debugged child and its debugger. */
+struct shared {
+	volatile long calls;
+	volatile int go;	/* the child calls from here on */
+	volatile int stop;
+};
+
+/* The debugged child: calls jt_push() from sh->go until sh->stop. */
+static void debuggee(struct shared *sh)
+{
+	long n = 0;
+
+	while (!sh->go)
+		;
+	while (!sh->stop) {
+		if (jt_push(n) != n + 2)
+			_exit(3);
+		sh->calls = ++n;
+	}
+	_exit(0);
+}
+
+/*
+ * Fork a debuggee sharing *@shp, probe its jt_push() as @name, and let
+ * it call once the jump is in: its pid, or -1 (the mode in @mode).
+ */
+static pid_t debuggee_start(struct shared **shp, const char *name,
+			    const char **mode)
+{
+	struct shared *sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pid_t pid;
+
+	*mode = "no memory";
+	if (sh == MAP_FAILED)
+		return -1;
+	*shp = sh;
+	pid = fork();
+	if (!pid)
+		debuggee(sh);
+	*mode = "no probe";
+	if (pid < 0 || define(name, pid, &fns[1], 0, NULL))
+		return -1;
+	*mode = settled(name);
+	if (strcmp(*mode, "jump"))
+		return -1;
+	sh->go = 1;
+	return pid;
+}
+
+/* Stop the debuggee: its exit status. */
+static int debuggee_end(struct shared *sh, pid_t pid)
+{
+	int st = -1;
+
+	sh->stop = 1;
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * A debugger of a process with a jump: it reads the original bytes,
+ * the process goes back to its int3 while traced, and a breakpoint the
+ * debugger writes at the function stops the thread there; once it
+ * detaches, counts are still exact.
+ */
+TEST_F(jump, debugger)
+{
+	unsigned long addr = (unsigned long)jt_push, word, orig;
+	struct user_regs_struct regs;
+	struct shared *sh;
+	const char *mode;
+	int st, i;
+	pid_t pid;
+
+	pid = debuggee_start(&sh, "jt_dbg", &mode);
+	ASSERT_LT(0, pid) TH_LOG("%s", mode);
+	for (i = 0; i < 8; i++)
+		EXPECT_EQ(((unsigned char *)jt_push)[i], mem_byte(pid, addr + i));
+
+	ASSERT_EQ(0, ptrace(PTRACE_SEIZE, pid, 0, 0));
+	ASSERT_EQ(0, ptrace(PTRACE_INTERRUPT, pid, 0, 0));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	errno = 0;
+	orig = ptrace(PTRACE_PEEKTEXT, pid, addr, 0);
+	ASSERT_EQ(0, errno);
+	EXPECT_EQ(*(unsigned long *)jt_push, orig);
+	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, 0, 0));
+	EXPECT_STREQ("trap ptrace", settled("jt_dbg"));
+
+	/* a breakpoint at the function, as gdb writes one */
+	ASSERT_EQ(0, ptrace(PTRACE_INTERRUPT, pid, 0, 0));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	word = (orig & ~0xffUL) | 0xcc;
+	ASSERT_EQ(0, ptrace(PTRACE_POKETEXT, pid, addr, word));
+	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, 0, 0));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFSTOPPED(st));
+	EXPECT_EQ(SIGTRAP, WSTOPSIG(st));
+	ASSERT_EQ(0, ptrace(PTRACE_GETREGS, pid, 0, &regs));
+	EXPECT_EQ(addr + 1, regs.rip);
+	/* out again, back to the breakpoint's address, on */
+	ASSERT_EQ(0, ptrace(PTRACE_POKETEXT, pid, addr, orig));
+	regs.rip = addr;
+	ASSERT_EQ(0, ptrace(PTRACE_SETREGS, pid, 0, &regs));
+	ASSERT_EQ(0, ptrace(PTRACE_DETACH, pid, 0, 0));
+	usleep(200000);
+	EXPECT_EQ(0, debuggee_end(sh, pid));
+	/* the call the breakpoint stopped was counted once */
+	EXPECT_EQ(sh->calls, hits("jt_dbg"));
+	munmap(sh, 4096);
+}
+
+/*
+ * A write into a window through /proc/PID/mem (the bytes a debugger
+ * read there): the jump goes out of the page first, for good, and the
+ * process goes on with every call counted.
+ */
+TEST_F(jump, mem_write_takes_the_jump_out)
+{
+	unsigned long addr = (unsigned long)jt_push;
+	unsigned char window[8];
+	struct shared *sh;
+	const char *mode;
+	char path[64];
+	pid_t pid;
+	int fd;
+
+	pid = debuggee_start(&sh, "jt_mem", &mode);
+	ASSERT_LT(0, pid) TH_LOG("%s", mode);
+	usleep(100000);
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, O_RDWR);
+	ASSERT_LE(0, fd);
+	/* the last three bytes of the window, the instructions' own */
+	ASSERT_EQ(8, pread(fd, window, 8, addr));
+	EXPECT_EQ(0, memcmp(window, (void *)jt_push, 8));
+	ASSERT_EQ(3, pwrite(fd, window + 5, 3, addr + 5));
+	close(fd);
+	EXPECT_STREQ("trap debugger", settled("jt_mem"));
+	usleep(100000);
+	EXPECT_EQ(0, debuggee_end(sh, pid));
+	EXPECT_EQ(sh->calls, hits("jt_mem"));
+	munmap(sh, 4096);
+}
+
+TEST_HARNESS_MAIN
