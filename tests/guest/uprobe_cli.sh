@@ -34,7 +34,7 @@ let_go() {
 }
 
 ktap_print_header
-ktap_set_plan 22
+ktap_set_plan 24
 out=$(uprobe-cli count -e "$T:work" -e libc:getppid -- "$T" run 300 fork 2>&1)
 st=$?
 echo "$out" | sed 's/^/# /'
@@ -45,6 +45,26 @@ echo "$out" | grep -Eq '^ +600  libc\.so\.6:getppid$'
 check $? "libc getppid: 600 hits"
 [ -z "$(uprobe-cli list | sed 1d)" ]
 check $? "no probe left behind"
+# framed() is entered by a jump, work() (lea; ret) traps: exact counts
+# both ways, and list says which while they are in
+held 400 && uprobe-cli add -p $pid "$T:framed" --name fr &&
+	uprobe-cli add -p $pid "$T:work" --name wk
+check $? "add -p PID: framed and work"
+for i in $(seq 100); do
+	out=$(uprobe-cli list)
+	echo "$out" | grep -q "^fr .* trap:pending$" || break
+	sleep 0.1
+done
+echo "$out" | sed 's/^/# /'
+echo "$out" | grep -Eq "^fr .* 0 jump$" &&
+	echo "$out" | grep -Eq "^wk .* 0 trap:window$"
+ok=$?
+let_go
+out=$(uprobe-cli list -j)
+echo "$out" | grep -q '"name":"fr",[^}]*"hits":400,' &&
+	echo "$out" | grep -q '"name":"wk",[^}]*"hits":400,'
+check $(( ok + $? )) "list: fr in jump mode, wk traps (window); 400 calls each"
+uprobe-cli del fr wk
 out=$(uprobe-cli count -e "$T:wokr" -- "$T" run 1 2>&1)
 st=$?
 echo "$out" | sed 's/^/# /'
@@ -60,14 +80,15 @@ check $? "add -p PID libc:getppid"
 let_go
 out=$(uprobe-cli list)
 echo "$out" | sed 's/^/# /'
-echo "$out" | grep -Eq "^ppid +$pid:(0x[0-9a-f]+) +\1 +- +7$"
+# its process gone, it has no place, and no mode
+echo "$out" | grep -Eq "^ppid +$pid:(0x[0-9a-f]+) +\1 +- +7 none$"
 check $? "list: the probe on the process, 7 hits"
 out=$(uprobe-cli list --format=openmetrics)
 echo "$out" | sed 's/^/# /'
 echo "$out" | grep -q "^uprobe_hits_total{probe=\"ppid\",target=\"$pid:0x[0-9a-f]*\",function=\"\"} 7$" &&
 	[ "$(echo "$out" | tail -1)" = "# EOF" ]
 check $? "list --format=openmetrics: a counter sample, then # EOF"
-uprobe-cli list -j | grep -q '"name":"ppid",[^}]*"hits":7}'
+uprobe-cli list -j | grep -q '"name":"ppid",[^}]*"hits":7,"mode":"none"}'
 check $? "list -j"
 out=$(uprobe-cli stat -i 0.2 -n 1)
 echo "$out" | sed 's/^/# /'

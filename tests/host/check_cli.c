@@ -194,6 +194,36 @@ static unsigned long nm_address(const char *file, const char *sym)
 	return found;
 }
 
+/* The size nm -S gives @sym in @file. */
+static unsigned long nm_size(const char *file, const char *sym)
+{
+	char cmd[1024], line[256], name[128], type;
+	unsigned long addr, size, found = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm -S %s/%s", FIXTURES, file);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, "%lx %lx %c %127s", &addr, &size, &type,
+			   name) == 4 && !strcmp(name, sym))
+			found = size;
+	pclose(p);
+	ck_assert_msg(found, "nm -S finds no size of %s in %s", sym, file);
+	return found;
+}
+
+/*
+ * " func=START+SIZE" in @buf for @sym of @file, starting at @start as
+ * the definition counts (a file offset, or an address in a process).
+ */
+static const char *func_of(const char *file, const char *sym,
+			   unsigned long start, char *buf, size_t len)
+{
+	snprintf(buf, len, " func=%#lx+%#lx", start, nm_size(file, sym));
+	return buf;
+}
+
 /* The error must be exactly one line, "uprobe-cli: ...@what...". */
 static void assert_one_error(const struct result *r, const char *what)
 {
@@ -258,17 +288,30 @@ START_TEST(add_writes_file_offsets)
 	struct result r;
 	char want[1024];
 	unsigned long pie = nm_address("sample_pie", "sample_mul");
+	unsigned long nopie = nm_address("sample_nopie", "sample_add") -
+			      0x400000;
+	char f1[64], f2[64];
 
 	/* PIE: the text's file offsets are its link-time addresses */
 	cli(&r, 0, "add", FIXTURES "/sample_pie:sample_mul",
 	    FIXTURES "/sample_nopie:sample_add+0", NULL);
 	ck_assert_msg(r.status == 0, "add failed: %s", r.err);
 	ck_assert_str_eq(r.out, "");
+	/* each with its function, for the kernel to enter it by a jump */
 	snprintf(want, sizeof(want),
-		 "p:sample_mul %s/sample_pie:%#lx\n"
-		 "p:sample_add %s/sample_nopie:%#lx\n",
-		 FIXTURES, pie, FIXTURES,
-		 nm_address("sample_nopie", "sample_add") - 0x400000);
+		 "p:sample_mul %s/sample_pie:%#lx%s\n"
+		 "p:sample_add %s/sample_nopie:%#lx%s\n",
+		 FIXTURES, pie,
+		 func_of("sample_pie", "sample_mul", pie, f1, sizeof(f1)),
+		 FIXTURES, nopie,
+		 func_of("sample_nopie", "sample_add", nopie, f2, sizeof(f2)));
+	ck_assert_str_eq(get_file("utprobe_events"), want);
+	/* --trap: no function, the int3 */
+	put_file("utprobe_events", "", 0644);
+	cli(&r, 0, "add", "--trap", FIXTURES "/sample_pie:sample_mul", NULL);
+	ck_assert_msg(r.status == 0, "add --trap failed: %s", r.err);
+	snprintf(want, sizeof(want), "p:sample_mul %s/sample_pie:%#lx\n",
+		 FIXTURES, pie);
 	ck_assert_str_eq(get_file("utprobe_events"), want);
 }
 END_TEST
@@ -300,15 +343,17 @@ static unsigned long second_insn(const char *file, const char *sym)
 START_TEST(add_with_name_and_offset)
 {
 	struct result r;
-	char spec[512], want[1024];
+	char spec[512], want[1024], f[64];
 	unsigned long off = second_insn("sample_pie", "sample_mul");
 
 	snprintf(spec, sizeof(spec), "%s/sample_pie:sample_mul+%#lx", FIXTURES,
 		 off);
 	cli(&r, 0, "add", "--name", "mymul", spec, NULL);
 	ck_assert_msg(r.status == 0, "add failed: %s", r.err);
-	snprintf(want, sizeof(want), "p:mymul %s/sample_pie:%#lx\n", FIXTURES,
-		 nm_address("sample_pie", "sample_mul") + off);
+	snprintf(want, sizeof(want), "p:mymul %s/sample_pie:%#lx%s\n", FIXTURES,
+		 nm_address("sample_pie", "sample_mul") + off,
+		 func_of("sample_pie", "sample_mul",
+			 nm_address("sample_pie", "sample_mul"), f, sizeof(f)));
 	ck_assert_str_eq(get_file("utprobe_events"), want);
 }
 END_TEST
@@ -659,27 +704,30 @@ END_TEST
 START_TEST(add_static_functions_of_one_name)
 {
 	char want[1024], cmd[512], line[256], name[64], type;
-	unsigned long addr[2], a;
+	unsigned long addr[2], size[2], a, s;
 	struct result r;
 	int n = 0;
 	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "nm -n %s/dup_statics", FIXTURES);
+	snprintf(cmd, sizeof(cmd), "nm -n -S %s/dup_statics", FIXTURES);
 	p = popen(cmd, "r");
 	ck_assert_ptr_nonnull(p);
 	while (fgets(line, sizeof(line), p))
-		if (sscanf(line, "%lx %c %63s", &a, &type, name) == 3 &&
-		    type == 't' && !strcmp(name, "helper") && n < 2)
+		if (sscanf(line, "%lx %lx %c %63s", &a, &s, &type, name) == 4 &&
+		    type == 't' && !strcmp(name, "helper") && n < 2) {
+			size[n] = s;
 			addr[n++] = a;
+		}
 	pclose(p);
 	ck_assert_int_eq(n, 2);
 	cli(&r, 0, "add", FIXTURES "/dup_statics:helper", NULL);
 	ck_assert_msg(r.status == 0, "add failed: %s", r.err);
 	/* a PIE: file offsets are link-time addresses */
 	snprintf(want, sizeof(want),
-		 "p:helper_%lx %s/dup_statics:%#lx\n"
-		 "p:helper_%lx %s/dup_statics:%#lx\n",
-		 addr[0], FIXTURES, addr[0], addr[1], FIXTURES, addr[1]);
+		 "p:helper_%lx %s/dup_statics:%#lx func=%#lx+%#lx\n"
+		 "p:helper_%lx %s/dup_statics:%#lx func=%#lx+%#lx\n",
+		 addr[0], FIXTURES, addr[0], addr[0], size[0],
+		 addr[1], FIXTURES, addr[1], addr[1], size[1]);
 	ck_assert_str_eq(get_file("utprobe_events"), want);
 }
 END_TEST
@@ -733,12 +781,12 @@ static void list_want(char *want, size_t len, const char *name,
 	/* in a PIE the link-time address is the file offset */
 	snprintf(offs, sizeof(offs), "%#lx", off);
 	snprintf(want, len,
-		 "%-24s %-40s %-14s %-10s %12s\n"
-		 "%-24s %-40s %-14s %-10s %12s\n"
-		 "%-24s %-40s %-14s %-10s %12s\n",
-		 "NAME", "WHERE", "ADDRESS", "OFFSET", "HITS",
-		 name, where, offs, offs, "42",
-		 "ppid", "123:0x7f0000001000", "0x7f0000001000", "-", "7");
+		 "%-24s %-40s %-14s %-10s %12s %s\n"
+		 "%-24s %-40s %-14s %-10s %12s %s\n"
+		 "%-24s %-40s %-14s %-10s %12s %s\n",
+		 "NAME", "WHERE", "ADDRESS", "OFFSET", "HITS", "MODE",
+		 name, where, offs, offs, "42", "-",
+		 "ppid", "123:0x7f0000001000", "0x7f0000001000", "-", "7", "-");
 }
 
 /* list -j for profile(@name, @off); @ret: the first is a return probe */
@@ -764,6 +812,32 @@ START_TEST(list_table)
 	list_want(want, sizeof(want), "sample_mul", "sample_pie:sample_mul+0x4",
 		  off);
 	ck_assert_str_eq(r.out, want);
+}
+END_TEST
+
+/*
+ * A kernel that says how each probe's hits come in: list shows it, and
+ * why one traps; so does its JSON.
+ */
+START_TEST(list_modes)
+{
+	unsigned long off = nm_address("sample_pie", "sample_mul");
+	struct result r;
+	char want[2048];
+
+	profile("sample_mul", off);
+	put_file("utprobe_modes", "sample_mul jump\nppid trap branch\n", 0644);
+	cli(&r, 0, "list", NULL);
+	ck_assert_int_eq(r.status, 0);
+	snprintf(want, sizeof(want), " %12s %s\n", "42", "jump");
+	ck_assert_msg(strstr(r.out, want), "no jump in '%s'", r.out);
+	snprintf(want, sizeof(want), " %12s %s\n", "7", "trap:branch");
+	ck_assert_msg(strstr(r.out, want), "no trap:branch in '%s'", r.out);
+	cli(&r, 0, "list", "-j", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.out, "\"hits\":42,\"mode\":\"jump\"}") &&
+		      strstr(r.out, "\"hits\":7,\"mode\":\"trap\",\"trap_reason\":\"branch\"}"),
+		      "modes missing from '%s'", r.out);
 }
 END_TEST
 
@@ -893,7 +967,7 @@ END_TEST
 START_TEST(add_return_probes)
 {
 	struct result r;
-	char want[2048];
+	char want[2048], f[64];
 	unsigned long mul = nm_address("sample_pie", "sample_mul");
 	unsigned long add = nm_address("sample_pie", "sample_add");
 
@@ -906,10 +980,11 @@ START_TEST(add_return_probes)
 	snprintf(want, sizeof(want),
 		 "r:sample_mul_return %s/sample_pie:%#lx\n"
 		 "r:sample_add_return %s/sample_nopie:%#lx\n"
-		 "p:sample_add %s/sample_pie:%#lx\n",
+		 "p:sample_add %s/sample_pie:%#lx%s\n",
 		 FIXTURES, mul, FIXTURES,
 		 nm_address("sample_nopie", "sample_add") - 0x400000,
-		 FIXTURES, add);
+		 FIXTURES, add, func_of("sample_pie", "sample_add", add, f,
+					sizeof(f)));
 	ck_assert_str_eq(get_file("utprobe_events"), want);
 	/* a glob: each function's entry; --name as given */
 	put_file("utprobe_events", "", 0644);
@@ -1085,15 +1160,17 @@ static void count_mul_add(struct result *r, const char *opt)
 START_TEST(count_return_probes)
 {
 	const char *names[] = { "sample_mul_return", "sample_add" };
-	char defs[2][1024], want[2048];
+	char defs[2][1024], want[2048], f[64];
 	const char *defp[] = { defs[0], defs[1] };
 	const char *bin = FIXTURES "/sample_pie";
 	struct result r;
 
 	snprintf(defs[0], sizeof(defs[0]), "r%s:%#lx", bin,
 		 nm_address("sample_pie", "sample_mul"));
-	snprintf(defs[1], sizeof(defs[1]), "p%s:%#lx", bin,
-		 nm_address("sample_pie", "sample_add"));
+	snprintf(defs[1], sizeof(defs[1]), "p%s:%#lx%s", bin,
+		 nm_address("sample_pie", "sample_add"),
+		 func_of("sample_pie", "sample_add",
+			 nm_address("sample_pie", "sample_add"), f, sizeof(f)));
 	count_mul_add(&r, "--format=table");
 	snprintf(want, sizeof(want),
 		 "%14s  %14s  %s\n%14s  %14s  %s\n%14s  %14s  %s\n",
@@ -1135,12 +1212,13 @@ static void count_add(const char *script, int status, const char *hits)
 {
 	const char *names[] = { "sample_add" };
 	const char *bin = FIXTURES "/sample_pie";
-	char def[1024], want[512];
+	unsigned long add = nm_address("sample_pie", "sample_add");
+	char def[1024], want[512], f[64];
 	const char *defp[] = { def };
 	struct result r;
 
-	snprintf(def, sizeof(def), "p%s:%#lx", bin,
-		 nm_address("sample_pie", "sample_add"));
+	snprintf(def, sizeof(def), "p%s:%#lx%s", bin, add,
+		 func_of("sample_pie", "sample_add", add, f, sizeof(f)));
 	cli(&r, 0, "count", "-e", FIXTURES "/sample_pie:sample_add", "--",
 	    "sh", "-c", script, "sh", "", NULL);
 	ck_assert_msg(r.status == status, "status %d: %s", r.status, r.err);
@@ -1227,6 +1305,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, permission_denied);
 	tcase_add_test(tc, version);
 	tcase_add_test(tc, list_table);
+	tcase_add_test(tc, list_modes);
 	tcase_add_test(tc, list_json_and_openmetrics);
 	tcase_add_test(tc, funcs_table_and_json);
 	tcase_add_test(tc, json_escapes_control_characters);

@@ -65,7 +65,7 @@ offers "the commands after -f FORMAT" "uprobe-cli -f json l" "latency list"
 offers "-f's values" "uprobe-cli -f o" "openmetrics"
 offers "a command's options after those options" "uprobe-cli --format json latency -" \
 	"-- --format -j"
-offers "serve's options" "uprobe-cli serve -" "--listen -e"
+offers "serve's options" "uprobe-cli serve -" "--listen --trap -e"
 COMP_WORDBREAKS=$' \t\n"\'><=;|&(:'
 offers "--format's values, the word cut at =" "uprobe-cli list --format=j" "json"
 COMP_WORDBREAKS=$' \t\n"\'><;|&('

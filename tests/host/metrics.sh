@@ -182,7 +182,8 @@ kill -TERM $serve
 wait $serve
 st=$?
 serve=
-grep -q "^p:serve[0-9a-f]*_[0-9]*_0_sample_big $FIX:0x[0-9a-f]*$" "$UPROBE_CLI_TRACEFS/utprobe_events" &&
+# with its function, for the kernel to enter it by a jump
+grep -q "^p:serve[0-9a-f]*_[0-9]*_0_sample_big $FIX:0x[0-9a-f]* func=0x[0-9a-f]*+0x[0-9a-f]*$" "$UPROBE_CLI_TRACEFS/utprobe_events" &&
 	grep -q "^-:serve[0-9a-f]*_[0-9]*_0_sample_big$" "$UPROBE_CLI_TRACEFS/utprobe_events"
 check $(( st + $? )) "serve places its probe, and removes it at SIGTERM (exit 0)"
 out=$("$CLI" serve --listen 127.0.0.1 2>&1)

@@ -4,9 +4,10 @@
  *
  *   probe_target offsets          print where work() and libc's getppid()
  *                                 are, then exit
- *   probe_target run N [fork]     call both N times (and as many again in
- *                                 a forked child), exit 0 if work() gave
- *                                 the right results
+ *   probe_target run N [fork]     call both, and framed(), N times (and
+ *                                 as many again in a forked child), exit
+ *                                 0 if work() and framed() gave the right
+ *                                 results
  *   probe_target wait N [fork]    print as "offsets" does, wait for a line
  *                                 on stdin, then "run"
  *   probe_target print N          print work(i) for i < N, one per line
@@ -25,7 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-long work(long x);
+long work(long x), framed(long x);
 asm(".text\n"
     ".globl work\n"
     ".type work, @function\n"
@@ -33,6 +34,17 @@ asm(".text\n"
     "	lea 1(%rdi), %rax\n"
     "	ret\n"
     ".size work, . - work\n"
+    /* a frame first: a probe here may be entered by a jump */
+    ".p2align 4\n"
+    ".globl framed\n"
+    ".type framed, @function\n"
+    "framed:\n"
+    "	push %rbp\n"
+    "	mov %rsp, %rbp\n"
+    "	lea 2(%rdi), %rax\n"
+    "	pop %rbp\n"
+    "	ret\n"
+    ".size framed, . - framed\n"
     /* never called: an instruction the kernel refuses to probe */
     ".globl privileged\n"
     ".type privileged, @function\n"
@@ -94,6 +106,7 @@ static int run(long n)
 
 	for (long i = 0; i < n; i++) {
 		bad += work(i) != i + 1;
+		bad += framed(i) != i + 2;
 		/* 0 in the first process of a pid namespace */
 		bad += getppid() < 0;
 	}

@@ -82,6 +82,18 @@ int need_returns(void);
  * takes it after PATH:OFFSET, in @buf; "" if it has none.
  */
 const char *ref_text(const struct up_place *p, char *buf, size_t size);
+/*
+ * Whether the probes this command places only count, and may be
+ * entered by a jump (count, stat, serve, add without --trap).
+ */
+extern bool jump_ok;
+/*
+ * " func=START+SIZE" for @pr at @at (its offset, or its address in a
+ * process) in @buf, letting the kernel enter it by a jump; "" if it may
+ * not be (a return probe, values, no function, jump_ok not set).
+ */
+const char *func_text(const struct probe *pr, unsigned long at, char *buf,
+		      size_t size);
 /* Is one of @ps[0..@n) a return probe? */
 bool any_return(const struct probe *ps, int n);
 /* Remove the probes @ps[0..@n). */

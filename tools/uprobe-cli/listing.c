@@ -96,6 +96,28 @@ static const struct desc *describe(struct up_describer *d, const char *path,
 	return e && e->symbol ? e : NULL;
 }
 
+/* How the hits of @l[0..@n) come in: utprobe_modes, if the kernel has it. */
+static void read_modes(struct listed *l, int n)
+{
+	char path[512], line[256], name[80], mode[16], why[24];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/utprobe_modes", tracefs);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		*why = '\0';
+		if (sscanf(line, "%79s %15s %23s", name, mode, why) < 2)
+			continue;
+		for (int k = 0; k < n; k++)
+			if (!strcmp(l[k].name, name)) {
+				snprintf(l[k].mode, sizeof(l[k].mode), "%s", mode);
+				snprintf(l[k].why, sizeof(l[k].why), "%s", why);
+			}
+	}
+	if (f)
+		fclose(f);
+}
+
 int read_probes(struct listed **out)
 {
 	char path[512], line[PATH_MAX + 256];
@@ -173,6 +195,7 @@ int read_probes(struct listed **out)
 	}
 	if (f)
 		fclose(f);
+	read_modes(l, n);
 	*out = l;
 	return n;
 }

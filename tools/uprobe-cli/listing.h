@@ -21,6 +21,8 @@ struct listed {
 	unsigned long offset;
 	unsigned long long hits;
 	bool ret;			/* a return probe */
+	char mode[16];			/* "jump", "trap", "none"; "" unknown */
+	char why[24];			/* why "trap" */
 };
 
 /*

@@ -672,6 +672,7 @@ static int add_place(struct up_place **places, int *n, const char *path,
 	if (fn) {
 		snprintf(p->symbol, sizeof(p->symbol), "%s", fn->name);
 		p->sym_off = vaddr - fn->vaddr;
+		p->func_size = fn->size;
 		p->dup = fn->dup;
 		p->func_vaddr = fn->vaddr;
 	}

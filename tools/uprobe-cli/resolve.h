@@ -25,6 +25,7 @@ struct up_place {
 	char symbol[256];	/* the function it is in ("" if none), or */
 				/* PROVIDER:NAME of an SDT marker */
 	unsigned long sym_off;	/* its offset in that function */
+	unsigned long func_size; /* that function's size, or 0 */
 	bool dup;		/* another function of the binary has */
 	unsigned long func_vaddr; /* its name: this one is at this address */
 	bool sdt;		/* an SDT marker: */

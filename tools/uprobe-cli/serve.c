@@ -352,6 +352,7 @@ int cmd_serve(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, 'l' },
 		{ "event", required_argument, NULL, 'e' },
+		{ "trap", no_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char **specs = calloc(argc, sizeof(*specs));
@@ -364,11 +365,14 @@ int cmd_serve(int argc, char **argv)
 
 	if (!specs)
 		return die("out of memory");
+	jump_ok = true;
 	while ((c = getopt_long(argc, argv, "e:l:", opts, NULL)) != -1) {
 		if (c == 'e')
 			specs[nspecs++] = optarg;
 		else if (c == 'l')
 			addr = optarg;
+		else if (c == 'T')
+			jump_ok = false;
 		else
 			ret = 2;
 	}

@@ -136,8 +136,9 @@ long parse_pos(const char *what, const char *arg)
 
 static void usage(FILE *f)
 {
-	fputs("usage: uprobe-cli add SPEC... [-p PID] [--name NAME]\n"
-	      "       uprobe-cli count [-j | --format=F] -e SPEC [-e SPEC]... -- CMD [ARGS]\n"
+	fputs("usage: uprobe-cli add SPEC... [-p PID] [--name NAME] [--trap]\n"
+	      "       uprobe-cli count [-j | --format=F] [--trap] -e SPEC [-e SPEC]...\n"
+	      "                  -- CMD [ARGS]\n"
 	      "       uprobe-cli count [-j] -e SPEC --by VALUE [--top N] [--size N]\n"
 	      "                  -- CMD [ARGS]\n"
 	      "       uprobe-cli latency [-j] SPEC -- CMD [ARGS]\n"
@@ -147,7 +148,7 @@ static void usage(FILE *f)
 	      "       uprobe-cli list [-j | --format=F]\n"
 	      "       uprobe-cli stat [-i SECONDS] [-n COUNT] [-j | --format=F]\n"
 	      "       uprobe-cli stat --format=openmetrics --textfile FILE [-i SECONDS] [-n COUNT]\n"
-	      "       uprobe-cli serve --listen HOST:PORT [-e SPEC]...\n"
+	      "       uprobe-cli serve --listen HOST:PORT [--trap] [-e SPEC]...\n"
 	      "       uprobe-cli funcs [-j] [--sdt] BINARY [GLOB]\n"
 	      "       uprobe-cli resolve SPEC [-p PID]\n"
 	      "       uprobe-cli [-j | --format=F] COMMAND ...\n"
@@ -330,6 +331,20 @@ static void probe_name(char *out, size_t len, const struct probe *pr)
 		snprintf(out + k, len - k, "_return");
 }
 
+bool jump_ok;
+
+const char *func_text(const struct probe *pr, unsigned long at, char *buf,
+		      size_t size)
+{
+	const struct up_place *p = &pr->place;
+
+	if (!jump_ok || pr->ret || pr->fetch || !*p->symbol ||
+	    !p->func_size || p->sym_off >= p->func_size || at < p->sym_off)
+		return "";
+	snprintf(buf, size, " func=%#lx+%#lx", at - p->sym_off, p->func_size);
+	return buf;
+}
+
 const char *ref_text(const struct up_place *p, char *buf, size_t size)
 {
 	if (!p->ref_offset)
@@ -409,7 +424,7 @@ int place_probes(const struct probe *ps, char **lines, int n,
 char **file_lines(const struct probe *ps, int n, pid_t tree)
 {
 	size_t size = LINE_MAX_LEN;
-	char **lines, ref[32], scope[32] = "";
+	char **lines, ref[32], scope[32] = "", func[64];
 
 	for (int i = 0; i < n; i++)
 		if (ps[i].fetch && strlen(ps[i].fetch) + LINE_MAX_LEN > size)
@@ -418,10 +433,12 @@ char **file_lines(const struct probe *ps, int n, pid_t tree)
 	if (tree)
 		snprintf(scope, sizeof(scope), " tree=%d", (int)tree);
 	for (int i = 0; i < n && lines; i++)
-		snprintf(lines[i], size, "%c:%s %s:%#lx%s%s%s%s\n",
+		snprintf(lines[i], size, "%c:%s %s:%#lx%s%s%s%s%s\n",
 			 ps[i].ret ? 'r' : 'p', ps[i].name, ps[i].place.path,
 			 ps[i].place.offset,
-			 ref_text(&ps[i].place, ref, sizeof(ref)), scope,
+			 ref_text(&ps[i].place, ref, sizeof(ref)),
+			 func_text(&ps[i], ps[i].place.offset, func,
+				   sizeof(func)), scope,
 			 ps[i].fetch ? " " : "", ps[i].fetch ?: "");
 	return lines;
 }
@@ -548,19 +565,23 @@ static int cmd_add(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "name", required_argument, NULL, 'n' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "trap", no_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, n = 0, ret = 0, i, r, bad = 0;
+	char **lines = NULL, ref[32], func[64];
 	struct probe *ps = NULL;
 	const char *name = NULL;
-	char **lines = NULL, ref[32];
 	pid_t pid = 0;
 
+	jump_ok = true;
 	while ((c = getopt_long(argc, argv, "p:n:", opts, NULL)) != -1) {
 		if (c == 'p')
 			pid = parse_pos("pid", optarg);
 		else if (c == 'n')
 			name = optarg;
+		else if (c == 'T')
+			jump_ok = false;
 		else
 			return 2;
 		if (c == 'p' && !pid)
@@ -608,12 +629,14 @@ static int cmd_add(int argc, char **argv)
 			if (!addr)
 				ret = die("%s: process %d does not map %s:%#lx",
 					  pr->name, pid, p->path, p->offset);
-			snprintf(lines[i], LINE_MAX_LEN, "%c:%s %d:%#lx\n",
-				 kind, pr->name, pid, addr);
+			snprintf(lines[i], LINE_MAX_LEN, "%c:%s %d:%#lx%s\n",
+				 kind, pr->name, pid, addr,
+				 func_text(pr, addr, func, sizeof(func)));
 		} else {
-			snprintf(lines[i], LINE_MAX_LEN, "%c:%s %s:%#lx%s\n",
+			snprintf(lines[i], LINE_MAX_LEN, "%c:%s %s:%#lx%s%s\n",
 				 kind, pr->name, p->path, p->offset,
-				 ref_text(p, ref, sizeof(ref)));
+				 ref_text(p, ref, sizeof(ref)),
+				 func_text(pr, p->offset, func, sizeof(func)));
 		}
 	}
 	r = ret ? 0 : place_probes(ps, lines, n, &bad);
@@ -758,6 +781,11 @@ static int print_probes_json(const struct listed *l, int n)
 		jsonw_uint_field(w, "address", l[i].address);
 		jsonw_uint_field(w, "offset", l[i].offset);
 		jsonw_lluint_field(w, "hits", l[i].hits);
+		/* as the kernel says, if it does */
+		if (*l[i].mode)
+			json_string_field(w, "mode", l[i].mode);
+		if (*l[i].why)
+			json_string_field(w, "trap_reason", l[i].why);
 		jsonw_end_object(w);
 	}
 	jsonw_end_array(w);
@@ -788,17 +816,20 @@ static int print_probes(const struct listed *l, int n, enum format fmt,
 			       interval);
 		return 0;
 	}
-	printf("%-24s %-40s %-14s %-10s %12s\n", "NAME", "WHERE", "ADDRESS",
-	       "OFFSET", "HITS");
+	printf("%-24s %-40s %-14s %-10s %12s %s\n", "NAME", "WHERE",
+	       "ADDRESS", "OFFSET", "HITS", "MODE");
 	for (int i = 0; i < n; i++) {
-		char off[32] = "-", addr[32] = "-";
+		char off[32] = "-", addr[32] = "-", mode[48] = "-";
 
 		if (*l[i].path)
 			snprintf(off, sizeof(off), "%#lx", l[i].offset);
 		if (l[i].address)
 			snprintf(addr, sizeof(addr), "%#lx", l[i].address);
-		printf("%-24s %-40s %-14s %-10s %12llu\n", l[i].name,
-		       l[i].where, addr, off, l[i].hits);
+		if (*l[i].mode)
+			snprintf(mode, sizeof(mode), "%s%s%s", l[i].mode,
+				 *l[i].why ? ":" : "", l[i].why);
+		printf("%-24s %-40s %-14s %-10s %12llu %s\n", l[i].name,
+		       l[i].where, addr, off, l[i].hits, mode);
 	}
 	return 0;
 }
@@ -1205,6 +1236,7 @@ static int cmd_count(int argc, char **argv)
 		{ "by", required_argument, NULL, 'b' },
 		{ "top", required_argument, NULL, 't' },
 		{ "size", required_argument, NULL, 's' },
+		{ "trap", no_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct probe *ps = NULL;
@@ -1216,9 +1248,12 @@ static int cmd_count(int argc, char **argv)
 
 	if (!specs)
 		return die("out of memory");
+	jump_ok = true;
 	while ((c = getopt_long(argc, argv, "+e:jf:", opts, NULL)) != -1) {
 		if (c == 'e') {
 			specs[nspecs++] = optarg;
+		} else if (c == 'T') {
+			jump_ok = false;
 		} else if (c == 'j' || c == 'f') {
 			if (format_option(c, optarg))
 				ret = 2;
