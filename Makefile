@@ -335,7 +335,7 @@ GUEST_SKIP = t/kselftests.sh t/utprobes_lockdown_final
 # in the number of events (mainline's event removal); and it fills a
 # process with 65536 points, which takes the debug kernel two minutes
 GUEST_ENV = KSELFTESTS_SKIP='syscall_numbering_64 vmaccess' \
-	UTP_EDGES_BATCH=5000 UTP_RET_POINTS_MAX=4096
+	UTP_EDGES_BATCH=5000 UTP_RET_POINTS_MAX=4096 UTP_JUMP_ROUNDS=20
 endif
 ifeq ($(FLAVOUR),noutrace)
 EXPECTED_GUEST = t/smoke $(patsubst $(B)/tests/%,%,$(NOUTRACE_TESTS))
