@@ -334,7 +334,7 @@ static int utp_jump_make(struct utp_proc *proc, unsigned long vaddr,
 	page = a->text[off / PAGE_SIZE];
 	if (!page) {
 		ret = -ENOMEM;
-		page = alloc_page(GFP_HIGHUSER | __GFP_ZERO);
+		page = alloc_page(GFP_HIGHUSER | __GFP_ZERO | __GFP_ACCOUNT);
 		if (!page)
 			goto fail;
 		WRITE_ONCE(a->text[off / PAGE_SIZE], page);
@@ -649,7 +649,7 @@ static int utp_jump_count_for(struct utp_consumer *c, const struct utp_jump *j)
 
 	if (c->jc)
 		return 0;
-	jc = kmalloc(sizeof(*jc), GFP_KERNEL);
+	jc = kmalloc(sizeof(*jc), GFP_KERNEL_ACCOUNT);
 	if (!jc)
 		return -ENOMEM;
 	jc->j = j;
@@ -918,7 +918,13 @@ static void utp_jump_work(struct work_struct *work)
 
 	mutex_lock(&utp_mutex);
 	if (!READ_ONCE(proc->dead) && mmget_not_zero(proc->mm)) {
+		/* stubs and counters are the process's memory */
+		struct mem_cgroup *memcg = get_mem_cgroup_from_mm(proc->mm);
+		struct mem_cgroup *old = set_active_memcg(memcg);
+
 		utp_jump_place(proc);
+		set_active_memcg(old);
+		mem_cgroup_put(memcg);
 		mmput(proc->mm);
 	}
 	mutex_unlock(&utp_mutex);
@@ -1199,9 +1205,12 @@ void utp_jump_access_write(struct utp_proc *proc, struct mm_struct *mm,
 		/* the window is in this page, as the write is */
 		w = text + (long)(pt->vaddr - addr);
 		WRITE_ONCE(pt->jwhy, UTP_JW_DEBUGGER);
-		if (!memcmp(w, j->jmp, UTP_JUMP_SIZE)) {
+		/* the int3 first; the tail may be in without the jmp yet */
+		if (w[0] == JMP32_INSN_OPCODE) {
 			w[0] = UTP_BREAK_INSN;
 			flush_tlb_mm(mm);
+		}
+		if (memcmp(w + 1, j->orig + 1, UTP_JUMP_SIZE - 1)) {
 			memcpy(w + 1, j->orig + 1, UTP_JUMP_SIZE - 1);
 			flush_tlb_mm(mm);
 		}
@@ -1237,6 +1246,9 @@ void utprobe_set_counting(struct utprobe *up, bool counting)
 		struct utp_proc *proc = pt->proc;
 
 		if (counting) {
+			/* to be looked at again: not "handler" meanwhile */
+			if (pt->jwhy == UTP_JW_HANDLER)
+				pt->jwhy = UTP_JW_PENDING;
 			utp_jump_kick(proc);
 		} else if (READ_ONCE(pt->jumped) && mmget_not_zero(proc->mm)) {
 			utp_jump_out(proc, &pt, 1, UTP_JW_HANDLER,

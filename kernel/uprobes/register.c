@@ -258,6 +258,9 @@ static void utp_remove(struct utp_proc *proc, struct utprobe *up,
 		utp_consumer_free(c);
 		/* a return site stays while calls return there */
 		if (!list_empty(&pt->consumers) || READ_ONCE(pt->ret_site)) {
+			/* one probe left: it may jump, once looked at */
+			if (pt->jwhy == UTP_JW_SHARED)
+				pt->jwhy = UTP_JW_PENDING;
 			left = true;
 			continue;
 		}
