@@ -153,6 +153,21 @@ static const char *settled(const char *name)
 	return mode;
 }
 
+/* Wait until @name's mode is @want, for 10 s at most; the mode then. */
+static const char *mode_becomes(const char *name, const char *want)
+{
+	static char mode[64];
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		mode_of(name, mode, sizeof(mode));
+		if (!strcmp(mode, want))
+			break;
+		usleep(10000);
+	}
+	return mode;
+}
+
 /* Define probe @name on @f in process @pid, at @off into it, with func=. */
 static int define(const char *name, pid_t pid, const struct fn *f,
 		  unsigned long off, const char *extra)
@@ -611,7 +626,8 @@ TEST_F(jump, debugger)
 	ASSERT_EQ(0, errno);
 	EXPECT_EQ(*(unsigned long *)jt_push, orig);
 	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, 0, 0));
-	EXPECT_STREQ("trap ptrace", settled("jt_dbg"));
+	/* the debugger's read has the process looked at: traced, it traps */
+	EXPECT_STREQ("trap ptrace", mode_becomes("jt_dbg", "trap ptrace"));
 
 	/* a breakpoint at the function, as gdb writes one */
 	ASSERT_EQ(0, ptrace(PTRACE_INTERRUPT, pid, 0, 0));

@@ -10,6 +10,10 @@
  * UTP_TORTURE_CHURN and UTP_TORTURE_KINDS choose what churns and which
  * steps the workers take.
  *
+ * The probes on t_fn() give its extent (func=), so that those that only
+ * count are entered by a jump while the workers fork, map and exit
+ * around them.
+ *
  * What must hold: every worker's calls return the right values and every
  * worker and child exits 0 (no SIGTRAP, no hang); a deterministic worker
  * probed the whole time counts exactly its calls, in its own text and in
@@ -37,11 +41,22 @@
 #define CHAOS		3	/* chaos workers */
 #define DET_CALLS	2000	/* calls of the deterministic worker */
 
-/* The probed function: 2x + 1, probed or not. */
-__attribute__((noinline)) long t_fn(long x)
+/* The probed function: 2x + 1, probed or not; a frame first. */
+long t_fn(long x);
+extern char t_fn_end[];
+__asm__(".text\n.p2align 4\n.globl t_fn\n.type t_fn,@function\nt_fn:\n"
+	"	push %rbp\n	mov %rsp,%rbp\n	lea 1(%rdi,%rdi),%rax\n"
+	"	pop %rbp\n	ret\n"
+	".size t_fn,.-t_fn\nt_fn_end:\n	nop\n");
+
+/* " func=START+SIZE" of t_fn() at @start, for a definition */
+static const char *t_func(unsigned long start)
 {
-	__asm__ volatile("" ::: "memory");
-	return 2 * x + 1;
+	static char buf[64];
+
+	snprintf(buf, sizeof(buf), " func=%#lx+%#lx", start,
+		 (unsigned long)(t_fn_end - (char *)t_fn));
+	return buf;
 }
 
 static int t_calls(int n)
@@ -259,7 +274,8 @@ TEST_F_TIMEOUT(torture, churn, 400)
 			bad += lib_calls(DET_LIB, DET_LIB_CALLS);
 		_exit(bad ? 1 : 0);
 	}
-	ASSERT_EQ(0, events("p:det %d:%p\n", det, t_fn));
+	ASSERT_EQ(0, events("p:det %d:%p%s\n", det, t_fn,
+			    t_func((unsigned long)t_fn)));
 	ASSERT_EQ(0, events("p:detlib %s:%#lx\n", DET_LIB, lib_off));
 
 	ASSERT_EQ(0, pipe(go));
@@ -304,10 +320,12 @@ TEST_F_TIMEOUT(torture, churn, 400)
 		writes++;						\
 	} while (0)
 		if (churn & 1)
-			CHURN(pp, "p:pp %d:%p\n", w, t_fn);
+			CHURN(pp, "p:pp %d:%p%s\n", w, t_fn,
+			      t_func((unsigned long)t_fn));
 		/* probes on the file need no worker: they always go in */
 		if (churn & 2) {
-			CHURN(fp, "p:fp %s:%#lx\n", self_path, fn_off);
+			CHURN(fp, "p:fp %s:%#lx%s\n", self_path, fn_off,
+			      t_func(fn_off));
 			EXPECT_TRUE(fp);
 		}
 		if (churn & 4) {
@@ -322,7 +340,8 @@ TEST_F_TIMEOUT(torture, churn, 400)
 			kill(w, SIGSTOP);
 		if (churn & 1) {
 			UNCHURN(pp, "-:pp\n");
-			CHURN(pp, "p:pp %d:%p\n", w, t_fn);
+			CHURN(pp, "p:pp %d:%p%s\n", w, t_fn,
+			      t_func((unsigned long)t_fn));
 		}
 		if ((churn & 8) && i % 3 == 0)
 			kill(w, SIGCONT);
@@ -345,7 +364,8 @@ TEST_F_TIMEOUT(torture, churn, 400)
 			if (victim == 0)
 				for (;;)
 					t_calls(1000);
-			CHURN(vic, "p:vic %d:%p\n", victim, t_fn);
+			CHURN(vic, "p:vic %d:%p%s\n", victim, t_fn,
+			      t_func((unsigned long)t_fn));
 			UNCHURN(vic, "-:vic\n");
 		}
 	}
