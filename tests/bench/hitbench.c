@@ -9,7 +9,8 @@
  *	print "calls N wall_ns N", N the calls of all threads and the
  *	time from the first thread's first call to the last one's end:
  *	the threads are started, then wait for each other, so that
- *	starting and joining them is not timed
+ *	starting and joining them is not timed; with HITBENCH_SETTLE_MS
+ *	set, it sleeps that long first (a probe's jump goes in meanwhile)
  *   hitbench syscall CALLS
  *	the same for getppid(), the floor of any trap
  *   hitbench wait THREADS
@@ -244,6 +245,9 @@ int main(int argc, char **argv)
 		threads = atoi(argv[4]);
 	if (!fn || calls < 1 || threads < 1 || threads > 64)
 		return 2;
+	/* time for a probe to be entered by a jump before the loop begins */
+	if (getenv("HITBENCH_SETTLE_MS"))
+		usleep(atoi(getenv("HITBENCH_SETTLE_MS")) * 1000);
 	for (long i = 1; i < threads; i++)
 		if (pthread_create(&t[i], NULL, loop, (void *)i))
 			return 2;

@@ -33,7 +33,8 @@ check $st "the JSON parses and every figure in it is a number"
 {
 	echo calls; echo runs; echo threads; echo kernel; echo cpus
 	for c in push nop lea mov sub endbr nop5 riprel; do
-		for f in base_ns ours_ns mainline_ns ptrace_ns vs_mainline vs_ptrace; do
+		for f in base_ns ours_ns mainline_ns ptrace_ns vs_mainline vs_ptrace \
+			 jump_base_ns jump_ns jump_vs_mainline; do
 			echo classes.$c.$f
 		done
 	done
@@ -45,6 +46,11 @@ check $st "the JSON parses and every figure in it is a number"
 		echo two_threads_ns.$e.two_threads
 	done
 	echo two_threads_calls.unprobed; echo two_threads_calls.probed
+	for k in 2 8; do
+		for f in unprobed jump jump_vs_unprobed; do
+			echo jump_scaling.threads_$k.$f
+		done
+	done
 	for f in probes ours_ns ours_vs_one mainline_ns mainline_vs_one; do
 		echo many_probes.$f
 	done

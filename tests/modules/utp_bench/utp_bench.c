@@ -8,6 +8,10 @@
  *	PATH, at OFFSET, OFFSET + STRIDE, ..., in place of the probes
  *	there were; with "ret", the first is a return probe; with "more",
  *	they are added to those there are (on the same engine)
+ *   jump PATH OFFSET 1 SIZE
+ *	one probe of ours with no handler at the first instruction of a
+ *	function of SIZE bytes at OFFSET: entered by a jump where the
+ *	function allows it, its hits counted by utprobes itself
  *   clear
  *	removes them, each engine's way of removing many: one wait for
  *	all of them
@@ -43,6 +47,7 @@ static DEFINE_MUTEX(bench_lock);
 static struct bench_probe *probes;	/* BENCH_MAX of them */
 static int nprobes;
 static bool mainline;
+static bool jumping;			/* probes[0] only counts: "jump" */
 static u64 register_ns;
 /* how long the last "clear" took: the removal of every probe */
 static u64 unregister_ns;
@@ -92,12 +97,31 @@ static void bench_clear(void)
 	else if (nprobes)
 		utprobe_unregister_sync();
 	nprobes = 0;
+	jumping = false;
 	memset(probes, 0, BENCH_MAX * sizeof(*probes));
 	for_each_possible_cpu(cpu) {
 		per_cpu(hits, cpu) = 0;
 		per_cpu(returns, cpu) = 0;
 	}
 	register_ns = 0;
+}
+
+/* One probe of ours that only counts, in a function of @size bytes. */
+static int bench_place_jump(struct inode *inode, loff_t offset, int size)
+{
+	struct utprobe_spec spec = {
+		.up = &probes[0].up, .inode = inode, .offset = offset,
+	};
+	int err;
+
+	probes[0].up.name = "bench";
+	probes[0].up.func_size = size;
+	err = utprobe_register_batch(&spec, 1);
+	if (!err) {
+		nprobes = 1;
+		jumping = true;
+	}
+	return err;
 }
 
 /* @count probes of ours, placed as one batch. */
@@ -130,8 +154,9 @@ static int bench_place_ours(struct inode *inode, loff_t offset, int count,
 	return err;
 }
 
-static int bench_place(bool on_mainline, const char *path, loff_t offset,
-		       int count, int stride, bool ret, bool more)
+static int bench_place(bool on_mainline, bool jump, const char *path,
+		       loff_t offset, int count, int stride, bool ret,
+		       bool more)
 {
 	struct path p;
 	struct inode *inode;
@@ -139,7 +164,9 @@ static int bench_place(bool on_mainline, const char *path, loff_t offset,
 	int i, err = 0;
 
 	if (count < 1 || count > BENCH_MAX - (more ? nprobes : 0) ||
-	    stride < 0 || (more && (!nprobes || mainline != on_mainline)))
+	    stride < 0 || (more && (!nprobes || mainline != on_mainline ||
+				    jumping)) ||
+	    (jump && (count != 1 || !stride || more || ret)))
 		return -EINVAL;
 	err = kern_path(path, LOOKUP_FOLLOW, &p);
 	if (err)
@@ -166,6 +193,8 @@ static int bench_place(bool on_mainline, const char *path, loff_t offset,
 			}
 			nprobes++;
 		}
+	} else if (jump) {
+		err = bench_place_jump(inode, offset, stride);
 	} else {
 		err = bench_place_ours(inode, offset, count, stride, ret);
 	}
@@ -196,10 +225,12 @@ static ssize_t ctl_write(struct file *file, const char __user *ubuf,
 		unregister_ns = ktime_get_ns() - start;
 		err = 0;
 	} else if (n >= 5 && (!strcmp(engine, "ours") ||
-			      !strcmp(engine, "mainline")) &&
+			      !strcmp(engine, "mainline") ||
+			      !strcmp(engine, "jump")) &&
 		   (n == 5 || !strcmp(flag, "ret") || !strcmp(flag, "more"))) {
-		err = bench_place(engine[0] == 'm', path, offset, count,
-				  stride, n == 6 && flag[0] == 'r',
+		err = bench_place(engine[0] == 'm', engine[0] == 'j', path,
+				  offset, count, stride,
+				  n == 6 && flag[0] == 'r',
 				  n == 6 && flag[0] == 'm');
 	} else {
 		err = -EINVAL;
@@ -221,6 +252,9 @@ static ssize_t ctl_read(struct file *file, char __user *ubuf, size_t len,
 		h += per_cpu(hits, cpu);
 		r += per_cpu(returns, cpu);
 	}
+	/* no handler: utprobes' own count, stubs' and traps' */
+	if (jumping)
+		h = utprobe_hits(&probes[0].up);
 	n = scnprintf(buf, sizeof(buf),
 		      "hits %llu returns %llu register_ns %llu unregister_ns %llu\n",
 		      h, r, register_ns, unregister_ns);
