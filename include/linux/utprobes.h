@@ -341,6 +341,21 @@ static inline void utprobe_mremap(struct vm_area_struct *vma,
 		__utprobe_mremap(vma, old_addr, old_len, new_addr, new_len);
 }
 
+void __utprobe_text_write(struct mm_struct *mm, unsigned long vaddr,
+			  int len);
+
+/*
+ * For mainline uprobes' uprobe_write_opcode(): @len bytes of @mm's text
+ * at @vaddr are about to be written, the mm locked for writing.  A jump
+ * of ours over them goes out first.
+ */
+static inline void utprobe_text_write(struct mm_struct *mm,
+				      unsigned long vaddr, int len)
+{
+	if (static_branch_unlikely(&utprobe_mmap_key))
+		__utprobe_text_write(mm, vaddr, len);
+}
+
 void __utprobe_access_read(struct vm_area_struct *vma, unsigned long addr,
 			   void *buf, int len);
 void __utprobe_access_write(struct vm_area_struct *vma, unsigned long addr,
@@ -386,6 +401,11 @@ static inline void utprobe_dup_mmap(struct mm_struct *oldmm,
 static inline void utprobe_mremap(struct vm_area_struct *vma,
 				  unsigned long old_addr, unsigned long old_len,
 				  unsigned long new_addr, unsigned long new_len)
+{
+}
+
+static inline void utprobe_text_write(struct mm_struct *mm,
+				      unsigned long vaddr, int len)
 {
 }
 

@@ -579,6 +579,9 @@ u32 utp_report_signal(u32 action, struct utrace_engine *engine,
 {
 	struct utp_thread *ut = engine->data;
 
+	/* traced now: its process goes back to int3s (utp_jump_place()) */
+	if (unlikely(task->ptrace) && atomic_read(&ut->proc->njumped))
+		utp_jump_kick(ut->proc);
 	if (ut->stepping)
 		return utp_signal_stepping(ut, regs, info, action);
 	if (utrace_signal_action(action) == UTRACE_SIGNAL_REPORT)

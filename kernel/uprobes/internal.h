@@ -122,6 +122,7 @@ struct utp_point {
 	struct utp_jump *jump;		/* its stub, once made; utp_mutex */
 	unsigned long jbody;		/* a trap on it goes on there, or 0 */
 	bool jumped;			/* the jump's bytes may be in the text */
+	bool jforeign;			/* another wrote the window: no jump */
 	u8 jwhy;			/* why not: enum utp_jump_why */
 	struct rcu_head rcu;		/* freed after the hit paths' readers */
 };
@@ -300,8 +301,9 @@ enum utp_jump_why {
 	UTP_JW_NOMEM,
 	UTP_JW_PTRACE,		/* the process is traced */
 	UTP_JW_BUSY,		/* a thread was inside the window */
-	UTP_JW_DEBUGGER,	/* a debugger wrote into the window */
+	UTP_JW_DEBUGGER,	/* a debugger or mainline wrote the window */
 	UTP_JW_TEXT,		/* the text is not what it was */
+	UTP_JW_UPROBES,		/* mainline uprobes are in the process */
 };
 
 /* Serialises all changes; see the top of core.c. */
@@ -415,6 +417,7 @@ bool utp_jump_access_read(struct utp_proc *proc, unsigned long addr,
 			  u8 *b, int len);
 void utp_jump_access_write(struct utp_proc *proc, struct mm_struct *mm,
 			   unsigned long addr, u8 *text, int len);
+void utp_jump_ret_site(struct utp_point *pt);
 u64 utp_jump_hits(const struct utprobe *up);
 
 /* file.c */

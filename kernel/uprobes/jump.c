@@ -94,6 +94,7 @@ static const char *const utp_jump_whys[] = {
 	[UTP_JW_REACH] = "reach",	[UTP_JW_NOMEM] = "memory",
 	[UTP_JW_PTRACE] = "ptrace",	[UTP_JW_BUSY] = "busy",
 	[UTP_JW_DEBUGGER] = "debugger",	[UTP_JW_TEXT] = "text",
+	[UTP_JW_UPROBES] = "uprobes",
 };
 
 /*
@@ -373,8 +374,11 @@ static u8 utp_jump_why(struct utp_point *pt)
 	struct utp_consumer *c = utp_jump_consumer(pt);
 	struct utprobe *up;
 
-	if (READ_ONCE(pt->jwhy) == UTP_JW_DEBUGGER)
+	if (READ_ONCE(pt->jforeign))
 		return UTP_JW_DEBUGGER;
+	/* mainline's int3s go in without asking: not in its windows */
+	if (test_bit(MMF_HAS_UPROBES, &pt->proc->mm->flags))
+		return UTP_JW_UPROBES;
 	if (!c || !c->up->func_size)
 		return UTP_JW_OFF;
 	up = c->up;
@@ -386,6 +390,13 @@ static u8 utp_jump_why(struct utp_point *pt)
 	if (READ_ONCE(pt->stale) || READ_ONCE(pt->dbg_bp) || pt->moved_to)
 		return UTP_JW_TEXT;
 	return UTP_JW_PENDING;
+}
+
+/* Does @why hold for good, the point's text and function being what they are? */
+static bool utp_jump_decided(u8 why)
+{
+	return (why >= UTP_JW_WINDOW && why <= UTP_JW_PAGE) ||
+	       why == UTP_JW_TEXT;
 }
 
 /* Is any point of @proc strictly inside [@vaddr, @vaddr + @len)? */
@@ -474,6 +485,7 @@ static int utp_jump_inside(struct utp_point **pts, unsigned int n,
 /* A thread of a quiesced process, as utp_jump_tasks() found it. */
 struct utp_jump_task {
 	struct task_struct *task;	/* referenced */
+	struct utrace_engine *engine;	/* referenced */
 	bool stopped;			/* stopped for us, not just asleep */
 	bool in_hit;			/* a hit of an int3 still to finish */
 };
@@ -497,7 +509,11 @@ static struct utp_jump_task *utp_jump_tasks(struct utp_proc *proc,
 	list_for_each_entry(ut, &proc->threads, node)
 		if (i < n) {
 			tasks[i].task = get_task_struct(ut->task);
+			tasks[i].engine = ut->engine;
+			utrace_engine_get(ut->engine);
 			tasks[i].in_hit = READ_ONCE(ut->hit_queued) ||
+					  READ_ONCE(ut->in_hit) ||
+					  ut->stepping ||
 					  sigismember(&ut->task->pending.signal,
 						      SIGTRAP);
 			tasks[i++].stopped = ut->stopped;
@@ -509,9 +525,23 @@ static struct utp_jump_task *utp_jump_tasks(struct utp_proc *proc,
 
 static void utp_jump_tasks_put(struct utp_jump_task *tasks, unsigned int nr)
 {
-	while (nr--)
+	while (nr--) {
+		utrace_engine_put(tasks[nr].engine);
 		put_task_struct(tasks[nr].task);
+	}
 	kvfree(tasks);
+}
+
+/*
+ * The instruction whose slot (run through, then back) holds @ip, or 0:
+ * a thread there goes on after that instruction in the text.
+ */
+static unsigned long utp_jump_slot_insn(struct utp_proc *proc,
+					unsigned long ip)
+{
+	void *v = xa_load(&proc->slots, ip & ~(UTP_XOL_SLOT_SIZE - 1UL));
+
+	return v ? xa_to_value(v) : 0;
 }
 
 /*
@@ -531,11 +561,13 @@ static bool utp_jump_sigframe_ip(const unsigned long *words, unsigned int w,
  * of them quiesced, would come back into the middle of, where the jump's
  * bytes go: one asleep inside it (in a page fault), one just after the
  * int3 with its hit still to come (its ip is not an instruction's
- * there), or one with a signal frame on the top of its stack whose
- * saved ip is inside.  A thread stopped for us inside a window goes on
- * from the same instruction in the stub's copy of the window instead,
- * which jumps back after it.  Returns false if the threads could not be
- * looked at.
+ * there), one in the slot of a window's instruction (it jumps back
+ * after it, into the window), or one with a signal frame on the top of
+ * its stack whose saved ip is inside, or in such a slot.  A thread
+ * stopped for us inside a window, its callbacks over (utrace_barrier()),
+ * goes on from the same instruction in the stub's copy of the window
+ * instead, which jumps back after it.  Returns false if the threads
+ * could not be looked at.
  */
 static bool utp_jump_check_threads(struct utp_proc *proc,
 				   struct utp_point **pts, unsigned int n,
@@ -556,8 +588,16 @@ static bool utp_jump_check_threads(struct utp_proc *proc,
 	}
 	for (t = 0; t < nr; t++) {
 		struct pt_regs *regs = task_pt_regs(tasks[t].task);
-		unsigned long sp = regs->sp & ~7UL;
+		unsigned long sp = regs->sp & ~7UL, s;
 
+		/* no callback of ours may be writing its registers */
+		if (tasks[t].stopped &&
+		    utrace_barrier(tasks[t].task, tasks[t].engine))
+			tasks[t].stopped = false;
+		s = utp_jump_slot_insn(proc, regs->ip);
+		k = s ? utp_jump_inside(pts, n, s + 1) : -1;
+		if (k >= 0)
+			busy[k] = true;
 		k = utp_jump_inside(pts, n, regs->ip);
 		if (k >= 0 && regs->ip != pts[k]->vaddr) {
 			struct utp_jump *j = pts[k]->jump;
@@ -572,9 +612,11 @@ static bool utp_jump_check_threads(struct utp_proc *proc,
 		got = access_remote_vm(proc->mm, sp, words, UTP_JUMP_STACK_SCAN,
 				       0);
 		for (w = 0; got > 0 && w < got / sizeof(long); w++) {
-			k = utp_jump_inside(pts, n, words[w]);
-			if (k >= 0 && words[w] != pts[k]->vaddr &&
-			    utp_jump_sigframe_ip(words, w, sp + w * sizeof(long)))
+			if (!utp_jump_sigframe_ip(words, w, sp + w * sizeof(long)))
+				continue;
+			s = utp_jump_slot_insn(proc, words[w]);
+			k = utp_jump_inside(pts, n, s ? s + 1 : words[w]);
+			if (k >= 0 && (s || words[w] != pts[k]->vaddr))
 				busy[k] = true;
 		}
 	}
@@ -600,18 +642,34 @@ static bool utp_jump_traced(struct utp_proc *proc)
  * Text.
  */
 
-/* Write @pk[0..@n) (by address), a page at a time; mmap_lock held. */
+/*
+ * Write @pk[0..@n) (by address), a page at a time; mmap_lock held.  A
+ * copy of a page the process's memory cgroup could not have yet is
+ * tried again a few times: a jump's bytes left half out are worse than
+ * a wait.  A byte written already reads -EBUSY the next time (it is not
+ * ->old any more), as does one that another changed: either way it is
+ * not the jump's to write.
+ */
 static void utp_jump_pokes(struct mm_struct *mm, struct utp_poke *pk,
 			   unsigned int n)
 {
-	unsigned int i, j;
+	unsigned int i, j, tries;
+	bool again;
 
-	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n; j++)
-			if ((pk[j].vaddr ^ pk[i].vaddr) & PAGE_MASK)
-				break;
-		utp_poke_page_locked(mm, pk + i, j - i, false);
+	for (tries = 0; tries < 10; tries++) {
+		for (i = 0; i < n; i = j) {
+			for (j = i + 1; j < n; j++)
+				if ((pk[j].vaddr ^ pk[i].vaddr) & PAGE_MASK)
+					break;
+			utp_poke_page_locked(mm, pk + i, j - i, false);
+		}
+		for (i = 0, again = false; i < n; i++)
+			again |= pk[i].ret == -ENOMEM;
+		if (!again)
+			return;
+		msleep(20);
 	}
+	WARN_ONCE(1, "utprobes: no memory to write a jump's bytes\n");
 }
 
 /* The pokes of @pt's jump's tail, in or out, at @vaddr; how many. */
@@ -633,10 +691,9 @@ static unsigned int utp_jump_tail(struct utp_point *pt, unsigned long vaddr,
 /* @pt's jump went out of the text (or never came in). */
 static void utp_jump_gone(struct utp_proc *proc, struct utp_point *pt)
 {
-	if (READ_ONCE(pt->jumped)) {
-		WRITE_ONCE(pt->jumped, false);
+	/* once: two debuggers' writes may race here, under mmap_lock read */
+	if (xchg(&pt->jumped, false))
 		atomic_dec(&proc->njumped);
-	}
 }
 
 /*
@@ -778,8 +835,7 @@ static void utp_jump_write_out(struct utp_proc *proc, struct utp_point **pts,
 	}
 	for (i = 0; i < n; i++) {
 		WRITE_ONCE(pts[i]->jbody, 0);
-		if (pts[i]->jwhy != UTP_JW_DEBUGGER)
-			pts[i]->jwhy = why;
+		pts[i]->jwhy = why;
 	}
 	for (tries = 0; stop && tries < UTP_JUMP_TRIES; tries++) {
 		struct utp_jump_task *tasks;
@@ -809,6 +865,49 @@ static void utp_jump_write_out(struct utp_proc *proc, struct utp_point **pts,
 		utp_unquiesce(proc);
 }
 
+/* A utp_jump_write_out() done by a worker, for a dying caller. */
+struct utp_jump_out_work {
+	struct work_struct work;
+	struct utp_proc *proc;
+	struct utp_point **pts;
+	unsigned int n;
+	u8 why;
+	struct utp_poke *pk;
+};
+
+static void utp_jump_out_fn(struct work_struct *work)
+{
+	struct utp_jump_out_work *w = container_of(work,
+						   struct utp_jump_out_work,
+						   work);
+
+	/* the caller, waiting, holds utp_mutex for us; no threads stopped */
+	utp_jump_write_out(w->proc, w->pts, w->n, w->why, false, w->pk);
+}
+
+/*
+ * utp_jump_write_out(), but for a caller with a fatal signal pending:
+ * its text writes would fail (the page lookups give up for a dying
+ * task) and leave a jump half out, so a worker makes them.
+ */
+static void utp_jump_write_out_any(struct utp_proc *proc,
+				   struct utp_point **pts, unsigned int n,
+				   u8 why, bool stop, struct utp_poke *pk)
+{
+	struct utp_jump_out_work w = {
+		.proc = proc, .pts = pts, .n = n, .why = why, .pk = pk,
+	};
+
+	if (!fatal_signal_pending(current)) {
+		utp_jump_write_out(proc, pts, n, why, stop, pk);
+		return;
+	}
+	INIT_WORK_ONSTACK(&w.work, utp_jump_out_fn);
+	queue_work(system_unbound_wq, &w.work);
+	flush_work(&w.work);
+	destroy_work_on_stack(&w.work);
+}
+
 /* utp_jump_write_out() of those of @pts[0..@n) that are in. */
 static void utp_jump_out(struct utp_proc *proc, struct utp_point **pts,
 			 unsigned int n, u8 why, bool stop)
@@ -823,7 +922,7 @@ static void utp_jump_out(struct utp_proc *proc, struct utp_point **pts,
 		return;
 	pk = kvmalloc_array(m * (UTP_JUMP_SIZE - 1), sizeof(*pk), GFP_KERNEL);
 	if (pk) {
-		utp_jump_write_out(proc, pts, m, why, stop, pk);
+		utp_jump_write_out_any(proc, pts, m, why, stop, pk);
 		kvfree(pk);
 		return;
 	}
@@ -831,7 +930,7 @@ static void utp_jump_out(struct utp_proc *proc, struct utp_point **pts,
 	for (i = 0; i < m; i++) {
 		struct utp_poke one[UTP_JUMP_SIZE - 1];
 
-		utp_jump_write_out(proc, pts + i, 1, why, stop, one);
+		utp_jump_write_out_any(proc, pts + i, 1, why, stop, one);
 	}
 }
 
@@ -868,8 +967,7 @@ static void utp_jump_place(struct utp_proc *proc)
 			continue;
 		}
 		/* what the text and the function decide stays decided */
-		if (why == UTP_JW_PENDING &&
-		    (pt->jwhy < UTP_JW_WINDOW || pt->jwhy > UTP_JW_PAGE))
+		if (why == UTP_JW_PENDING && !utp_jump_decided(pt->jwhy))
 			why = utp_jump_prepare(proc, pt);
 		else if (why == UTP_JW_PENDING)
 			why = pt->jwhy;
@@ -1151,8 +1249,8 @@ void utp_jump_moved(struct utp_proc *proc, unsigned long start,
 /*
  * A debugger reads [@addr, @addr + @len) of @proc's text into @b: the
  * windows' own bytes go in place of the jumps.  Returns true if @proc
- * is to be looked at again (utp_jump_kick()), to go back to int3s if it
- * is traced.  Under RCU.
+ * is to be looked at again (utp_jump_kick()), to go back to int3s: the
+ * read reaches a window and the reader traces the process.  Under RCU.
  */
 bool utp_jump_access_read(struct utp_proc *proc, unsigned long addr,
 			  u8 *b, int len)
@@ -1160,6 +1258,8 @@ bool utp_jump_access_read(struct utp_proc *proc, unsigned long addr,
 	unsigned long idx = addr >= UTP_JUMP_WINDOW_MAX ?
 			    addr - (UTP_JUMP_WINDOW_MAX - 1) : 0;
 	unsigned long last = addr + len - 1, a;
+	struct utp_thread *ut;
+	bool window = false, tracer = false;
 	struct utp_point *pt;
 	struct utp_jump *j;
 
@@ -1170,11 +1270,20 @@ bool utp_jump_access_read(struct utp_proc *proc, unsigned long addr,
 		j = READ_ONCE(pt->jump);
 		if (j && READ_ONCE(pt->jumped) && !READ_ONCE(pt->stale))
 			for (a = max(pt->vaddr, addr);
-			     a < pt->vaddr + j->len && a <= last; a++)
+			     a < pt->vaddr + j->len && a <= last; a++) {
 				b[a - addr] = j->orig[a - pt->vaddr];
+				window = true;
+			}
 		idx++;
 	}
-	return !(current->flags & PF_KTHREAD) && current->mm != proc->mm;
+	if (!window)
+		return false;
+	spin_lock(&proc->lock);
+	list_for_each_entry(ut, &proc->threads, node)
+		tracer |= READ_ONCE(ut->task->ptrace) &&
+			  rcu_access_pointer(ut->task->parent) == current;
+	spin_unlock(&proc->lock);
+	return tracer;
 }
 
 /*
@@ -1204,6 +1313,7 @@ void utp_jump_access_write(struct utp_proc *proc, struct mm_struct *mm,
 			continue;
 		/* the window is in this page, as the write is */
 		w = text + (long)(pt->vaddr - addr);
+		WRITE_ONCE(pt->jforeign, true);
 		WRITE_ONCE(pt->jwhy, UTP_JW_DEBUGGER);
 		/* the int3 first; the tail may be in without the jmp yet */
 		if (w[0] == JMP32_INSN_OPCODE) {
@@ -1310,3 +1420,67 @@ static int __init utp_jump_init(void)
 	return 0;
 }
 early_initcall(utp_jump_init);
+
+/**
+ * __utprobe_text_write - another writes text where a jump may be
+ * @mm:		the mm, locked for writing
+ * @vaddr:	where
+ * @len:	how many bytes
+ *
+ * Mainline uprobes write their int3 over what the page holds: a jump of
+ * ours over those bytes goes back to its int3 and the instructions
+ * first (the int3, a sync, the tail, a sync), and the point keeps its
+ * int3 from then on.  Called through utprobe_text_write().
+ */
+void __utprobe_text_write(struct mm_struct *mm, unsigned long vaddr, int len)
+{
+	unsigned long idx = vaddr >= UTP_JUMP_WINDOW_MAX ?
+			    vaddr - (UTP_JUMP_WINDOW_MAX - 1) : 0;
+	struct utp_poke pk[UTP_JUMP_SIZE - 1];
+	struct utp_point *pt;
+	struct utp_proc *proc;
+	int srcu;
+
+	mmap_assert_write_locked(mm);
+	rcu_read_lock();
+	proc = utp_proc_find_rcu(mm);
+	if (proc && (!atomic_read(&proc->njumped) ||
+		     !kref_get_unless_zero(&proc->kref)))
+		proc = NULL;
+	rcu_read_unlock();
+	if (!proc)
+		return;
+	srcu = srcu_read_lock(&utp_srcu);
+	while ((pt = xa_find(&proc->points, &idx, vaddr + len - 1,
+			     XA_PRESENT))) {
+		struct utp_jump *j = READ_ONCE(pt->jump);
+
+		idx++;
+		if (!j || !READ_ONCE(pt->jumped) || READ_ONCE(pt->stale) ||
+		    pt->vaddr + j->len <= vaddr)
+			continue;
+		WRITE_ONCE(pt->jforeign, true);
+		pk[0] = (struct utp_poke){
+			.vaddr = pt->vaddr, .old = JMP32_INSN_OPCODE,
+			.new = UTP_BREAK_INSN,
+		};
+		utp_poke_page_locked(mm, pk, 1, false);
+		flush_tlb_mm(mm);
+		utp_poke_page_locked(mm, pk,
+				     utp_jump_tail(pt, pt->vaddr, false, pk),
+				     false);
+		flush_tlb_mm(mm);
+		utp_jump_gone(proc, pt);
+		WRITE_ONCE(pt->jbody, 0);
+		WRITE_ONCE(pt->jwhy, UTP_JW_UPROBES);
+	}
+	srcu_read_unlock(&utp_srcu, srcu);
+	kref_put(&proc->kref, utp_proc_release);
+}
+
+/* A return site at @pt, whose jump would hide it: the jump goes out. */
+void utp_jump_ret_site(struct utp_point *pt)
+{
+	if (READ_ONCE(pt->jumped))
+		utp_jump_kick(pt->proc);
+}

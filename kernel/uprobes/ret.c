@@ -194,6 +194,8 @@ found:
 		return NULL;
 	if (!READ_ONCE(pt->ret_site))
 		WRITE_ONCE(pt->ret_site, true);
+	/* a jump there would hide the int3 from the returns */
+	utp_jump_ret_site(pt);
 	return pt;
 }
 

@@ -179,6 +179,21 @@ static int define(const char *name, pid_t pid, const struct fn *f,
 		      extra ?: "");
 }
 
+/* The hits of mainline uprobe @name in uprobe_profile, or -1. */
+static long mainline_hits(const char *name)
+{
+	char buf[8192], *line;
+	char ev[64];
+	long n = -1, h;
+
+	read_file(TRACEFS "/uprobe_profile", buf, sizeof(buf));
+	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+		if (sscanf(line, "%*s %63s %ld", ev, &h) == 2 &&
+		    !strcmp(ev, name))
+			n = h;
+	return n;
+}
+
 /* The byte at @addr of @pid's memory as a debugger reads it. */
 static int mem_byte(pid_t pid, unsigned long addr)
 {
@@ -683,6 +698,40 @@ TEST_F(jump, mem_write_takes_the_jump_out)
 	EXPECT_EQ(0, debuggee_end(sh, pid));
 	EXPECT_EQ(sh->calls, hits("jt_mem"));
 	munmap(sh, 4096);
+}
+
+/*
+ * A mainline uprobe placed inside a window (perf probe or bpftrace on
+ * the same function): the jump goes out before mainline's int3 goes in,
+ * and both engines count every call.
+ */
+TEST_F(jump, mainline_uprobe_in_the_window)
+{
+	char path[256], def[512];
+	long off;
+	int i;
+
+	ASSERT_EQ(0, define("jt_ml", getpid(), &fns[1], 0, NULL));
+	ASSERT_STREQ("jump", settled("jt_ml"));
+	for (i = 0; i < 10; i++)
+		jt_push(i);
+	/* at jt_push + 1, mov %rsp,%rbp: inside the jump's bytes */
+	off = self_offset((char *)jt_push + 1, path, sizeof(path));
+	ASSERT_LT(0, off);
+	snprintf(def, sizeof(def), "p:jtml/inside %s:%#lx\n", path, off);
+	ASSERT_EQ(0, write_file(TRACEFS "/uprobe_events", O_APPEND, "%s", def));
+	ASSERT_EQ(0, write_file(TRACEFS "/events/jtml/enable", 0, "1"));
+	EXPECT_STREQ("trap uprobes", settled("jt_ml"));
+	for (i = 0; i < 20; i++)
+		ASSERT_EQ(i + 2, jt_push(i));
+	EXPECT_EQ(30, hits("jt_ml"));
+	EXPECT_EQ(20, mainline_hits("inside"));
+	ASSERT_EQ(0, write_file(TRACEFS "/events/jtml/enable", 0, "0"));
+	ASSERT_EQ(0, write_file(TRACEFS "/uprobe_events", O_APPEND,
+				"-:jtml/inside\n"));
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(i + 2, jt_push(i));
+	EXPECT_EQ(35, hits("jt_ml"));
 }
 
 TEST_HARNESS_MAIN
