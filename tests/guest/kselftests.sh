@@ -109,9 +109,11 @@ while [ $off -lt 16 ] &&
 done
 set -- $(uprobe-cli resolve libc:__libc_start_main+$off)
 echo "p:kst/start $1:$2" >> $TR/uprobe_events
+# int3s (--trap): a probe entered by a jump shows its stub to a program
+# that single-steps itself, as single_step_syscall does (see utprobes.rst)
 st=0
 for f in $FUNCS; do
-	uprobe-cli add libc:$f --name kst_$f || st=1
+	uprobe-cli add --trap libc:$f --name kst_$f || st=1
 done
 check $st "file probes on libc: $FUNCS"
 echo 1 > $TR/events/kst/start/enable
