@@ -103,6 +103,15 @@ for f in os.py encodings/__init__.py encodings/aliases.py encodings/utf_8.py; do
 	install_path /usr/lib/python3.11/$f
 done
 mkdir -p "$root/usr/lib/python3.11/lib-dynload"
+# sqlite3, a real program whose library's functions are counted
+install_prog /usr/bin/sqlite3 usr/bin/sqlite3
+# tmux, to run uprobe-cli top on a screen and read it back, with the
+# terminal description of its panes
+install_prog /usr/bin/tmux usr/bin/tmux
+install_path /lib/terminfo/s/screen
+# and the UTF-8 locale it insists on (C.UTF-8, libc's own)
+mkdir -p "$root/usr/lib/locale"
+cp -r /usr/lib/locale/C.utf8 "$root/usr/lib/locale/"
 # strace, for the tests of utprobes with ptrace
 rm -f "$root/usr/bin/strace"
 install_prog /usr/bin/strace usr/bin/strace

@@ -31,6 +31,7 @@
 #include "resolve.h"
 #include "sdt.h"
 #include "serve.h"
+#include "top.h"
 #include "trace.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -149,6 +150,8 @@ static void usage(FILE *f)
 	      "       uprobe-cli stat [-i SECONDS] [-n COUNT] [-j | --format=F]\n"
 	      "       uprobe-cli stat --format=openmetrics --textfile FILE [-i SECONDS] [-n COUNT]\n"
 	      "       uprobe-cli serve --listen HOST:PORT [--trap] [-e SPEC]...\n"
+	      "       uprobe-cli top [-j] [-i SECONDS] [-n COUNT] [--trap]\n"
+	      "                  (-p PID | [SPEC...] -- CMD [ARGS])\n"
 	      "       uprobe-cli funcs [-j] [--sdt] BINARY [GLOB]\n"
 	      "       uprobe-cli resolve SPEC [-p PID]\n"
 	      "       uprobe-cli [-j | --format=F] COMMAND ...\n"
@@ -1616,6 +1619,7 @@ static const struct cmd cmds[] = {
 	{ "latency",	cmd_latency },
 	{ "trace",	cmd_trace },
 	{ "serve",	cmd_serve },
+	{ "top",	cmd_top },
 	{ "hist",	cmd_hist },
 	{ "list",	cmd_list },
 	{ "stat",	cmd_stat },

@@ -1,0 +1,78 @@
+#!/bin/sh
+# uprobe-cli top, on its screen: run in a tmux pane, read back with
+# capture-pane.  The known hottest function of a program is on the first
+# row, entered by a jump, and when the program ends its total equals the
+# calls the program made; q quits a view of a running process and its
+# probes go; -j prints one JSON object per interval.
+TT=/usr/libexec/utrace-tests/targets/top_target
+W=/tmp/cli-top.$$
+. /usr/libexec/utrace-tests/utp_helpers.sh
+
+mkdir -p $W
+export TERM=screen LC_ALL=C.UTF-8
+# start_top NAME ARGS...: top in a detached 120x30 pane, kept after it
+# ends (the shell says how it ended, then sleeps)
+start_top() {
+	name=$1
+	shift
+	tmux -S $W/sock new-session -d -s "$name" -x 120 -y 30 \
+		"uprobe-cli top $*; echo exit=\$?; sleep 600"
+}
+screen_of() {
+	tmux -S $W/sock capture-pane -p -t "$1"
+}
+# wait_screen NAME PATTERN: until the pane shows PATTERN (20 s at most)
+wait_screen() {
+	for i in $(seq 200); do
+		screen_of "$1" | grep -Eq "$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+ktap_print_header
+ktap_set_plan 5
+
+# a command under top: hot() on the first row while it runs, in jump mode
+start_top run -i 0.5 -- $TT 30 $W/calls
+wait_screen run "^ +[0-9]+ +[0-9]+ +jump +top_target:hot$"
+st=$?
+screen_of run | sed 's/^/# /'
+first=$(screen_of run | sed -n 3p)
+echo "$first" | grep -Eq " jump +top_target:hot$"
+check $((st + $?)) "while it runs, hot() is the first row, in jump mode"
+# once it ends: the final view, by totals, and the program's own counts
+wait_screen run "^exit=0$"
+st=$?
+screen_of run | sed 's/^/# /'
+read -r _ hot _ warm _ cold < $W/calls
+screen_of run | sed -n 3p | grep -Eq "^ +[0-9]+ +$hot +[a-z:-]+ +top_target:hot$" &&
+	screen_of run | grep -Eq "^ +[0-9]+ +$warm +[a-z:-]+ +top_target:warm$" &&
+	screen_of run | grep -Eq "^ +[0-9]+ +$cold +[a-z:-]+ +top_target:cold$"
+check $((st + $?)) "at the end: hot $hot, warm $warm, cold $cold calls, as counted"
+
+# a running process, q: top ends and its probes go
+$TT wait &
+pid=$!
+start_top pid -i 0.3 -p $pid
+wait_screen pid "top_target:hot$"
+st=$?
+tmux -S $W/sock send-keys -t pid q
+wait_screen pid "^exit=0$"
+check $((st + $?)) "-p PID: q quits, exit 0"
+grep -q "^top" /sys/kernel/tracing/utprobe_profile
+[ $? = 1 ] && kill -0 $pid
+check $? "its probes are gone, the process runs on"
+kill $pid
+wait $pid 2> /dev/null
+
+# -j: one object per interval, the hottest first
+out=$(uprobe-cli top -j -n 2 -i 0.3 -- $TT 10 $W/calls2 2>&1)
+echo "$out" | sed 's/^/# /'
+[ "$(echo "$out" | grep -c '^{"time":')" -ge 2 ] &&
+	echo "$out" | tail -1 | grep -q '"functions":\[{"function":"top_target:hot",'
+check $? "-j: an object per interval, hot() first"
+
+tmux -S $W/sock kill-server 2> /dev/null
+rm -rf $W
+ktap_finished

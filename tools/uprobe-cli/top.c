@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * top: a live view of the hottest functions of a process or a command,
+ * hits per second and totals, refreshed every interval and sorted.  The
+ * probes only count, so that the kernel enters them by jumps where the
+ * functions allow it: a function-level profile with exact counts.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "json_writer.h"
+#include "listing.h"
+#include "top.h"
+
+/* What the view shows, and what it knows between two intervals. */
+struct top {
+	struct probe *ps;
+	int n;
+	unsigned long long *prev;	/* each probe's hits at the last look */
+	double interval;		/* seconds between two looks */
+	int count;			/* looks to make, or 0: until stopped */
+	pid_t pid;			/* the process, or the command */
+	bool tty;			/* stdin a terminal: q quits */
+	struct termios saved;
+};
+
+static volatile sig_atomic_t top_stopped;
+
+static void top_on_signal(int sig)
+{
+	top_stopped = sig;
+}
+
+/* One probe's line of a look: its index, rate and total. */
+struct top_row {
+	int i;
+	double rate;
+	unsigned long long hits;
+	char mode[40];
+};
+
+/* the totals alone, for the last look: the rates are over */
+static int row_total_cmp(const void *a, const void *b)
+{
+	const struct top_row *x = a, *y = b;
+
+	if (x->hits != y->hits)
+		return x->hits < y->hits ? 1 : -1;
+	return x->i - y->i;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct top_row *x = a, *y = b;
+
+	if (x->rate != y->rate)
+		return x->rate < y->rate ? 1 : -1;
+	if (x->hits != y->hits)
+		return x->hits < y->hits ? 1 : -1;
+	return x->i - y->i;
+}
+
+/*
+ * Look at the kernel's counts of @t's probes into @rows (sorted, the
+ * hottest first; by totals if @last), and note them for the next look.
+ * 0, or -errno.
+ */
+static int top_look(struct top *t, struct top_row *rows, bool last)
+{
+	struct listed *l = NULL;
+	int nl = read_probes(&l);
+
+	if (nl < 0)
+		return nl;
+	for (int i = 0; i < t->n; i++) {
+		struct top_row *r = &rows[i];
+
+		r->i = i;
+		r->hits = t->prev[i];
+		snprintf(r->mode, sizeof(r->mode), "-");
+		for (int k = 0; k < nl; k++) {
+			if (strcmp(l[k].name, t->ps[i].name))
+				continue;
+			r->hits = l[k].hits;
+			if (*l[k].mode)
+				snprintf(r->mode, sizeof(r->mode), "%s%s%s",
+					 l[k].mode, *l[k].why ? ":" : "",
+					 l[k].why);
+		}
+		r->rate = (r->hits - (t->prev[i] <= r->hits ? t->prev[i] : 0)) /
+			  t->interval;
+		t->prev[i] = r->hits;
+	}
+	free(l);
+	qsort(rows, t->n, sizeof(*rows), last ? row_total_cmp : row_cmp);
+	return 0;
+}
+
+/* The rows that fit the terminal under the header, or all of them. */
+static int top_fits(int n)
+{
+	struct winsize ws;
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) || ws.ws_row < 4)
+		return n;
+	return n < ws.ws_row - 3 ? n : ws.ws_row - 3;
+}
+
+static void top_print_table(const struct top *t, const struct top_row *rows,
+			    bool last)
+{
+	char fn[PATH_MAX + 64];
+	int n = isatty(STDOUT_FILENO) ? top_fits(t->n) : t->n;
+
+	/* on a terminal, each look in place of the last */
+	if (isatty(STDOUT_FILENO))
+		fputs("\033[H\033[2J", stdout);
+	printf("uprobe-cli top: process %d, %d functions, every %gs%s\n",
+	       (int)t->pid, t->n, t->interval,
+	       last ? "" : t->tty ? " (q quits)" : "");
+	printf("%12s %14s  %-16s %s\n", "HITS/S", "TOTAL", "MODE", "FUNCTION");
+	for (int i = 0; i < n; i++) {
+		function_name(fn, sizeof(fn), &t->ps[rows[i].i].place);
+		printf("%12.0f %14llu  %-16s %s\n", rows[i].rate,
+		       rows[i].hits, rows[i].mode, fn);
+	}
+	if (!isatty(STDOUT_FILENO))
+		putchar('\n');
+}
+
+static void top_print_json(const struct top *t, const struct top_row *rows)
+{
+	json_writer_t *w = json_new();
+	struct timespec ts;
+	char fn[PATH_MAX + 64];
+
+	if (!w)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	jsonw_start_object(w);
+	jsonw_float_field_fmt(w, "time", "%.3f", ts.tv_sec + ts.tv_nsec / 1e9);
+	jsonw_int_field(w, "pid", t->pid);
+	jsonw_float_field_fmt(w, "interval", "%g", t->interval);
+	jsonw_name(w, "functions");
+	jsonw_start_array(w);
+	for (int i = 0; i < t->n; i++) {
+		const struct probe *p = &t->ps[rows[i].i];
+
+		function_name(fn, sizeof(fn), &p->place);
+		jsonw_start_object(w);
+		json_string_field(w, "function", fn);
+		json_string_field(w, "binary", p->place.path);
+		jsonw_float_field_fmt(w, "rate", "%.1f", rows[i].rate);
+		jsonw_lluint_field(w, "hits", rows[i].hits);
+		json_string_field(w, "mode", rows[i].mode);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_end_object(w);
+	jsonw_destroy(&w);
+}
+
+/*
+ * Wait an interval, or less if q is typed or a signal comes: true if
+ * the view is to stop.
+ */
+static bool top_wait(const struct top *t)
+{
+	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+	int ms = (int)(t->interval * 1000);
+	char c;
+
+	if (!t->tty) {
+		usleep(ms * 1000);
+		return top_stopped;
+	}
+	while (!top_stopped && poll(&pfd, 1, ms) > 0) {
+		if (read(STDIN_FILENO, &c, 1) != 1 || c == 'q' || c == 'Q')
+			return true;
+		/* another key: the rest of the interval is not timed again */
+		break;
+	}
+	return top_stopped;
+}
+
+/* Is @t's process still there?  For a command: it has not exited. */
+static bool top_alive(struct top *t, int *status, bool command)
+{
+	if (!command)
+		return !kill(t->pid, 0) || errno != ESRCH;
+	return waitpid(t->pid, status, WNOHANG) == 0;
+}
+
+/*
+ * The view, until the process ends, q, a signal or @t->count looks;
+ * the command's wait status in *@status.  0, or 1 after a message.
+ */
+static int top_view(struct top *t, int *status, bool command)
+{
+	struct top_row *rows = calloc(t->n ? t->n : 1, sizeof(*rows));
+	bool alive = true, stop = false;
+	int looks = 0, r = 0;
+
+	t->prev = calloc(t->n ? t->n : 1, sizeof(*t->prev));
+	if (!rows || !t->prev) {
+		free(rows);
+		return die("out of memory");
+	}
+	while (!stop) {
+		stop = top_wait(t);
+		alive = top_alive(t, status, command);
+		r = top_look(t, rows, stop || !alive);
+		if (r) {
+			r = die("%s", listing_errmsg(r));
+			break;
+		}
+		if (out_fmt == JSON)
+			top_print_json(t, rows);
+		else
+			top_print_table(t, rows, stop || !alive);
+		fflush(stdout);
+		stop |= !alive || (t->count && ++looks >= t->count);
+	}
+	if (command && alive) {
+		/* q or a signal: the command goes too */
+		kill(t->pid, SIGTERM);
+		while (waitpid(t->pid, status, 0) < 0 && errno == EINTR)
+			;
+	}
+	free(rows);
+	free(t->prev);
+	return r;
+}
+
+static struct top *top_now;	/* for top_run_wait() */
+
+static int top_run_wait(pid_t pid, int *status, void *arg)
+{
+	struct top *t = arg;
+
+	t->pid = pid;
+	return top_view(t, status, true);
+}
+
+static void top_tty_restore(void)
+{
+	if (top_now && top_now->tty)
+		tcsetattr(STDIN_FILENO, TCSANOW, &top_now->saved);
+}
+
+/* Keys one at a time, unechoed, for q; restored at exit. */
+static void top_tty_raw(struct top *t)
+{
+	struct termios raw;
+
+	t->tty = isatty(STDIN_FILENO) && out_fmt != JSON &&
+		 !tcgetattr(STDIN_FILENO, &t->saved);
+	if (!t->tty)
+		return;
+	raw = t->saved;
+	raw.c_lflag &= ~(ICANON | ECHO);
+	raw.c_cc[VMIN] = 1;
+	raw.c_cc[VTIME] = 0;
+	tcsetattr(STDIN_FILENO, TCSANOW, &raw);
+	top_now = t;
+	atexit(top_tty_restore);
+}
+
+/* Probes for @specs (or the program's functions) into @t; 0 or 1. */
+static int top_probes(struct top *t, const char **specs, int nspecs,
+		      const char *program, pid_t pid)
+{
+	char all[PATH_MAX + 8];
+	const char *every[] = { all };
+
+	/* none given: every function of the program */
+	if (!nspecs) {
+		snprintf(all, sizeof(all), "%s:*", program);
+		specs = every;
+		nspecs = 1;
+	}
+	for (int i = 0; i < nspecs; i++)
+		if (resolve_probes(specs[i], pid, false, &t->ps, &t->n))
+			return 1;
+	for (int i = 0; i < t->n; i++)
+		run_name(&t->ps[i], "top", i);
+	if (!t->n)
+		return die("top: no function to probe");
+	return 0;
+}
+
+/* top -p PID: the probes on the files, limited to PID's tree. */
+static int top_pid(struct top *t, const char **specs, int nspecs)
+{
+	struct sigaction sa = { .sa_handler = top_on_signal };
+	char exe[64], path[PATH_MAX];
+	int status = 0, r, bad = 0;
+	char **lines;
+	ssize_t len;
+
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)t->pid);
+	len = readlink(exe, path, sizeof(path) - 1);
+	if (len < 0)
+		return die("top: process %d: %s", (int)t->pid,
+			   strerror(errno));
+	path[len] = '\0';
+	if (top_probes(t, specs, nspecs, path, t->pid) || own_probes())
+		return 1;
+	lines = file_lines(t->ps, t->n, t->pid);
+	if (!lines)
+		return die("out of memory");
+	r = place_probes(t->ps, lines, t->n, &bad);
+	lines_free(lines, t->n);
+	if (r)
+		return die("%s (%s:%#lx): %s", t->ps[bad].name,
+			   t->ps[bad].place.path, t->ps[bad].place.offset,
+			   kernel_errmsg(r));
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	top_tty_raw(t);
+	r = top_view(t, &status, false);
+	remove_probes(t->ps, t->n);
+	return r;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		FORMAT_LONGOPTS,
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "trap", no_argument, NULL, 'T' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct top t = { .interval = 1 };
+	const char **specs = calloc(argc, sizeof(*specs));
+	int c, nspecs = 0, ret = 0, status = 0;
+	char **cmd = NULL;
+	char *end;
+
+	if (!specs)
+		return die("out of memory");
+	jump_ok = true;
+	while ((c = getopt_long(argc, argv, "+jf:i:n:p:", opts, NULL)) != -1) {
+		if (c == 'j' || c == 'f') {
+			ret |= format_option(c, optarg) ? 2 : 0;
+		} else if (c == 'i') {
+			t.interval = strtod(optarg, &end);
+			if (end == optarg || *end || !(t.interval >= 0.1))
+				ret = die("top: -i '%s': give seconds, 0.1 or more",
+					  optarg) + 1;
+		} else if (c == 'n') {
+			t.count = parse_pos("-n", optarg);
+			ret |= t.count ? 0 : 2;
+		} else if (c == 'p') {
+			t.pid = parse_pos("-p", optarg);
+			ret |= t.pid ? 0 : 2;
+		} else if (c == 'T') {
+			jump_ok = false;
+		} else {
+			ret = 2;
+		}
+	}
+	if (optind > 1 && !strcmp(argv[optind - 1], "--"))
+		cmd = argv + optind;
+	for (int i = optind; !cmd && i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			cmd = argv + i + 1;
+		else
+			specs[nspecs++] = argv[i];
+	}
+	if (!ret && !t.pid == !(cmd && *cmd))
+		ret = die("top: give -p PID or -- CMD [ARGS], one of them") + 1;
+	if (!ret && t.pid) {
+		ret = top_pid(&t, specs, nspecs);
+	} else if (!ret) {
+		struct run_ops ops = { .wait = top_run_wait, .arg = &t };
+
+		ret = top_probes(&t, specs, nspecs, cmd[0], 0);
+		if (!ret) {
+			top_tty_raw(&t);
+			ret = run_probed(t.ps, t.n, cmd, &status, &ops);
+		}
+		if (!ret)
+			ret = status;
+	}
+	top_tty_restore();
+	free(t.ps);
+	free(specs);
+	return ret;
+}
