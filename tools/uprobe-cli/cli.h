@@ -90,7 +90,8 @@ extern bool jump_ok;
 /*
  * " func=START+SIZE" for @pr at @at (its offset, or its address in a
  * process) in @buf, letting the kernel enter it by a jump; "" if it may
- * not be (a return probe, values, no function, jump_ok not set).
+ * not be (a return probe, values, not a function's entry, jump_ok not
+ * set).
  */
 const char *func_text(const struct probe *pr, unsigned long at, char *buf,
 		      size_t size);

@@ -341,8 +341,13 @@ const char *func_text(const struct probe *pr, unsigned long at, char *buf,
 {
 	const struct up_place *p = &pr->place;
 
+	/*
+	 * At a function's entry only: a function's other parts (a .cold
+	 * part, a landing pad) may come back into its middle, unseen by
+	 * the kernel's check of its branches
+	 */
 	if (!jump_ok || pr->ret || pr->fetch || !*p->symbol ||
-	    !p->func_size || p->sym_off >= p->func_size || at < p->sym_off)
+	    !p->func_size || p->sym_off)
 		return "";
 	snprintf(buf, size, " func=%#lx+%#lx", at - p->sym_off, p->func_size);
 	return buf;
