@@ -100,6 +100,12 @@ bool any_return(const struct probe *ps, int n);
 /* Remove the probes @ps[0..@n). */
 void remove_probes(const struct probe *ps, int n);
 int place_probes(const struct probe *ps, char **lines, int n, int *bad);
+/*
+ * Place @ps[0..@n) on their files (limited to @tree's processes if not
+ * 0) through this command's own session: 0, or 1 after a message
+ * naming the probe the kernel refused.
+ */
+int place_session_probes(const struct probe *ps, int n, pid_t tree);
 char **lines_new(int n, size_t size);
 /*
  * The definitions of @ps[0..@n), probes on their files (in the process

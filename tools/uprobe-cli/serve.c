@@ -321,8 +321,6 @@ static struct MHD_Daemon *listen_on(const char *addr)
 /* Place the probes @specs[0..@nspecs) as serve's own; 0, or 1 */
 static int place(const char **specs, int nspecs, struct probe **ps, int *n)
 {
-	char **lines;
-	int r, bad = 0;
 
 	for (int i = 0; i < nspecs; i++)
 		if (resolve_probes(specs[i], 0, false, ps, n))
@@ -331,20 +329,7 @@ static int place(const char **specs, int nspecs, struct probe **ps, int *n)
 		return 1;
 	for (int i = 0; i < *n; i++)
 		run_name(&(*ps)[i], "serve", i);
-	if (!*n)
-		return 0;
-	if (own_probes())
-		return 1;
-	lines = file_lines(*ps, *n, 0);
-	if (!lines)
-		return die("out of memory");
-	r = place_probes(*ps, lines, *n, &bad);
-	lines_free(lines, *n);
-	if (r)
-		return die("%s (%s:%#lx): %s", (*ps)[bad].name,
-			   (*ps)[bad].place.path, (*ps)[bad].place.offset,
-			   kernel_errmsg(r));
-	return 0;
+	return *n ? place_session_probes(*ps, *n, 0) : 0;
 }
 
 int cmd_serve(int argc, char **argv)

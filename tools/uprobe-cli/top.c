@@ -306,8 +306,7 @@ static int top_pid(struct top *t, const char **specs, int nspecs)
 {
 	struct sigaction sa = { .sa_handler = top_on_signal };
 	char exe[64], path[PATH_MAX];
-	int status = 0, r, bad = 0;
-	char **lines;
+	int status = 0, r;
 	ssize_t len;
 
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)t->pid);
@@ -316,17 +315,9 @@ static int top_pid(struct top *t, const char **specs, int nspecs)
 		return die("top: process %d: %s", (int)t->pid,
 			   strerror(errno));
 	path[len] = '\0';
-	if (top_probes(t, specs, nspecs, path, t->pid) || own_probes())
+	if (top_probes(t, specs, nspecs, path, t->pid) ||
+	    place_session_probes(t->ps, t->n, t->pid))
 		return 1;
-	lines = file_lines(t->ps, t->n, t->pid);
-	if (!lines)
-		return die("out of memory");
-	r = place_probes(t->ps, lines, t->n, &bad);
-	lines_free(lines, t->n);
-	if (r)
-		return die("%s (%s:%#lx): %s", t->ps[bad].name,
-			   t->ps[bad].place.path, t->ps[bad].place.offset,
-			   kernel_errmsg(r));
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);

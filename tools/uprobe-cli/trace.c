@@ -603,20 +603,10 @@ static int session_wait(pid_t pid, int *status, void *arg)
 static int run_everywhere(struct session *s)
 {
 	struct sigaction stop = { .sa_handler = on_stop }, old_int, old_term;
-	char **lines;
-	int r, bad = 0, status;
+	int r, status;
 
-	if (own_probes())
+	if (place_session_probes(s->ps, s->n, 0))
 		return 1;
-	lines = file_lines(s->ps, s->n, 0);
-	if (!lines)
-		return die("out of memory");
-	r = place_probes(s->ps, lines, s->n, &bad);
-	lines_free(lines, s->n);
-	if (r)
-		return die("%s (%s:%#lx): %s", s->ps[bad].name,
-			   s->ps[bad].place.path, s->ps[bad].place.offset,
-			   kernel_errmsg(r));
 	sigaction(SIGINT, &stop, &old_int);
 	sigaction(SIGTERM, &stop, &old_term);
 	r = session_placed(s->ps, s->n, s);

@@ -429,6 +429,25 @@ int place_probes(const struct probe *ps, char **lines, int n,
 	return r;
 }
 
+int place_session_probes(const struct probe *ps, int n, pid_t tree)
+{
+	char **lines;
+	int r, bad = 0;
+
+	if (own_probes())
+		return 1;
+	lines = file_lines(ps, n, tree);
+	if (!lines)
+		return die("out of memory");
+	r = place_probes(ps, lines, n, &bad);
+	lines_free(lines, n);
+	if (r)
+		return die("%s (%s:%#lx): %s", ps[bad].name,
+			   ps[bad].place.path, ps[bad].place.offset,
+			   kernel_errmsg(r));
+	return 0;
+}
+
 char **file_lines(const struct probe *ps, int n, pid_t tree)
 {
 	size_t size = LINE_MAX_LEN;
