@@ -3,11 +3,12 @@
  * utprobes: probes entered by a jump.  A point whose one probe only
  * counts, and whose function's extent the probe gives, is entered by a
  * jmp rel32 over the instructions at the point (its window) to a stub
- * that adds one to a counter of the CPU it runs on and runs the window's
- * instructions displaced: its hits never enter the kernel.  The stubs
- * and the counters are special mappings of the process, within reach of
- * its text (struct utp_jarea); the kernel keeps their pages and sums a
- * stub's counters when asked (utprobe_hits()).
+ * that adds one to a counter (in a slot of its CPU, or of its thread's
+ * stack) and runs the window's instructions displaced: its hits never
+ * enter the kernel.  The stubs and the counters are special mappings of
+ * the process, within reach of its text (struct utp_jarea); the kernel
+ * keeps their pages and sums a stub's counters when asked
+ * (utprobe_hits()).
  *
  * The rules, each checked here and never taken from the caller:
  *  - the window is whole instructions that may move (utp_arch_jump_window())
@@ -43,11 +44,18 @@
 /* Times a process is tried again while threads are inside windows. */
 #define UTP_JUMP_TRIES		50
 
-/* One page of counters per CPU, a u64 per stub. */
+/* One page of counters per slot, a u64 per stub. */
 static_assert(UTP_JAREA_STUBS * sizeof(u64) == PAGE_SIZE);
 
-/* Counter pages per area: the CPUs, rounded up to a power of two. */
-static unsigned int utp_jump_cpus;
+/*
+ * Counter slots per area: a power of two, enough for each CPU to have
+ * its own, and for threads hashed to slots by their stacks (where the
+ * CPU number is slow to read) to rarely share one.  A slot's page is
+ * allocated when a stub first counts in it.
+ */
+#define UTP_JUMP_MIN_SLOTS	64
+#define UTP_JUMP_MAX_SLOTS	1024
+static unsigned int utp_jump_slots;
 
 /* Stubs and their counters in one process, within reach of its text. */
 struct utp_jarea {
@@ -58,7 +66,7 @@ struct utp_jarea {
 	unsigned long start;		/* the stubs; the counters follow */
 	unsigned int used;		/* stubs made */
 	struct page *text[UTP_JAREA_TEXT_PAGES];
-	struct page *cnt[];		/* utp_jump_cpus pages */
+	struct page *cnt[];		/* utp_jump_slots, as they fault in */
 };
 
 /* The stub of a window, and what the window held. */
@@ -109,7 +117,7 @@ static void utp_jarea_release(struct kref *kref)
 	for (i = 0; i < UTP_JAREA_TEXT_PAGES; i++)
 		if (a->text[i])
 			__free_page(a->text[i]);
-	for (i = 0; i < utp_jump_cpus; i++)
+	for (i = 0; i < utp_jump_slots; i++)
 		if (a->cnt[i])
 			__free_page(a->cnt[i]);
 	kfree(a);
@@ -132,12 +140,32 @@ static vm_fault_t utp_jarea_text_fault(const struct vm_special_mapping *sm,
 	return 0;
 }
 
-/* The counters are mapped when the area is made, never by a fault. */
+/*
+ * A slot's counters, on its first count: a zeroed page, charged to the
+ * process, mapped by pfn (the mapping is VM_PFNMAP) and kept until the
+ * area goes.  Two threads faulting on it at once map the same page.
+ */
 static vm_fault_t utp_jarea_cnt_fault(const struct vm_special_mapping *sm,
 				      struct vm_area_struct *vma,
 				      struct vm_fault *vmf)
 {
-	return VM_FAULT_SIGBUS;
+	struct utp_jarea *a = container_of(sm, struct utp_jarea, cnt_sm);
+	struct page *page, *old;
+
+	if (vmf->pgoff >= utp_jump_slots)
+		return VM_FAULT_SIGBUS;
+	page = READ_ONCE(a->cnt[vmf->pgoff]);
+	if (!page) {
+		page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		if (!page)
+			return VM_FAULT_OOM;
+		old = cmpxchg_release(&a->cnt[vmf->pgoff], NULL, page);
+		if (old) {
+			__free_page(page);
+			page = old;
+		}
+	}
+	return vmf_insert_pfn(vma, vmf->address, page_to_pfn(page));
 }
 
 static int utp_jarea_mremap(const struct vm_special_mapping *sm,
@@ -194,17 +222,15 @@ static unsigned long utp_jarea_gap(struct mm_struct *mm, unsigned long vaddr,
 
 /*
  * Map @a's stubs and counters in @mm near @vaddr: the stubs read and
- * executed (a fault finds their pages), the counters shared and
- * writable, mapped now by pfn so that nothing but munmap() takes them
- * out.  Neither is copied by fork, moved or split.  mmap_lock held.
+ * executed (a fault finds their pages), the counters shared, writable
+ * and mapped by pfn as they fault in.  Neither is copied by fork, moved
+ * or split.  mmap_lock held.
  */
 static int utp_jarea_map(struct mm_struct *mm, struct utp_jarea *a,
 			 unsigned long vaddr)
 {
-	unsigned long cnt_size = utp_jump_cpus * PAGE_SIZE, addr;
+	unsigned long cnt_size = utp_jump_slots * PAGE_SIZE, addr;
 	struct vm_area_struct *vma;
-	unsigned int i;
-	int ret;
 
 	addr = utp_jarea_gap(mm, vaddr, UTP_JAREA_TEXT_SIZE + cnt_size);
 	if (IS_ERR_VALUE(addr))
@@ -219,20 +245,13 @@ static int utp_jarea_map(struct mm_struct *mm, struct utp_jarea *a,
 	vma = _install_special_mapping(mm, addr + UTP_JAREA_TEXT_SIZE, cnt_size,
 				       VM_READ | VM_WRITE | VM_SHARED |
 				       VM_MAYREAD | VM_MAYWRITE | VM_MAYSHARE |
-				       VM_DONTCOPY, &a->cnt_sm);
+				       VM_DONTCOPY | VM_PFNMAP | VM_IO |
+				       VM_DONTDUMP, &a->cnt_sm);
 	if (IS_ERR(vma)) {
 		do_munmap(mm, addr, UTP_JAREA_TEXT_SIZE, NULL);
 		return PTR_ERR(vma);
 	}
 	kref_get(&a->kref);
-	for (i = 0, ret = 0; i < utp_jump_cpus && !ret; i++)
-		ret = remap_pfn_range(vma, vma->vm_start + i * PAGE_SIZE,
-				      page_to_pfn(a->cnt[i]), PAGE_SIZE,
-				      vma->vm_page_prot);
-	if (ret) {
-		do_munmap(mm, addr, UTP_JAREA_TEXT_SIZE + cnt_size, NULL);
-		return ret;
-	}
 	a->start = addr;
 	return 0;
 }
@@ -242,10 +261,9 @@ static struct utp_jarea *utp_jarea_new(struct utp_proc *proc,
 				       unsigned long vaddr)
 {
 	struct utp_jarea *a;
-	unsigned int i;
-	int ret = -ENOMEM;
+	int ret;
 
-	a = kzalloc(struct_size(a, cnt, utp_jump_cpus), GFP_KERNEL_ACCOUNT);
+	a = kzalloc(struct_size(a, cnt, utp_jump_slots), GFP_KERNEL_ACCOUNT);
 	if (!a)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&a->kref);
@@ -257,11 +275,6 @@ static struct utp_jarea *utp_jarea_new(struct utp_proc *proc,
 	a->cnt_sm.fault = utp_jarea_cnt_fault;
 	a->cnt_sm.mremap = utp_jarea_mremap;
 	a->cnt_sm.close = utp_jarea_cnt_close;
-	for (i = 0; i < utp_jump_cpus; i++) {
-		a->cnt[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
-		if (!a->cnt[i])
-			goto fail;
-	}
 	mmap_write_lock(proc->mm);
 	ret = utp_jarea_map(proc->mm, a, vaddr);
 	mmap_write_unlock(proc->mm);
@@ -274,16 +287,18 @@ fail:
 	return ERR_PTR(ret);
 }
 
-/* The sum of @j's counters. */
+/* The sum of @j's counters, in the slots counted in so far. */
 static u64 utp_jump_sum(const struct utp_jump *j)
 {
-	unsigned int cpu;
+	unsigned int i;
 	u64 sum = 0;
 
-	for (cpu = 0; cpu < utp_jump_cpus; cpu++) {
-		u64 *cnt = page_address(j->area->cnt[cpu]);
+	for (i = 0; i < utp_jump_slots; i++) {
+		/* pairs with cmpxchg_release() in utp_jarea_cnt_fault() */
+		struct page *page = smp_load_acquire(&j->area->cnt[i]);
 
-		sum += READ_ONCE(cnt[j->idx]);
+		if (page)
+			sum += READ_ONCE(((u64 *)page_address(page))[j->idx]);
 	}
 	return sum;
 }
@@ -327,7 +342,7 @@ static int utp_jump_make(struct utp_proc *proc, unsigned long vaddr,
 	j->stub = a->start + j->idx * UTP_JUMP_STUB_SIZE;
 	ret = utp_arch_jump_stub(w, vaddr, j->stub,
 				 a->start + UTP_JAREA_TEXT_SIZE +
-				 j->idx * sizeof(u64), utp_jump_cpus - 1,
+				 j->idx * sizeof(u64), utp_jump_slots - 1,
 				 bytes, &j->info);
 	if (ret)
 		goto fail;
@@ -1415,8 +1430,8 @@ u64 utp_jump_hits(const struct utprobe *up)
 
 static int __init utp_jump_init(void)
 {
-	utp_jump_cpus = min_t(unsigned int, roundup_pow_of_two(nr_cpu_ids),
-			      4096);
+	utp_jump_slots = clamp_t(unsigned int, roundup_pow_of_two(nr_cpu_ids),
+				 UTP_JUMP_MIN_SLOTS, UTP_JUMP_MAX_SLOTS);
 	return 0;
 }
 early_initcall(utp_jump_init);

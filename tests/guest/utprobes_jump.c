@@ -81,13 +81,20 @@ __asm__(
 	"	endbr64\n	push %rbp\n	mov %rsp,%rbp\n	push %rbx\n"
 	"	lea 7(%rdi),%rax\n	pop %rbx\n	pop %rbp\n	ret\n"
 	".size jt_mid,.-jt_mid\n"
+	/*
+	 * a window that leaves the flags and rax, rcx, rdx alone; returns
+	 * the flags it was called with
+	 */
+	".p2align 4\n.globl jt_flags\n.type jt_flags,@function\njt_flags:\n"
+	"	mov %rdi,%r8\n	mov %r8,%r9\n	pushfq\n	pop %r10\n	ret\n"
+	".size jt_flags,.-jt_flags\n"
 	".p2align 4\n.globl jt_end\njt_end:\n"
 	"	nop\n"
 );
 
 long jt_endbr(long), jt_push(long), jt_sub(long), jt_rip(long);
 long jt_branch(long), jt_call(long), jt_tiny(long), jt_mid(long);
-long jt_red(long);
+long jt_red(long), jt_flags(long);
 extern char jt_end[];
 
 struct fn {
@@ -107,6 +114,8 @@ static const struct fn fns[] = {
 	{ "jt_tiny", jt_tiny, 6, "trap window" },
 	{ "jt_mid", jt_mid, 7, "jump" },
 	{ "jt_red", jt_red, 8, "jump" },
+	/* not called by modes_and_exact_counts: see flags_and_registers */
+	{ "jt_flags", jt_flags, 0, "jump" },
 };
 
 /* The size of @f's function: from it to the next one (or the end). */
@@ -240,6 +249,9 @@ TEST_F(jump, modes_and_exact_counts)
 	for (i = 0; i < ARRAY_SIZE(fns); i++) {
 		const struct fn *f = &fns[i];
 		unsigned long off = f->fn == jt_mid ? 4 : f->fn == jt_red ? 5 : 0;
+
+		if (f->fn == jt_flags)
+			continue;
 		unsigned char orig = *(unsigned char *)((char *)f->fn + off);
 		const char *mode;
 		long n;
@@ -263,6 +275,69 @@ TEST_F(jump, modes_and_exact_counts)
 		/* the text is its own again */
 		EXPECT_EQ(orig, *(unsigned char *)((char *)f->fn + off));
 	}
+}
+
+/*
+ * Call jt_flags() with the flags @flags and known values in the
+ * registers the stub saves: the flags it saw, and whether rax, rcx, rdx
+ * and its red zone came through.
+ */
+static unsigned long call_flags(unsigned long flags, int *regs_ok)
+{
+	unsigned long a = 0x0123456789abcdefUL, c = 0x1111222233334444UL;
+	unsigned long d = 0x5555666677778888UL, seen, top, bottom;
+
+	/* the callee's red zone, but for the word its pushfq writes */
+	__asm__ volatile(
+		"	lea -256(%%rsp),%%rsp\n"
+		"	movq $0x5a5a5a5a,-24(%%rsp)\n"
+		"	movq $0x5b5b5b5b,-136(%%rsp)\n"
+		"	push %[fl]\n"
+		"	popfq\n"
+		"	call jt_flags\n"
+		"	cld\n"
+		"	mov %%r10,%[seen]\n"
+		"	mov -24(%%rsp),%[top]\n"
+		"	mov -136(%%rsp),%[bottom]\n"
+		"	lea 256(%%rsp),%%rsp\n"
+		: "+a"(a), "+c"(c), "+d"(d), [seen] "=&r"(seen),
+		  [top] "=&r"(top), [bottom] "=&r"(bottom)
+		: [fl] "r"(flags), "D"(7L)
+		: "r8", "r9", "r10", "memory", "cc");
+	*regs_ok = a == 0x0123456789abcdefUL && c == 0x1111222233334444UL &&
+		   d == 0x5555666677778888UL && top == 0x5a5a5a5a &&
+		   bottom == 0x5b5b5b5b;
+	return seen;
+}
+
+/*
+ * The stub hands the window the arithmetic flags (each of them set, and
+ * each clear, with the direction flag too) and rax, rcx and rdx it was
+ * entered with, and writes nothing in the function's red zone.
+ */
+TEST_F(jump, flags_and_registers)
+{
+	static const unsigned long sets[] = {
+		0x0002, 0x08d7, 0x0cd7, 0x0001, 0x0004, 0x0010, 0x0040,
+		0x0080, 0x0800, 0x0400, 0x0841,
+	};
+	const unsigned long mask = 0x0cd5;	/* OF DF SF ZF AF PF CF */
+	const struct fn *f = &fns[ARRAY_SIZE(fns) - 1];
+	unsigned long seen;
+	size_t i;
+	int ok;
+
+	ASSERT_TRUE(f->fn == jt_flags);
+	ASSERT_EQ(0, define(f->name, getpid(), f, 0, NULL));
+	ASSERT_STREQ("jump", settled(f->name));
+	for (i = 0; i < ARRAY_SIZE(sets); i++) {
+		seen = call_flags(sets[i], &ok);
+		EXPECT_EQ(sets[i] & mask, seen & mask)
+			TH_LOG("flags %#lx", sets[i]);
+		EXPECT_TRUE(ok) TH_LOG("flags %#lx", sets[i]);
+	}
+	EXPECT_EQ((long)ARRAY_SIZE(sets), hits(f->name));
+	ASSERT_EQ(0, events("-:%s", f->name));
 }
 
 #define THREADS		8

@@ -522,49 +522,73 @@ static bool utp_put_rel32(u8 *p, unsigned long end, unsigned long to)
 	return true;
 }
 
+/*
+ * The counter slot of a stub without rdpid: a Fibonacci hash of the
+ * stack pointer's 4 KiB page, so that threads (whose stacks are apart)
+ * mostly count in slots of their own and the same thread at the same
+ * depth in the same one.  Reading the CPU number instead (lsl of the
+ * per-CPU segment, or rdtscp) costs more than the rest of the stub
+ * together, and rdtscp faults in a task that asked for PR_TSC_SIGSEGV.
+ */
+#define UTP_SLOT_HASH	0x9e3779b1
+
 /**
  * utp_arch_jump_stub - build the stub of a window
  * @w:		the window
  * @vaddr:	its address
  * @stub:	the stub's address
- * @counter:	the address of its counter for CPU 0; CPU n's is PAGE_SIZE
+ * @counter:	the address of its counter in slot 0; slot n's is PAGE_SIZE
  *		* n beyond it
- * @cpu_mask:	CPU numbers are masked with this (a power of two less one)
+ * @slot_mask:	the number of slots less one (a power of two, 1 at least)
  * @out:	the stub, UTP_JUMP_STUB_SIZE bytes
  * @info:	where its parts are
  *
  * The stub steps over the red zone (nothing is written below the stack
- * pointer the code had), saves the flags and two registers, adds one to
- * the counter of the CPU it runs on (its number from rdpid, or from the
- * limit of the per-CPU segment as the vDSO's getcpu() reads it: a thread
- * moved meanwhile counts on another CPU's counter, atomically), restores
- * everything, runs the window's instructions and jumps back after them.
+ * pointer the code had), saves two registers and the arithmetic flags
+ * (with lahf and seto; pushf and popf, slower, only on the first x86-64
+ * CPUs, which lack lahf), adds one atomically to the counter of a slot
+ * (the number of the CPU it runs on where rdpid reads it cheaply, a
+ * hash of the thread's stack pointer elsewhere), restores everything,
+ * runs the window's instructions and jumps back after them.  A slot is
+ * only where the count goes: a thread moved, or sharing a slot with
+ * another, costs a shared cache line, never a count.
  *
  * Return: 0, or -%ERANGE if a displacement does not fit.
  */
 int utp_arch_jump_stub(const struct utp_arch_window *w, unsigned long vaddr,
 		       unsigned long stub, unsigned long counter,
-		       unsigned int cpu_mask, u8 *out,
+		       unsigned int slot_mask, u8 *out,
 		       struct utp_arch_stub *info)
 {
+	bool lahf = boot_cpu_has(X86_FEATURE_LAHF_LM);
 	unsigned long from = vaddr;
 	u8 *p = out;
 	int i;
 
+	if (!slot_mask || slot_mask & (slot_mask + 1))
+		return -EINVAL;
 	memset(out, UTP_BREAK_INSN, UTP_JUMP_STUB_SIZE);
 	p = UTP_EMIT(p, 0x48, 0x8d, 0x64, 0x24, 0x80);	/* lea -128(%rsp),%rsp */
-	p = UTP_EMIT(p, 0x9c, 0x50, 0x52);		/* pushfq; push %rax, %rdx */
+	p = UTP_EMIT(p, 0x50, 0x52);			/* push %rax, %rdx */
+	if (lahf)
+		/* lahf; seto %al; push %rax */
+		p = UTP_EMIT(p, 0x9f, 0x0f, 0x90, 0xc0, 0x50);
+	else
+		p = UTP_EMIT(p, 0x9c);			/* pushfq */
 	if (boot_cpu_has(X86_FEATURE_RDPID)) {
 		p = UTP_EMIT(p, 0xf3, 0x0f, 0xc7, 0xf8);	/* rdpid %rax */
-	} else {
-		*p++ = 0xb8;				/* mov $seg,%eax */
-		put_unaligned_le32(__CPUNODE_SEG, p);
+		*p++ = 0x25;				/* and $mask,%eax */
+		put_unaligned_le32(slot_mask, p);
 		p += 4;
-		p = UTP_EMIT(p, 0x0f, 0x03, 0xc0);		/* lsl %eax,%eax */
+	} else {
+		p = UTP_EMIT(p, 0x48, 0x89, 0xe0);		/* mov %rsp,%rax */
+		p = UTP_EMIT(p, 0x48, 0xc1, 0xe8, PAGE_SHIFT);	/* shr $12,%rax */
+		p = UTP_EMIT(p, 0x69, 0xc0);			/* imul $k,%eax,%eax */
+		put_unaligned_le32(UTP_SLOT_HASH, p);
+		p += 4;
+		/* shr $(32 - bits),%eax: the product's top bits */
+		p = UTP_EMIT(p, 0xc1, 0xe8, 32 - hweight32(slot_mask));
 	}
-	*p++ = 0x25;					/* and $mask,%eax */
-	put_unaligned_le32(cpu_mask, p);
-	p += 4;
 	p = UTP_EMIT(p, 0x48, 0xc1, 0xe0, PAGE_SHIFT);	/* shl $12,%rax */
 	p = UTP_EMIT(p, 0x48, 0x8d, 0x15);		/* lea counter(%rip),%rdx */
 	if (!utp_put_rel32(p, stub + (p + 4 - out), counter))
@@ -572,7 +596,12 @@ int utp_arch_jump_stub(const struct utp_arch_window *w, unsigned long vaddr,
 	p += 4;
 	p = UTP_EMIT(p, 0xf0, 0x48, 0xff, 0x04, 0x02);	/* lock incq (%rdx,%rax) */
 	info->counted = p - out;
-	p = UTP_EMIT(p, 0x5a, 0x58, 0x9d);		/* pop %rdx, %rax; popfq */
+	if (lahf)
+		/* pop %rax; add $0x7f,%al (OF back); sahf */
+		p = UTP_EMIT(p, 0x58, 0x04, 0x7f, 0x9e);
+	else
+		p = UTP_EMIT(p, 0x9d);			/* popfq */
+	p = UTP_EMIT(p, 0x5a, 0x58);			/* pop %rdx, %rax */
 	p = UTP_EMIT(p, 0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00);
 						/* lea 128(%rsp),%rsp */
 	info->body = p - out;

@@ -447,6 +447,13 @@ static void jump_stub_test(struct kunit *test)
 	disp = get_unaligned_le32(out + off + 1);
 	KUNIT_EXPECT_EQ(test, vaddr + 7, stub + off + 5 + disp);
 	KUNIT_EXPECT_EQ(test, off + 5, info.len);
+	/* slots are a power of two, two at least */
+	KUNIT_EXPECT_EQ(test, -EINVAL, utp_arch_jump_stub(&w, vaddr, stub,
+							  counter, 0, out,
+							  &info));
+	KUNIT_EXPECT_EQ(test, -EINVAL, utp_arch_jump_stub(&w, vaddr, stub,
+							  counter, 5, out,
+							  &info));
 	/* out of reach: refused */
 	KUNIT_EXPECT_EQ(test, -ERANGE,
 			utp_arch_jump_stub(&w, vaddr, stub + (3UL << 30),

@@ -61,7 +61,7 @@ struct utp_arch_insn {
 /*
  * Jumps.  A probe that only counts may be entered by a jmp rel32 over
  * the instructions at the probe (the window), to a stub that counts in
- * a per-CPU counter and runs those instructions displaced.
+ * a counter of its own and runs those instructions displaced.
  */
 #define UTP_JUMP_SIZE		5	/* jmp rel32 */
 #define UTP_JUMP_INSNS		4	/* instructions in a window at most */
@@ -97,7 +97,7 @@ int utp_arch_jump_scan(const u8 *func, unsigned int size, unsigned int pos,
 		       unsigned int wlen);
 int utp_arch_jump_stub(const struct utp_arch_window *w, unsigned long vaddr,
 		       unsigned long stub, unsigned long counter,
-		       unsigned int cpu_mask, u8 *out,
+		       unsigned int slot_mask, u8 *out,
 		       struct utp_arch_stub *info);
 void utp_arch_jump_insn(unsigned long vaddr, unsigned long stub, u8 *out);
 
