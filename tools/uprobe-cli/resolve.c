@@ -654,6 +654,110 @@ static void suggest(const struct func *f, size_t n, const char *name,
 		snprintf(out + strlen(out), len - strlen(out), "?)");
 }
 
+/* Functions bigger than the kernel decodes (UTPROBE_FUNC_MAX) */
+#define UP_FUNC_MAX	(1UL << 20)
+/* A jump table's entries are read this far at most. */
+#define UP_TABLE_MAX	4096
+/* A jmp rel32: the fewest bytes a jump's window has. */
+#define UP_JUMP_SIZE	5
+
+/*
+ * The address @insn at @at reads at a fixed place (rip-relative, or an
+ * absolute disp32 with no base), or 0.
+ */
+static unsigned long fixed_operand(struct insn *insn, unsigned long at)
+{
+	unsigned char mod = X86_MODRM_MOD(insn->modrm.value);
+
+	if (!insn->modrm.nbytes || mod != 0)
+		return 0;
+	if (insn_rip_relative(insn))
+		return at + insn->length + insn->displacement.value;
+	if (insn->sib.nbytes && X86_SIB_BASE(insn->sib.value) == 5)
+		return (unsigned long)(long)insn->displacement.value;
+	return 0;
+}
+
+/*
+ * Does a table at @table, of 32-bit offsets from it (@wide false: as
+ * PIC code's switch tables are) or of 64-bit addresses (@wide), send
+ * control strictly inside the first @wlen bytes of @fn?  Its entries are
+ * read while they land in the function.
+ */
+static bool table_into(struct up_binary *b, const struct func *fn,
+		       unsigned long table, bool wide, unsigned long wlen)
+{
+	for (unsigned int k = 0; k < UP_TABLE_MAX; k++) {
+		unsigned long off, to;
+		union { int32_t rel; uint64_t abs; } e;
+		size_t size = wide ? 8 : 4;
+
+		if (up_translate(b, table + k * size, true, false, &off) ||
+		    pread(b->fd, &e, size, off) != (ssize_t)size)
+			return false;
+		to = wide ? e.abs : table + e.rel;
+		if (to < fn->vaddr || to >= fn->vaddr + fn->size)
+			return false;
+		if (to > fn->vaddr && to < fn->vaddr + wlen)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Does one of @fn's jump tables land inside the instructions a jump at
+ * its entry would replace?  The kernel checks the function's direct
+ * branches, not its indirect ones: where the function has an indirect
+ * jmp, each fixed address it reads (where a switch's table is) is read
+ * as a table of either kind.  A function that cannot be read or
+ * decoded says no: the kernel's decoding refuses it then.
+ */
+static bool table_in_window(struct up_binary *b, const struct func *fn)
+{
+	unsigned long at, wlen = 0, off, *fixed = NULL;
+	size_t nfixed = 0, i;
+	unsigned char *text;
+	bool indirect = false, into = false;
+
+	if (!fn->size || fn->size > UP_FUNC_MAX ||
+	    vaddr_to_offset(b, fn->vaddr, &off))
+		return false;
+	text = malloc(fn->size);
+	if (!text || pread(b->fd, text, fn->size, off) != (ssize_t)fn->size)
+		goto out;
+	for (at = 0; at < fn->size; ) {
+		struct insn insn;
+		unsigned long addr;
+
+		if (insn_decode(&insn, text + at, fn->size - at,
+				INSN_MODE_64) < 0)
+			goto out;
+		/* jmp r/m (ff /4, /5), notrack or not */
+		indirect |= insn.opcode.bytes[0] == 0xff &&
+			    (X86_MODRM_REG(insn.modrm.value) & 6) == 4;
+		addr = fixed_operand(&insn, fn->vaddr + at);
+		if (addr) {
+			unsigned long *f = realloc(fixed, (nfixed + 1) *
+						   sizeof(*fixed));
+
+			if (!f)
+				goto out;
+			fixed = f;
+			fixed[nfixed++] = addr;
+		}
+		at += insn.length;
+		if (wlen < UP_JUMP_SIZE)
+			wlen = at;
+	}
+	for (i = 0; indirect && !into && i < nfixed; i++)
+		into = table_into(b, fn, fixed[i], false, wlen) ||
+		       table_into(b, fn, fixed[i], true, wlen);
+out:
+	free(fixed);
+	free(text);
+	return into;
+}
+
 static int add_place(struct up_place **places, int *n, const char *path,
 		     struct up_binary *b, unsigned long vaddr,
 		     const struct func *fn)
@@ -675,6 +779,7 @@ static int add_place(struct up_place **places, int *n, const char *path,
 		p->func_size = fn->size;
 		p->dup = fn->dup;
 		p->func_vaddr = fn->vaddr;
+		p->table_in_window = !p->sym_off && table_in_window(b, fn);
 	}
 	(*n)++;
 	return 0;

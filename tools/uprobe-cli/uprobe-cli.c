@@ -344,10 +344,11 @@ const char *func_text(const struct probe *pr, unsigned long at, char *buf,
 	/*
 	 * At a function's entry only: a function's other parts (a .cold
 	 * part, a landing pad) may come back into its middle, unseen by
-	 * the kernel's check of its branches
+	 * the kernel's check of its branches; and not where a jump table,
+	 * which the kernel does not follow, lands in its first bytes
 	 */
 	if (!jump_ok || pr->ret || pr->fetch || !*p->symbol ||
-	    !p->func_size || p->sym_off)
+	    !p->func_size || p->sym_off || p->table_in_window)
 		return "";
 	snprintf(buf, size, " func=%#lx+%#lx", at - p->sym_off, p->func_size);
 	return buf;
