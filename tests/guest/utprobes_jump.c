@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -775,10 +776,62 @@ TEST_F(jump, mem_write_takes_the_jump_out)
 	munmap(sh, 4096);
 }
 
+#define SPAWNS		16
+#define SPAWN_CALLS	20000
+
+/*
+ * A probe on this file, in every process that maps it: this one, whose
+ * 8 threads call jt_push() throughout, and 16 more started 4 at a time
+ * by posix_spawn() (CLONE_VM | CLONE_VFORK: each child runs in this
+ * process's memory, where the jumps are, until it execs this file
+ * again, whose probe then goes in, by a trap and then a jump), each
+ * calling it SPAWN_CALLS times.  Every call counts once: each child's
+ * count is folded in when it exits.
+ */
+TEST_F_TIMEOUT(jump, posix_spawn_of_a_probed_file, 600)
+{
+	char path[256], calls[16], *argv[] = { path, "--spawned", calls, NULL };
+	long off, size = fn_size(&fns[1]), each[THREADS];
+	pid_t pids[4];
+	int i, k, st;
+
+	off = self_offset((void *)jt_push, path, sizeof(path));
+	ASSERT_LT(0, off);
+	snprintf(calls, sizeof(calls), "%d", SPAWN_CALLS);
+	ASSERT_EQ(0, events("p:jt_file %s:%#lx func=%#lx+%#lx", path, off,
+			    off, size));
+	ASSERT_STREQ("jump", settled("jt_file"));
+	stop = 0;
+	for (i = 0; i < THREADS; i++) {
+		callers[i].calls = 0;
+		ASSERT_EQ(0, pthread_create(&callers[i].thread, NULL,
+					    call_loop, &callers[i]));
+	}
+	for (k = 0; k < SPAWNS; k += 4) {
+		for (i = 0; i < 4; i++)
+			ASSERT_EQ(0, posix_spawn(&pids[i], path, NULL, NULL,
+						 argv, environ));
+		for (i = 0; i < 4; i++) {
+			ASSERT_EQ(pids[i], waitpid(pids[i], &st, 0));
+			EXPECT_EQ(0, st) TH_LOG("child %d of %d", k + i, SPAWNS);
+		}
+	}
+	park(1);
+	EXPECT_EQ(calls_now(each) + SPAWNS * SPAWN_CALLS, hits("jt_file"));
+	park(0);
+	stop = 1;
+	for (i = 0; i < THREADS; i++) {
+		pthread_join(callers[i].thread, NULL);
+		EXPECT_EQ(0, callers[i].bad);
+	}
+	ASSERT_EQ(0, events("-:jt_file"));
+}
+
 /*
  * A mainline uprobe placed inside a window (perf probe or bpftrace on
  * the same function): the jump goes out before mainline's int3 goes in,
- * and both engines count every call.
+ * and both engines count every call.  Last: the process keeps int3s
+ * from then on.
  */
 TEST_F(jump, mainline_uprobe_in_the_window)
 {
@@ -809,4 +862,10 @@ TEST_F(jump, mainline_uprobe_in_the_window)
 	EXPECT_EQ(35, hits("jt_ml"));
 }
 
-TEST_HARNESS_MAIN
+/* This file started by posix_spawn_of_a_probed_file: calls, and exits */
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--spawned"))
+		return call_push(atoi(argv[2]));
+	return test_harness_run(argc, argv);
+}
