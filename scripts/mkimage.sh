@@ -105,6 +105,9 @@ done
 mkdir -p "$root/usr/lib/python3.11/lib-dynload"
 # sqlite3, a real program whose library's functions are counted
 install_prog /usr/bin/sqlite3 usr/bin/sqlite3
+# xz, a real multi-threaded program (-T4): busybox's xz only decompresses
+rm -f "$root/usr/bin/xz"
+install_prog /usr/bin/xz usr/bin/xz
 # tmux, to run uprobe-cli top on a screen and read it back, with the
 # terminal description of its panes
 install_prog /usr/bin/tmux usr/bin/tmux

@@ -1,9 +1,10 @@
 #!/bin/sh
 # Probes entered by a jump on Debian's own programs, against mainline
 # uprobes in the same boot: bash (forking a child for each command
-# substitution) and sqlite3 (its library's functions, under a fixed
-# workload) count exactly what mainline counts on the same offsets; a
-# bash that runs on shows its probe in jump mode.
+# substitution), sqlite3 (its library's functions, under a fixed
+# workload) and xz -T4 (four threads encoding blocks) count exactly what
+# mainline counts on the same offsets; a bash that runs on shows its
+# probe in jump mode, and so does a probe on liblzma in a running xz.
 TR=/sys/kernel/tracing
 . /usr/libexec/utrace-tests/utp_helpers.sh
 
@@ -40,7 +41,7 @@ ours() {
 }
 
 ktap_print_header
-ktap_set_plan 3
+ktap_set_plan 5
 
 W='for i in $(seq 1 150); do x=$(echo $i); done'
 set -- bash:execute_command bash:make_child bash:xmalloc
@@ -61,6 +62,35 @@ o=$(ours "$@" -- sqlite3 :memory: "$SQL" | tr '\n' ' ')
 echo "# sqlite3: mainline $m; ours $o"
 [ -n "$o" ] && [ "$m" = "$o" ]
 check $? "sqlite3, a fixed workload: the same counts as mainline"
+
+# xz -T4: each block's header is encoded once, by one of four threads
+seq 1 100000 > /tmp/xz.in
+blocks=$(( ($(wc -c < /tmp/xz.in) + 16383) / 16384 ))
+XZ="/usr/bin/xz -T4 --block-size=16384 -c /tmp/xz.in"
+set -- liblzma:lzma_block_header_encode liblzma:lzma_index_append
+m=$(mainline "$@" -- $XZ | tr '\n' ' ')
+o=$(ours "$@" -- $XZ | tr '\n' ' ')
+echo "# xz -T4, $blocks blocks: mainline $m; ours $o"
+[ "${o%% *}" = "$blocks" ] && [ "$m" = "$o" ]
+check $? "xz -T4: one header per block, and the same counts as mainline"
+
+# a probe on the library, in every process: in an xz that runs, its
+# stubs are mapped, and the count is one per block
+uprobe-cli add liblzma:lzma_block_header_encode --name xzb
+$XZ > /dev/null &
+pid=$!
+jumped=1
+while kill -0 $pid 2> /dev/null; do
+	grep -q utprobes-jump /proc/$pid/maps 2> /dev/null && jumped=0
+	sleep 0.1
+done
+wait $pid
+st=$?
+hits=$(uprobe-cli list -j | sed -n 's/.*"name":"xzb",[^}]*"hits":\([0-9]*\),.*/\1/p')
+echo "# xz: exit $st, stubs seen $jumped (0: yes), $hits hits"
+uprobe-cli del xzb
+[ $st = 0 ] && [ $jumped = 0 ] && [ "$hits" = "$blocks" ]
+check $? "a probe on liblzma enters a running xz -T4 by jumps: one hit per block"
 
 # a bash that runs on: its execute_command() in jump mode
 bash -c 'while :; do sleep 0.1; done' &
