@@ -48,6 +48,8 @@ good='{"calls": 20000, "runs": 5, "kernel": "6.12.1", "cpus": 2,
  "pause_while_placing": {"ours_ms": 40.25, "mainline_ms": 41.5, "vs_mainline": 0.97},
  "unregister_in_64_spinning": {"probes": 1000, "ours_ms": 18.2, "mainline_ms": 30.4, "vs_mainline": 0.6},
  "pause_while_removing": {"ours_ms": 0.5, "mainline_ms": 1.1, "vs_mainline": 0.45},
+ "pause_while_jumping": {"in_ms": 2.5, "mainline_in_ms": 0.8, "in_vs_mainline": 3.13,
+  "out_ms": 2.25, "mainline_out_ms": 0.5, "out_vs_mainline": 4.5},
  "untraced_syscall_loop": {"utrace_ns": 382.2, "noutrace_ns": 412.0, "ratio": 0.928,
   "calls": 1000000, "runs": 5},
  "date": "2026-12-03", "machine": "QEMU 7.2 TCG guest"}'
@@ -92,7 +94,7 @@ EOF
 cp "$t/page.md" "$t/page.orig"
 
 echo "TAP version 13"
-echo "1..13"
+echo "1..14"
 ok "jsoncheck takes the valid document" "$jc" $S "$t/good.json"
 ok "jsoncheck prints each figure with its path" \
 	bash -c "\"$jc\" $S \"$t/good.json\" | grep -qx 'two_threads_ns.ours.two_threads 1210'"
@@ -108,6 +110,9 @@ ok "bench-md fills the regions from the document" \
 		grep -qxF '| calls per thread | 2,000,000 | 20,000 | 20,000 |' \"$t/page.md\" &&
 		grep -qF '| \`push %rbp\` | emulates | 35.2 | 2,249 | 3,921 | 883,196 | **0.57** | 0.0025 |' \"$t/page.md\" &&
 		! grep -qx old \"$t/page.md\""
+ok "bench-md gives the pauses of a jump going in and out" \
+	bash -c "grep -qF '| longest pause of the one spinning thread of 64 while one probe goes in: a jump (utprobes), an \`int3\` (mainline) | 2.5 ms | 0.8 ms | 3.13 |' \"$t/page.md\" &&
+		grep -qF 'while one probe comes out: a jump (utprobes), an \`int3\` (mainline) | 2.25 ms | 0.5 ms | 4.50 |' \"$t/page.md\""
 ok "bench-md names 64 threads where the document does not say" \
 	grep -qF '| placing 1,000 probes in a process of 64 spinning threads |' "$t/page.md"
 sed 's/"runs": 5,/"runs": 5, "threads": 8,/' "$t/good.json" > "$t/threads.json"

@@ -16,9 +16,10 @@
  *	removes them, each engine's way of removing many: one wait for
  *	all of them
  *
- * Reading ctl gives "hits N returns N register_ns N unregister_ns N":
- * the handlers' counts since the probes were placed, how long placing
- * them took, and how long the last clear took.
+ * Reading ctl gives "hits N returns N register_ns N unregister_ns N
+ * mode MODE": the handlers' counts since the probes were placed, how
+ * long placing them took, how long the last clear took, and for "jump"
+ * the probe's utprobe_mode() ("-" otherwise).
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -243,8 +244,9 @@ static ssize_t ctl_write(struct file *file, const char __user *ubuf,
 static ssize_t ctl_read(struct file *file, char __user *ubuf, size_t len,
 			loff_t *ppos)
 {
+	const char *mode = "-";
 	u64 h = 0, r = 0;
-	char buf[128];
+	char buf[160];
 	int cpu, n;
 
 	mutex_lock(&bench_lock);
@@ -253,11 +255,13 @@ static ssize_t ctl_read(struct file *file, char __user *ubuf, size_t len,
 		r += per_cpu(returns, cpu);
 	}
 	/* no handler: utprobes' own count, stubs' and traps' */
-	if (jumping)
+	if (jumping) {
 		h = utprobe_hits(&probes[0].up);
+		mode = utprobe_mode(&probes[0].up);
+	}
 	n = scnprintf(buf, sizeof(buf),
-		      "hits %llu returns %llu register_ns %llu unregister_ns %llu\n",
-		      h, r, register_ns, unregister_ns);
+		      "hits %llu returns %llu register_ns %llu unregister_ns %llu mode %s\n",
+		      h, r, register_ns, unregister_ns, mode);
 	mutex_unlock(&bench_lock);
 	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
 }
