@@ -63,6 +63,11 @@ check $st "the JSON parses and every figure in it is a number"
 		echo pause_while_placing.$f
 		echo pause_while_removing.$f
 	done
+	for w in in out; do
+		for f in ${w}_ms mainline_${w}_ms ${w}_vs_mainline; do
+			echo pause_while_jumping.$f
+		done
+	done
 } | sort > $T/want
 cut -d' ' -f1 $T/values | sort > $T/have
 diff $T/want $T/have > $T/diff
