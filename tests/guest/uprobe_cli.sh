@@ -52,7 +52,7 @@ held 400 && uprobe-cli add -p $pid "$T:framed" --name fr &&
 check $? "add -p PID: framed and work"
 for i in $(seq 100); do
 	out=$(uprobe-cli list)
-	echo "$out" | grep -q "^fr .* trap:pending$" || break
+	echo "$out" | grep -Eq "^fr .* trap:(pending|busy)$" || break
 	sleep 0.1
 done
 echo "$out" | sed 's/^/# /'

@@ -98,7 +98,7 @@ pid=$!
 uprobe-cli add -p $pid bash:execute_command --name ec
 for i in $(seq 100); do
 	mode=$(uprobe-cli list | awk '$1 == "ec" { print $NF }')
-	[ "$mode" = trap:pending ] || break
+	case $mode in trap:pending | trap:busy) ;; *) break ;; esac
 	sleep 0.1
 done
 echo "# mode: $mode"

@@ -24,6 +24,14 @@
 #include "kselftest_harness.h"
 #include "utprobes_util.h"
 
+/*
+ * The tests of 100 rounds each take up to half of the harness's default
+ * 30 s on the debug kernel under a loaded host: they get more.
+ */
+FIXTURE(place) {};
+FIXTURE_SETUP(place) {}
+FIXTURE_TEARDOWN(place) {}
+
 #define SPINNERS	3	/* threads calling spin_fn(), on 2 CPUs */
 #define ROUNDS		100
 #define AFTER		20	/* calls each thread makes after a placement */
@@ -90,7 +98,7 @@ static long sum_calls(long *each)
  * call under way when the write returns may have passed the probed
  * instruction already: one call per thread may go uncounted, no more.
  */
-TEST(counted_from_the_return_of_the_write)
+TEST_F_TIMEOUT(place, counted_from_the_return_of_the_write, 300)
 {
 	long before[SPINNERS], after[SPINNERS], end[SPINNERS];
 	int i, round;
@@ -198,7 +206,7 @@ static void *sleeper(void *arg)
  * stays meanwhile: the removal of a process's last probe lets its
  * threads go, which they do at a report.
  */
-TEST(removed_under_running_threads)
+TEST_F_TIMEOUT(place, removed_under_running_threads, 300)
 {
 	unsigned char orig = *(volatile unsigned char *)spin_fn;
 	long mark[SPINNERS], switches;
@@ -274,7 +282,7 @@ static void *forker(void *arg)
  * forked, finds the original instruction there (an int3 left in it
  * would kill it with SIGTRAP).
  */
-TEST(forks_while_probes_come_and_go)
+TEST_F_TIMEOUT(place, forks_while_probes_come_and_go, 300)
 {
 	pthread_t t;
 	int round;
