@@ -324,7 +324,7 @@ int utp_thread_attach(struct utp_proc *proc, struct task_struct *task)
  * number that changes once it has run again: its context switches, + 1.
  * 0 if it is not asleep.
  */
-static unsigned long utp_asleep(struct task_struct *task)
+unsigned long utp_asleep(struct task_struct *task)
 {
 	if (READ_ONCE(task->__state) == TASK_RUNNING)
 		return 0;

@@ -88,6 +88,7 @@ u32 utp_report_quiesce(enum utrace_resume_action action,
 	/* before an event's own callback, that callback answers */
 	if (event)
 		return UTRACE_RESUME;
+	utp_jump_report(ut);
 	if (ut->stepping)
 		return UTRACE_SINGLESTEP;
 	return utp_resume(ut);
@@ -582,6 +583,8 @@ u32 utp_report_signal(u32 action, struct utrace_engine *engine,
 	/* traced now: its process goes back to int3s (utp_jump_place()) */
 	if (unlikely(task->ptrace) && atomic_read(&ut->proc->njumped))
 		utp_jump_kick(ut->proc);
+	if (utrace_signal_action(action) == UTRACE_SIGNAL_REPORT)
+		utp_jump_report(ut);
 	if (ut->stepping)
 		return utp_signal_stepping(ut, regs, info, action);
 	if (utrace_signal_action(action) == UTRACE_SIGNAL_REPORT)

@@ -169,6 +169,9 @@ struct utp_proc {
 	struct delayed_work jump_work;	/* puts jumps in: utp_jump_kick() */
 	unsigned int jump_tries;	/* ... tried again while threads are there */
 	atomic_t njumped;		/* points with jumped set */
+	struct mutex jgp_lock;		/* jgp, and the looks it asks for */
+	struct utp_jgp *jgp;		/* a look at every thread, under way */
+	unsigned int jgp_seq;		/* the last one's number */
 };
 
 /* Has @proc as many points as it may have?  A lowered bound stops growth. */
@@ -216,6 +219,7 @@ struct utp_thread {
 	unsigned long int3_bp;		/* the last user int3 it trapped on */
 	unsigned long dbg_bp;		/* stopped for a debugger's int3 there */
 	unsigned long dbg_sp;		/* ... with this stack pointer */
+	unsigned int jgp_seq;		/* the last proc->jgp it was seen by */
 };
 
 /*
@@ -332,6 +336,7 @@ void utp_thread_unlink(struct utp_thread *ut);
 void utp_thread_leave(struct utp_thread *ut);
 void utp_thread_free(struct utp_thread *ut);
 int utp_thread_attach(struct utp_proc *proc, struct task_struct *task);
+unsigned long utp_asleep(struct task_struct *task);
 void utp_unquiesce(struct utp_proc *proc);
 void utp_proc_idle(struct utp_proc *proc);
 int utp_quiesce(struct utp_proc *proc);
@@ -419,6 +424,7 @@ void utp_jump_access_write(struct utp_proc *proc, struct mm_struct *mm,
 			   unsigned long addr, u8 *text, int len);
 void utp_jump_ret_site(struct utp_point *pt);
 u64 utp_jump_hits(const struct utprobe *up);
+void utp_jump_report(struct utp_thread *ut);
 
 /* file.c */
 int utp_ref_update(struct mm_struct *mm, struct inode *inode,

@@ -15,9 +15,10 @@
  *    in one page, and no other point is inside it;
  *  - no direct branch of the function lands inside it
  *    (utp_arch_jump_scan(), over the extent the probe gives);
- *  - the jump goes in with every thread of the process stopped, none of
- *    them inside the window nor with a word inside it on the top of its
- *    stack (a signal frame's saved ip), else later;
+ *  - the jump goes in once every thread of the process has been looked
+ *    at, none stopped (struct utp_jgp), and none was inside the window
+ *    nor had a word inside it on the top of its stack (a signal frame's
+ *    saved ip), else later;
  *  - the int3 is in first and stays correct throughout: the jump's tail
  *    goes in, then a sync, then its first byte; out in reverse.  A trap
  *    on the int3 meanwhile goes on in the stub's copy of the window
@@ -43,6 +44,8 @@
 #define UTP_JUMP_STACK_SCAN	SZ_64K
 /* Times a process is tried again while threads are inside windows. */
 #define UTP_JUMP_TRIES		50
+/* How long every thread of a process may take to be looked at. */
+#define UTP_JUMP_GRACE_JIFFIES	(HZ / 5)
 
 /* One page of counters per slot, a u64 per stub. */
 static_assert(UTP_JAREA_STUBS * sizeof(u64) == PAGE_SIZE);
@@ -497,17 +500,60 @@ static int utp_jump_inside(struct utp_point **pts, unsigned int n,
 	return -1;
 }
 
-/* A thread of a quiesced process, as utp_jump_tasks() found it. */
+/*
+ * A look at every thread of a process while jumps go in or out, none of
+ * them stopped: a grace period.  Each thread is looked at once, after it
+ * began, where it cannot run user code until the look is over: asleep
+ * (utp_jump_look_asleep()), or on its way back to user mode, by itself
+ * (utp_jump_report(), which UTRACE_REPORT asks for; its kick is the only
+ * cost to a thread that runs).  What a look finds holds from then on:
+ * going in, the jump's body is set first, so that a thread outside a
+ * window can only reach its middle through the int3, which goes on in
+ * the stub (utp_jump_through()); going out, the jump and the body are
+ * gone first, so that a thread past a stub's count does not come back
+ * before it.
+ */
+struct utp_jgp {
+	unsigned int seq;		/* proc->jgp_seq */
+	bool out;			/* going out: not going in */
+	struct utp_point **pts;		/* the points, by address */
+	unsigned int n;
+	bool *busy;			/* in: a thread in the window's middle */
+	unsigned long *words;		/* a stack's top, searched */
+};
+
+/* A thread of a process, as utp_jump_tasks() found it. */
 struct utp_jump_task {
 	struct task_struct *task;	/* referenced */
 	struct utrace_engine *engine;	/* referenced */
-	bool stopped;			/* stopped for us, not just asleep */
-	bool in_hit;			/* a hit of an int3 still to finish */
+	unsigned long asleep;		/* utp_asleep() then */
+	unsigned long hit_bp;		/* a hit of this int3 to come */
+	bool emulate;			/* ... which emulates, not the stub */
+	bool in_hit;			/* in the slow path of a hit */
+	bool seen;			/* looked at for this jgp already */
 };
+
+/* What a look at @ut needs of it, @ut's thread asleep or current. */
+static void utp_jump_task_fill(struct utp_thread *ut, unsigned int seq,
+			       struct utp_jump_task *jt)
+{
+	struct task_struct *task = ut->task;
+
+	/* first: what follows is only read while it stays asleep */
+	jt->asleep = task == current ? 0 : utp_asleep(task);
+	jt->hit_bp = 0;
+	if (READ_ONCE(ut->hit_queued))
+		jt->hit_bp = READ_ONCE(ut->hit_bp);
+	else if (sigismember(&task->pending.signal, SIGTRAP))
+		jt->hit_bp = READ_ONCE(ut->int3_bp);
+	jt->emulate = READ_ONCE(ut->hit_emulate);
+	jt->in_hit = READ_ONCE(ut->in_hit) || ut->stepping;
+	jt->seen = READ_ONCE(ut->jgp_seq) == seq;
+}
 
 /* The threads of @proc, and how many; or NULL.  Put them when done. */
 static struct utp_jump_task *utp_jump_tasks(struct utp_proc *proc,
-					    unsigned int *nr)
+					    unsigned int seq, unsigned int *nr)
 {
 	struct utp_jump_task *tasks;
 	struct utp_thread *ut;
@@ -526,12 +572,7 @@ static struct utp_jump_task *utp_jump_tasks(struct utp_proc *proc,
 			tasks[i].task = get_task_struct(ut->task);
 			tasks[i].engine = ut->engine;
 			utrace_engine_get(ut->engine);
-			tasks[i].in_hit = READ_ONCE(ut->hit_queued) ||
-					  READ_ONCE(ut->in_hit) ||
-					  ut->stepping ||
-					  sigismember(&ut->task->pending.signal,
-						      SIGTRAP);
-			tasks[i++].stopped = ut->stopped;
+			utp_jump_task_fill(ut, seq, &tasks[i++]);
 		}
 	spin_unlock(&proc->lock);
 	*nr = i;
@@ -572,72 +613,187 @@ static bool utp_jump_sigframe_ip(const unsigned long *words, unsigned int w,
 }
 
 /*
- * Mark in @busy each window of @pts[0..@n) that a thread of @proc, all
- * of them quiesced, would come back into the middle of, where the jump's
- * bytes go: one asleep inside it (in a page fault), one just after the
- * int3 with its hit still to come (its ip is not an instruction's
- * there), one in the slot of a window's instruction (it jumps back
- * after it, into the window), or one with a signal frame on the top of
- * its stack whose saved ip is inside, or in such a slot.  A thread
- * stopped for us inside a window, its callbacks over (utrace_barrier()),
- * goes on from the same instruction in the stub's copy of the window
- * instead, which jumps back after it.  Returns false if the threads
- * could not be looked at.
+ * Look at @jt's thread for @g, where it cannot run user code until the
+ * look is over: asleep, or in its own report if @self.  Going in, mark
+ * in @g->busy each window whose middle, where the jump's bytes go, the
+ * thread is in or would come back into: its ip there (but just after
+ * the int3 with its hit to come and not emulated: that goes on in the
+ * stub), in the slot of a window's instruction (it jumps back after it,
+ * into the window), or a signal frame on the top of its stack whose
+ * saved ip is inside, or in such a slot.  In its own report, a thread
+ * inside a window goes on from the same instruction in the stub's copy
+ * of it instead.  Going out, returns false while the thread is in a
+ * stub before its count; and whenever a thread asleep in a hit's slow
+ * path may still move.  proc->jgp_lock held.
  */
-static bool utp_jump_check_threads(struct utp_proc *proc,
-				   struct utp_point **pts, unsigned int n,
-				   bool *busy)
+static bool utp_jump_look(struct utp_proc *proc, struct utp_jgp *g,
+			  struct utp_jump_task *jt, bool self)
 {
-	struct utp_jump_task *tasks;
-	unsigned long *words;
-	unsigned int nr, t, w;
+	struct pt_regs *regs = task_pt_regs(jt->task);
+	unsigned long ip = regs->ip, sp = regs->sp & ~7UL, s;
+	unsigned int i, w;
 	int k, got;
 
-	tasks = utp_jump_tasks(proc, &nr);
-	words = kvmalloc(UTP_JUMP_STACK_SCAN, GFP_KERNEL);
-	if (!tasks || !words) {
-		if (tasks)
-			utp_jump_tasks_put(tasks, nr);
-		kvfree(words);
+	if (jt->in_hit)
 		return false;
-	}
-	for (t = 0; t < nr; t++) {
-		struct pt_regs *regs = task_pt_regs(tasks[t].task);
-		unsigned long sp = regs->sp & ~7UL, s;
+	if (g->out) {
+		for (i = 0; i < g->n; i++) {
+			const struct utp_jump *j = g->pts[i]->jump;
 
-		/* no callback of ours may be writing its registers */
-		if (tasks[t].stopped &&
-		    utrace_barrier(tasks[t].task, tasks[t].engine))
-			tasks[t].stopped = false;
-		s = utp_jump_slot_insn(proc, regs->ip);
-		k = s ? utp_jump_inside(pts, n, s + 1) : -1;
-		if (k >= 0)
-			busy[k] = true;
-		k = utp_jump_inside(pts, n, regs->ip);
-		if (k >= 0 && regs->ip != pts[k]->vaddr) {
-			struct utp_jump *j = pts[k]->jump;
-
-			if (tasks[t].stopped && !tasks[t].in_hit)
-				regs->ip = j->stub + j->info.body +
-					   (regs->ip - pts[k]->vaddr);
-			else
-				busy[k] = true;
+			if (ip >= j->stub && ip < j->stub + j->info.counted)
+				return false;
 		}
-		/* up to where the stack's mapping ends */
-		got = access_remote_vm(proc->mm, sp, words, UTP_JUMP_STACK_SCAN,
-				       0);
-		for (w = 0; got > 0 && w < got / sizeof(long); w++) {
-			if (!utp_jump_sigframe_ip(words, w, sp + w * sizeof(long)))
-				continue;
-			s = utp_jump_slot_insn(proc, words[w]);
-			k = utp_jump_inside(pts, n, s ? s + 1 : words[w]);
-			if (k >= 0 && (s || words[w] != pts[k]->vaddr))
-				busy[k] = true;
-		}
+		return true;
 	}
-	utp_jump_tasks_put(tasks, nr);
-	kvfree(words);
+	s = utp_jump_slot_insn(proc, ip);
+	k = s ? utp_jump_inside(g->pts, g->n, s + 1) : -1;
+	if (k >= 0)
+		g->busy[k] = true;
+	k = utp_jump_inside(g->pts, g->n, ip);
+	if (k >= 0 && ip != g->pts[k]->vaddr) {
+		struct utp_point *pt = g->pts[k];
+		struct utp_jump *j = pt->jump;
+
+		if (jt->hit_bp == pt->vaddr &&
+		    ip == pt->vaddr + UTP_BREAK_INSN_SIZE && !jt->emulate)
+			;	/* utp_jump_through() takes it */
+		else if (self && !jt->hit_bp)
+			regs->ip = j->stub + j->info.body + (ip - pt->vaddr);
+		else
+			g->busy[k] = true;
+	}
+	/* up to where the stack's mapping ends */
+	got = access_remote_vm(proc->mm, sp, g->words, UTP_JUMP_STACK_SCAN, 0);
+	for (w = 0; got > 0 && w < got / sizeof(long); w++) {
+		if (!utp_jump_sigframe_ip(g->words, w, sp + w * sizeof(long)))
+			continue;
+		s = utp_jump_slot_insn(proc, g->words[w]);
+		k = utp_jump_inside(g->pts, g->n, s ? s + 1 : g->words[w]);
+		if (k >= 0 && (s || g->words[w] != g->pts[k]->vaddr))
+			g->busy[k] = true;
+	}
 	return true;
+}
+
+/* @task of @proc has been looked at for the jgp @seq. */
+static void utp_jump_seen(struct utp_proc *proc, struct task_struct *task,
+			  unsigned int seq)
+{
+	struct utp_thread *ut;
+
+	spin_lock(&proc->lock);
+	list_for_each_entry(ut, &proc->threads, node)
+		if (ut->task == task)
+			WRITE_ONCE(ut->jgp_seq, seq);
+	spin_unlock(&proc->lock);
+}
+
+/*
+ * Look at @jt's thread for @g if it is asleep (or current), and was
+ * since utp_jump_tasks() read it; true if it was looked at.
+ */
+static bool utp_jump_look_asleep(struct utp_proc *proc, struct utp_jgp *g,
+				 struct utp_jump_task *jt)
+{
+	bool ok;
+
+	if (jt->task != current && !jt->asleep)
+		return false;
+	mutex_lock(&proc->jgp_lock);
+	ok = utp_jump_look(proc, g, jt, false);
+	mutex_unlock(&proc->jgp_lock);
+	/* if it ran meanwhile, what was read may be stale: ask it */
+	if (jt->task != current && utp_asleep(jt->task) != jt->asleep)
+		return false;
+	if (ok)
+		utp_jump_seen(proc, jt->task, g->seq);
+	return ok;
+}
+
+/* Has every thread of @proc been looked at for the jgp @seq? */
+static bool utp_jump_all_seen(struct utp_proc *proc, unsigned int seq)
+{
+	struct utp_thread *ut;
+	bool all = true;
+
+	spin_lock(&proc->lock);
+	list_for_each_entry(ut, &proc->threads, node)
+		all &= READ_ONCE(ut->jgp_seq) == seq;
+	spin_unlock(&proc->lock);
+	return all;
+}
+
+/**
+ * utp_jump_report - a thread's report, on its way back to user mode
+ * @ut:	current's
+ *
+ * If a look at every thread of its process is under way (struct
+ * utp_jgp) and current has not been looked at, it looks at itself.
+ */
+void utp_jump_report(struct utp_thread *ut)
+{
+	struct utp_proc *proc = ut->proc;
+	struct utp_jump_task jt = { .task = current };
+	struct utp_jgp *g;
+
+	if (likely(!READ_ONCE(proc->jgp)))
+		return;
+	mutex_lock(&proc->jgp_lock);
+	g = proc->jgp;
+	if (g && READ_ONCE(ut->jgp_seq) != g->seq) {
+		utp_jump_task_fill(ut, g->seq, &jt);
+		if (utp_jump_look(proc, g, &jt, true)) {
+			utp_jump_seen(proc, current, g->seq);
+			wake_up_all(&proc->wq);
+		}
+	}
+	mutex_unlock(&proc->jgp_lock);
+}
+
+/*
+ * Look at every thread of @proc for @g (whose pts, n, out and busy the
+ * caller sets), none of them stopped: those asleep here, the others in
+ * their own reports.  Returns false if some could not be looked at in
+ * time (or @proc died, or current is dying).  utp_mutex held.
+ */
+static bool utp_jump_grace(struct utp_proc *proc, struct utp_jgp *g)
+{
+	struct utp_jump_task *tasks;
+	unsigned int tries, nr, t, left = 1;
+
+	g->words = kvmalloc(UTP_JUMP_STACK_SCAN, GFP_KERNEL);
+	if (!g->words)
+		return false;
+	mutex_lock(&proc->jgp_lock);
+	g->seq = ++proc->jgp_seq;
+	WRITE_ONCE(proc->jgp, g);
+	mutex_unlock(&proc->jgp_lock);
+	for (tries = 0; tries < UTP_JUMP_GRACE_JIFFIES; tries++) {
+		if (READ_ONCE(proc->dead) || fatal_signal_pending(current))
+			break;
+		tasks = utp_jump_tasks(proc, g->seq, &nr);
+		if (!tasks)
+			break;
+		for (t = 0, left = 0; t < nr; t++) {
+			if (tasks[t].seen ||
+			    utp_jump_look_asleep(proc, g, &tasks[t]))
+				continue;
+			utp_control(tasks[t].task, tasks[t].engine,
+				    UTRACE_REPORT);
+			left++;
+		}
+		utp_jump_tasks_put(tasks, nr);
+		if (!left)
+			break;
+		/* ask again each tick: some may have gone to sleep since */
+		wait_event_timeout(proc->wq, utp_jump_all_seen(proc, g->seq),
+				   1);
+	}
+	mutex_lock(&proc->jgp_lock);
+	WRITE_ONCE(proc->jgp, NULL);
+	mutex_unlock(&proc->jgp_lock);
+	kvfree(g->words);
+	return !left;
 }
 
 /* Is a thread of @proc traced? */
@@ -743,10 +899,11 @@ static void utp_jump_undo_tail(struct utp_proc *proc, struct utp_point *pt)
 }
 
 /*
- * Put the jumps of @pts[0..@n) (by address) in, all threads stopped:
- * the tails under the int3s, a sync, then the jmp opcodes over them, a
- * sync.  Each ends with jwhy UTP_JW_JUMP, or why not.  @pk holds a
- * tail's pokes for each.  utp_mutex held.
+ * Put the jumps of @pts[0..@n) (by address) in, their bodies set and
+ * every thread looked at (utp_jump_grace()): the tails under the int3s,
+ * a sync, then the jmp opcodes over them, a sync.  Each ends with jwhy
+ * UTP_JW_JUMP, or why not.  @pk holds a tail's pokes for each.
+ * utp_mutex held.
  */
 static void utp_jump_write_in(struct utp_proc *proc, struct utp_point **pts,
 			      unsigned int n, struct utp_poke *pk)
@@ -755,22 +912,21 @@ static void utp_jump_write_in(struct utp_proc *proc, struct utp_point **pts,
 	unsigned int i, k, np = 0;
 
 	/* counted from here on, or still */
-	for (i = 0, k = 0; i < n; i++)
-		if (!utp_jump_count_for(utp_jump_consumer(pts[i]), pts[i]->jump))
+	for (i = 0, k = 0; i < n; i++) {
+		if (!utp_jump_count_for(utp_jump_consumer(pts[i]),
+					pts[i]->jump)) {
 			pts[k++] = pts[i];
-		else
-			pts[i]->jwhy = UTP_JW_NOMEM;
+			continue;
+		}
+		pts[i]->jwhy = UTP_JW_NOMEM;
+		WRITE_ONCE(pts[i]->jbody, 0);
+	}
 	n = k;
 	mmap_write_lock(mm);
 	for (i = 0; i < n; i++) {
-		struct utp_point *pt = pts[i];
-
-		/* the trap goes on in the stub */
-		smp_store_release(&pt->jbody,
-				  pt->jump->stub + pt->jump->info.body);
-		WRITE_ONCE(pt->jumped, true);
+		WRITE_ONCE(pts[i]->jumped, true);
 		atomic_inc(&proc->njumped);
-		np += utp_jump_tail(pt, pt->vaddr, true, pk + np);
+		np += utp_jump_tail(pts[i], pts[i]->vaddr, true, pk + np);
 	}
 	utp_jump_pokes(mm, pk, np);
 	for (i = 0; i < n; i++) {
@@ -812,18 +968,18 @@ static void utp_jump_write_in(struct utp_proc *proc, struct utp_point **pts,
 /*
  * Take the jumps of @pts[0..@n) out: the int3 over each jmp opcode, a
  * sync, then the tail back, a sync.  Their probes' hits are the trap's
- * again.  With the threads stopped if @stop, until none of them is in
- * a stub before its count, so that a call begun before this returns
+ * again.  If @wait, until every thread has been seen past the stubs'
+ * counts (utp_jump_grace()), so that a call begun before this returns
  * is counted before it does.  utp_mutex held.
  */
 static void utp_jump_write_out(struct utp_proc *proc, struct utp_point **pts,
-			       unsigned int n, u8 why, bool stop,
+			       unsigned int n, u8 why, bool wait,
 			       struct utp_poke *pk)
 {
+	struct utp_jgp g = { .out = true, .pts = pts, .n = n };
 	struct mm_struct *mm = proc->mm;
-	unsigned int i, np, tries;
+	unsigned int i, np;
 
-	stop = stop && !utp_quiesce(proc);
 	if (mmget_not_zero(mm)) {
 		mmap_write_lock(mm);
 		for (i = 0, np = 0; i < n; i++)
@@ -852,32 +1008,8 @@ static void utp_jump_write_out(struct utp_proc *proc, struct utp_point **pts,
 		WRITE_ONCE(pts[i]->jbody, 0);
 		pts[i]->jwhy = why;
 	}
-	for (tries = 0; stop && tries < UTP_JUMP_TRIES; tries++) {
-		struct utp_jump_task *tasks;
-		unsigned int nr, t;
-		bool in = false;
-
-		tasks = utp_jump_tasks(proc, &nr);
-		if (!tasks)
-			break;
-		for (t = 0; t < nr; t++) {
-			unsigned long ip = task_pt_regs(tasks[t].task)->ip;
-
-			for (i = 0; i < n && pts[i]->jump; i++)
-				in |= ip >= pts[i]->jump->stub &&
-				      ip < pts[i]->jump->stub +
-					   pts[i]->jump->info.counted;
-		}
-		utp_jump_tasks_put(tasks, nr);
-		if (!in)
-			break;
-		/* let it count, and look again */
-		utp_unquiesce(proc);
-		usleep_range(1000, 2000);
-		stop = !utp_quiesce(proc);
-	}
-	if (stop)
-		utp_unquiesce(proc);
+	if (wait)
+		utp_jump_grace(proc, &g);
 }
 
 /* A utp_jump_write_out() done by a worker, for a dying caller. */
@@ -896,7 +1028,7 @@ static void utp_jump_out_fn(struct work_struct *work)
 						   struct utp_jump_out_work,
 						   work);
 
-	/* the caller, waiting, holds utp_mutex for us; no threads stopped */
+	/* the caller, waiting, holds utp_mutex for us; it does not wait */
 	utp_jump_write_out(w->proc, w->pts, w->n, w->why, false, w->pk);
 }
 
@@ -907,14 +1039,14 @@ static void utp_jump_out_fn(struct work_struct *work)
  */
 static void utp_jump_write_out_any(struct utp_proc *proc,
 				   struct utp_point **pts, unsigned int n,
-				   u8 why, bool stop, struct utp_poke *pk)
+				   u8 why, bool wait, struct utp_poke *pk)
 {
 	struct utp_jump_out_work w = {
 		.proc = proc, .pts = pts, .n = n, .why = why, .pk = pk,
 	};
 
 	if (!fatal_signal_pending(current)) {
-		utp_jump_write_out(proc, pts, n, why, stop, pk);
+		utp_jump_write_out(proc, pts, n, why, wait, pk);
 		return;
 	}
 	INIT_WORK_ONSTACK(&w.work, utp_jump_out_fn);
@@ -925,7 +1057,7 @@ static void utp_jump_write_out_any(struct utp_proc *proc,
 
 /* utp_jump_write_out() of those of @pts[0..@n) that are in. */
 static void utp_jump_out(struct utp_proc *proc, struct utp_point **pts,
-			 unsigned int n, u8 why, bool stop)
+			 unsigned int n, u8 why, bool wait)
 {
 	struct utp_poke *pk;
 	unsigned int i, m = 0;
@@ -937,7 +1069,7 @@ static void utp_jump_out(struct utp_proc *proc, struct utp_point **pts,
 		return;
 	pk = kvmalloc_array(m * (UTP_JUMP_SIZE - 1), sizeof(*pk), GFP_KERNEL);
 	if (pk) {
-		utp_jump_write_out_any(proc, pts, m, why, stop, pk);
+		utp_jump_write_out_any(proc, pts, m, why, wait, pk);
 		kvfree(pk);
 		return;
 	}
@@ -945,7 +1077,7 @@ static void utp_jump_out(struct utp_proc *proc, struct utp_point **pts,
 	for (i = 0; i < m; i++) {
 		struct utp_poke one[UTP_JUMP_SIZE - 1];
 
-		utp_jump_write_out_any(proc, pts + i, 1, why, stop, one);
+		utp_jump_write_out_any(proc, pts + i, 1, why, wait, one);
 	}
 }
 
@@ -995,14 +1127,23 @@ static void utp_jump_place(struct utp_proc *proc)
 	if (nout)
 		utp_jump_out(proc, outs, nout, traced ? UTP_JW_PTRACE :
 			     UTP_JW_HANDLER, true);
-	if (n && !utp_quiesce(proc)) {
+	if (n) {
+		struct utp_jgp g = { .pts = pts, .n = n, .busy = busy };
 		unsigned int m = 0;
 
-		if (!utp_jump_check_threads(proc, pts, n, busy))
+		/* a trap on the int3 goes on in the stub from here on */
+		for (i = 0; i < n; i++) {
+			struct utp_jump *j = pts[i]->jump;
+
+			/* pairs with the acquire in utp_jump_through() */
+			smp_store_release(&pts[i]->jbody, j->stub + j->info.body);
+		}
+		if (!utp_jump_grace(proc, &g))
 			memset(busy, 1, n * sizeof(*busy));
 		for (i = 0; i < n; i++) {
 			if (busy[i]) {
 				pts[i]->jwhy = UTP_JW_BUSY;
+				WRITE_ONCE(pts[i]->jbody, 0);
 				retry = true;
 			} else {
 				pts[m++] = pts[i];
@@ -1010,7 +1151,6 @@ static void utp_jump_place(struct utp_proc *proc)
 		}
 		if (m)
 			utp_jump_write_in(proc, pts, m, pk);
-		utp_unquiesce(proc);
 	}
 	if (!retry)
 		proc->jump_tries = 0;
@@ -1079,6 +1219,7 @@ void utp_jump_proc_init(struct utp_proc *proc)
 	xa_init(&proc->jumps);
 	INIT_DELAYED_WORK(&proc->jump_work, utp_jump_work);
 	atomic_set(&proc->njumped, 0);
+	mutex_init(&proc->jgp_lock);
 }
 
 /* @proc has gone, and its points: its stubs go.  utp_mutex held. */
