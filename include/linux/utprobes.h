@@ -341,6 +341,9 @@ static inline void utprobe_mremap(struct vm_area_struct *vma,
 		__utprobe_mremap(vma, old_addr, old_len, new_addr, new_len);
 }
 
+/* sys_uprobe(): a handler stub's call, from the arch's entry */
+long utp_sys_hit(struct pt_regs *regs);
+
 void __utprobe_text_write(struct mm_struct *mm, unsigned long vaddr,
 			  int len);
 

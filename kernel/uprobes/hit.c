@@ -521,6 +521,57 @@ static u32 utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 	return ret;
 }
 
+/**
+ * utp_sys_hit - a hit by a handler stub's system call
+ * @regs:	current's user registers, in sys_uprobe()
+ *
+ * A point entered by a jump whose probe has a handler enters the kernel
+ * from its stub by a system call, which costs less than the int3's
+ * trap.  The handlers run as for a hit of the int3 (in the slow path's
+ * context: they may sleep), with the registers a trap at the point shows
+ * them; then the thread goes on in the stub, or where they moved it.  A
+ * stub no probe of current's claims any more goes on without handlers
+ * (utp_jump_sys_orphan()).  A call from anywhere but a handler stub is
+ * a bad instruction: SIGILL, as from mainline's trampolines.
+ *
+ * Return: the value of rax from then on.
+ */
+long utp_sys_hit(struct pt_regs *regs)
+{
+	unsigned long stub = regs->ip - UTP_JUMP_SYS_RET, vaddr, sp;
+	struct utp_arch_stub info;
+	struct utp_thread *ut;
+	struct utp_point *pt;
+	int idx;
+
+	/* current's own state, as in utp_trap() */
+	ut = xa_load(&utp_tids, task_pid_nr(current));
+	if (!ut || ut->task != current ||
+	    !utp_jump_sys_find(ut->proc, stub, &vaddr, &info)) {
+		/* a stub all the same: it goes on, without handlers */
+		if (!utp_jump_sys_orphan(stub, &info) ||
+		    utp_arch_sys_enter(regs, 0))
+			goto bad;
+		return utp_arch_sys_leave(regs, 0, user_stack_pointer(regs),
+					  stub, &info);
+	}
+	if (utp_arch_sys_enter(regs, vaddr))
+		goto bad;
+	sp = user_stack_pointer(regs);
+	WRITE_ONCE(ut->in_hit, true);
+	idx = srcu_read_lock(&utp_srcu);
+	pt = xa_load(&ut->proc->points, vaddr);
+	/* gone since the jump: the stub runs the instructions alone */
+	if (pt && !READ_ONCE(pt->stale))
+		utp_hit_handlers(ut, pt, regs, false);
+	srcu_read_unlock(&utp_srcu, idx);
+	WRITE_ONCE(ut->in_hit, false);
+	return utp_arch_sys_leave(regs, vaddr, sp, stub, &info);
+bad:
+	force_sig(SIGILL);
+	return -1;
+}
+
 /* Can an instruction's fault be @signo? */
 static bool utp_fault_signal(int signo)
 {

@@ -165,6 +165,8 @@ struct utp_proc {
 	struct work_struct free_work;
 	struct list_head jareas;	/* stubs and counters; utp_mutex */
 	struct xarray jumps;		/* vaddr -> its newest struct utp_jump */
+	struct xarray jsys;		/* ... that of a handler stub */
+	struct xarray jstubs;		/* a handler stub's address -> it */
 	struct list_head jump_list;	/* all of them */
 	struct delayed_work jump_work;	/* puts jumps in: utp_jump_kick() */
 	unsigned int jump_tries;	/* ... tried again while threads are there */
@@ -425,6 +427,9 @@ void utp_jump_access_write(struct utp_proc *proc, struct mm_struct *mm,
 void utp_jump_ret_site(struct utp_point *pt);
 u64 utp_jump_hits(const struct utprobe *up);
 void utp_jump_report(struct utp_thread *ut);
+bool utp_jump_sys_orphan(unsigned long stub, struct utp_arch_stub *info);
+bool utp_jump_sys_find(struct utp_proc *proc, unsigned long stub,
+		       unsigned long *vaddr, struct utp_arch_stub *info);
 
 /* file.c */
 int utp_ref_update(struct mm_struct *mm, struct inode *inode,

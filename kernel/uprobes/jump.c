@@ -79,6 +79,8 @@ struct utp_jump {
 	struct utp_jarea *area;		/* referenced */
 	unsigned long stub;
 	unsigned int idx;		/* the stub's and its counters' */
+	unsigned long vaddr;		/* the window's */
+	bool sys;			/* a handler's: no count, a syscall */
 	struct utp_arch_stub info;
 	u8 len;
 	u8 orig[UTP_JUMP_WINDOW_MAX];
@@ -310,14 +312,18 @@ static u64 utp_jump_sum(const struct utp_jump *j)
  * Stubs.
  */
 
-/* Make a stub for @w at @vaddr in @proc, or reuse the one made before. */
+/*
+ * Make a stub for @w at @vaddr in @proc, a handler's if @sys, or reuse
+ * the one of that kind made before.
+ */
 static int utp_jump_make(struct utp_proc *proc, unsigned long vaddr,
 			 const struct utp_arch_window *w, const u8 *orig,
-			 struct utp_jump **jp)
+			 bool sys, struct utp_jump **jp)
 {
+	struct xarray *xa = sys ? &proc->jsys : &proc->jumps;
 	u8 bytes[UTP_JUMP_STUB_SIZE];
 	struct utp_jarea *a = NULL, *t;
-	struct utp_jump *j = xa_load(&proc->jumps, vaddr);
+	struct utp_jump *j = xa_load(xa, vaddr);
 	unsigned long off;
 	struct page *page;
 	void *kaddr;
@@ -343,10 +349,14 @@ static int utp_jump_make(struct utp_proc *proc, unsigned long vaddr,
 		return -ENOMEM;
 	j->idx = a->used;
 	j->stub = a->start + j->idx * UTP_JUMP_STUB_SIZE;
-	ret = utp_arch_jump_stub(w, vaddr, j->stub,
-				 a->start + UTP_JAREA_TEXT_SIZE +
-				 j->idx * sizeof(u64), utp_jump_slots - 1,
-				 bytes, &j->info);
+	if (sys)
+		ret = utp_arch_jump_sys_stub(w, vaddr, j->stub, bytes,
+					     &j->info);
+	else
+		ret = utp_arch_jump_stub(w, vaddr, j->stub,
+					 a->start + UTP_JAREA_TEXT_SIZE +
+					 j->idx * sizeof(u64),
+					 utp_jump_slots - 1, bytes, &j->info);
 	if (ret)
 		goto fail;
 	off = j->idx * UTP_JUMP_STUB_SIZE;
@@ -358,25 +368,112 @@ static int utp_jump_make(struct utp_proc *proc, unsigned long vaddr,
 			goto fail;
 		WRITE_ONCE(a->text[off / PAGE_SIZE], page);
 	}
-	ret = xa_err(xa_store(&proc->jumps, vaddr, j, GFP_KERNEL_ACCOUNT));
+	ret = xa_err(xa_store(xa, vaddr, j, GFP_KERNEL_ACCOUNT));
 	if (ret)
 		goto fail;
+	if (sys) {
+		ret = xa_err(xa_store(&proc->jstubs, j->stub, j,
+				      GFP_KERNEL_ACCOUNT));
+		if (ret) {
+			xa_erase(xa, vaddr);
+			goto fail;
+		}
+	}
 	kaddr = kmap_local_page(page);
 	memcpy(kaddr + offset_in_page(off), bytes, UTP_JUMP_STUB_SIZE);
 	kunmap_local(kaddr);
 	a->used++;
 	kref_get(&a->kref);
 	j->area = a;
+	j->vaddr = vaddr;
+	j->sys = sys;
 	j->len = w->len;
 	memcpy(j->orig, orig, w->len);
 	utp_arch_jump_insn(vaddr, j->stub, j->jmp);
-	/* the list owns it; the xarray finds the newest by address */
+	/* the list owns it; the xarrays find the newest by address */
 	list_add(&j->node, &proc->jump_list);
 	*jp = j;
 	return 0;
 fail:
 	kfree(j);
 	return ret;
+}
+
+/**
+ * utp_jump_sys_orphan - a handler stub that no process of ours claims
+ * @stub:	where the stub would begin, in current's mm
+ * @info:	where its parts are, if it is one
+ *
+ * A thread may come back to a stub however late (a signal frame), after
+ * its process's probes, and the process itself, have gone; or be one
+ * that shares the mm without being one of the process's threads.  The
+ * stub's call is still answered, without handlers: the mapping is one
+ * of our stub areas (its pages are the kernel's, read-only to the
+ * process) and the bytes there are a handler stub's.
+ *
+ * Return: true if @stub is a handler stub in current's mm.
+ */
+bool utp_jump_sys_orphan(unsigned long stub, struct utp_arch_stub *info)
+{
+	struct mm_struct *mm = current->mm;
+	const struct vm_special_mapping *sm;
+	struct vm_area_struct *vma;
+	struct utp_jarea *a;
+	unsigned long off;
+	struct page *page;
+	bool ok = false;
+	void *kaddr;
+
+	if (!mm)
+		return false;
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, stub);
+	sm = vma ? vma->vm_private_data : NULL;
+	if (!sm || !vma_is_special_mapping(vma, sm) ||
+	    sm->fault != utp_jarea_text_fault)
+		goto out;
+	/* the vma holds a reference to its area */
+	a = container_of(sm, struct utp_jarea, text_sm);
+	off = stub - a->start;
+	if (off % UTP_JUMP_STUB_SIZE ||
+	    off >= READ_ONCE(a->used) * UTP_JUMP_STUB_SIZE)
+		goto out;
+	page = READ_ONCE(a->text[off / PAGE_SIZE]);
+	if (!page)
+		goto out;
+	kaddr = kmap_local_page(page);
+	ok = utp_arch_is_sys_stub(kaddr + offset_in_page(off), info);
+	kunmap_local(kaddr);
+out:
+	mmap_read_unlock(mm);
+	return ok;
+}
+
+/**
+ * utp_jump_sys_find - the handler stub a system call came from
+ * @proc:	current's process
+ * @stub:	where the stub would begin
+ * @vaddr:	its window's address, if it is one
+ * @info:	where its parts are
+ *
+ * Return: true if @stub is a handler stub of @proc.
+ */
+bool utp_jump_sys_find(struct utp_proc *proc, unsigned long stub,
+		       unsigned long *vaddr, struct utp_arch_stub *info)
+{
+	const struct utp_jump *j;
+	bool found = false;
+
+	/* a stub goes with its process, after RCU's readers */
+	rcu_read_lock();
+	j = xa_load(&proc->jstubs, stub);
+	if (j) {
+		*vaddr = j->vaddr;
+		*info = j->info;
+		found = true;
+	}
+	rcu_read_unlock();
+	return found;
 }
 
 /* The first consumer of @pt, its only one when it may jump. */
@@ -402,12 +499,23 @@ static u8 utp_jump_why(struct utp_point *pt)
 	up = c->up;
 	if (!list_is_singular(&pt->consumers) || READ_ONCE(pt->ret_site))
 		return UTP_JW_SHARED;
-	if (up->ret_handler || READ_ONCE(up->gone) ||
-	    (up->handler && !READ_ONCE(up->counting)))
+	/* a handler is called from its stub: utp_jump_sys() */
+	if (up->ret_handler || READ_ONCE(up->gone))
 		return UTP_JW_HANDLER;
 	if (READ_ONCE(pt->stale) || READ_ONCE(pt->dbg_bp) || pt->moved_to)
 		return UTP_JW_TEXT;
 	return UTP_JW_PENDING;
+}
+
+/*
+ * Is @pt, which may jump, to be entered by a handler stub: does its one
+ * probe's handler do anything?  utp_mutex held.
+ */
+static bool utp_jump_sys(struct utp_point *pt)
+{
+	struct utprobe *up = utp_jump_consumer(pt)->up;
+
+	return up->handler && !READ_ONCE(up->counting);
 }
 
 /* Does @why hold for good, the point's text and function being what they are? */
@@ -439,7 +547,7 @@ static u8 utp_jump_prepare(struct utp_proc *proc, struct utp_point *pt)
 	u8 why, *buf;
 	int ret;
 
-	if (pt->jump)
+	if (pt->jump && pt->jump->sys == utp_jump_sys(pt))
 		return utp_jump_point_inside(proc, pt->vaddr, pt->jump->len) ?
 		       UTP_JW_POINT : UTP_JW_PENDING;
 	if (pos >= size || size > UTPROBE_FUNC_MAX || pt->vaddr < pos)
@@ -468,7 +576,8 @@ static u8 utp_jump_prepare(struct utp_proc *proc, struct utp_point *pt)
 	why = UTP_JW_POINT;
 	if (utp_jump_point_inside(proc, pt->vaddr, w.len))
 		goto out;
-	ret = utp_jump_make(proc, pt->vaddr, &w, buf + pos, &pt->jump);
+	ret = utp_jump_make(proc, pt->vaddr, &w, buf + pos, utp_jump_sys(pt),
+			    &pt->jump);
 	why = ret == -ENOMEM ? UTP_JW_NOMEM : ret ? UTP_JW_REACH :
 	      UTP_JW_PENDING;
 out:
@@ -911,9 +1020,10 @@ static void utp_jump_write_in(struct utp_proc *proc, struct utp_point **pts,
 	struct mm_struct *mm = proc->mm;
 	unsigned int i, k, np = 0;
 
-	/* counted from here on, or still */
+	/* counted from here on, or still; a handler's hits count as traps' */
 	for (i = 0, k = 0; i < n; i++) {
-		if (!utp_jump_count_for(utp_jump_consumer(pts[i]),
+		if (pts[i]->jump->sys ||
+		    !utp_jump_count_for(utp_jump_consumer(pts[i]),
 					pts[i]->jump)) {
 			pts[k++] = pts[i];
 			continue;
@@ -1088,7 +1198,8 @@ static void utp_jump_out(struct utp_proc *proc, struct utp_point **pts,
 static void utp_jump_place(struct utp_proc *proc)
 {
 	unsigned int max = atomic_read(&proc->npoints), n = 0, nout = 0, i;
-	struct utp_point **pts, **outs, *pt;
+	struct utp_point **pts, **outs, **switches, *pt;
+	unsigned int nswitch = 0;
 	bool traced = utp_jump_traced(proc), retry = false, *busy;
 	struct utp_poke *pk;
 	unsigned long idx;
@@ -1098,16 +1209,23 @@ static void utp_jump_place(struct utp_proc *proc)
 		return;
 	pts = kvmalloc_array(max, sizeof(*pts), GFP_KERNEL);
 	outs = kvmalloc_array(max, sizeof(*outs), GFP_KERNEL);
+	switches = kvmalloc_array(max, sizeof(*switches), GFP_KERNEL);
 	busy = kvcalloc(max, sizeof(*busy), GFP_KERNEL);
 	pk = kvmalloc_array(max * (UTP_JUMP_SIZE - 1), sizeof(*pk),
 			    GFP_KERNEL);
-	if (!pts || !outs || !busy || !pk)
+	if (!pts || !outs || !switches || !busy || !pk)
 		goto out;
 	xa_for_each(&proc->points, idx, pt) {
 		why = utp_jump_why(pt);
 		if (why == UTP_JW_PENDING && traced)
 			why = UTP_JW_PTRACE;
 		if (READ_ONCE(pt->jumped)) {
+			/* a handler came or went: the other kind of stub */
+			if (why == UTP_JW_PENDING &&
+			    pt->jump->sys != utp_jump_sys(pt) && nswitch < max) {
+				switches[nswitch++] = pt;
+				continue;
+			}
 			if (why != UTP_JW_PENDING && nout < max)
 				outs[nout++] = pt;
 			pt->jwhy = why == UTP_JW_PENDING ? UTP_JW_JUMP : why;
@@ -1127,6 +1245,11 @@ static void utp_jump_place(struct utp_proc *proc)
 	if (nout)
 		utp_jump_out(proc, outs, nout, traced ? UTP_JW_PTRACE :
 			     UTP_JW_HANDLER, true);
+	if (nswitch) {
+		/* out now, in with their new stubs at the next look */
+		utp_jump_out(proc, switches, nswitch, UTP_JW_PENDING, true);
+		utp_jump_kick(proc);
+	}
 	if (n) {
 		struct utp_jgp g = { .pts = pts, .n = n, .busy = busy };
 		unsigned int m = 0;
@@ -1160,6 +1283,7 @@ static void utp_jump_place(struct utp_proc *proc)
 out:
 	kvfree(pts);
 	kvfree(outs);
+	kvfree(switches);
 	kvfree(busy);
 	kvfree(pk);
 }
@@ -1217,6 +1341,8 @@ void utp_jump_proc_init(struct utp_proc *proc)
 	INIT_LIST_HEAD(&proc->jareas);
 	INIT_LIST_HEAD(&proc->jump_list);
 	xa_init(&proc->jumps);
+	xa_init(&proc->jsys);
+	xa_init(&proc->jstubs);
 	INIT_DELAYED_WORK(&proc->jump_work, utp_jump_work);
 	atomic_set(&proc->njumped, 0);
 	mutex_init(&proc->jgp_lock);
@@ -1233,6 +1359,8 @@ void utp_jump_proc_free(struct utp_proc *proc)
 		call_rcu(&j->rcu, utp_jump_free_rcu);
 	}
 	xa_destroy(&proc->jumps);
+	xa_destroy(&proc->jsys);
+	xa_destroy(&proc->jstubs);
 	list_for_each_entry_safe(a, na, &proc->jareas, node) {
 		list_del(&a->node);
 		kref_put(&a->kref, utp_jarea_release);
@@ -1302,7 +1430,7 @@ void utp_jump_clear_at(struct utp_proc *proc, unsigned long vaddr,
 void utp_jump_join(struct utp_point *pt, struct utp_consumer *c)
 {
 	/* without the memory, it is not entered by a jump: see write_in */
-	if (pt->jump)
+	if (pt->jump && !pt->jump->sys)
 		utp_jump_count_for(c, pt->jump);
 	if (c->up->func_size) {
 		if (pt->jwhy == UTP_JW_OFF)
@@ -1492,8 +1620,10 @@ void utp_jump_access_write(struct utp_proc *proc, struct mm_struct *mm,
  *
  * A probe whose handler does nothing for a while (a trace event that is
  * off) only counts its hits meanwhile, and may be entered by a jump where
- * its function allows (&struct utprobe.func_size).  Before it returns
- * false, every jump of the probe is out: the next hit runs the handler.
+ * its function allows (&struct utprobe.func_size), to a stub that counts.
+ * Before it returns false, every such jump of the probe is out: the next
+ * hit runs the handler (by the int3, until a jump to a stub that calls
+ * it replaces it).
  * A probe without handlers always only counts.  May sleep.
  */
 void utprobe_set_counting(struct utprobe *up, bool counting)
@@ -1511,16 +1641,17 @@ void utprobe_set_counting(struct utprobe *up, bool counting)
 		struct utp_point *pt = c->point;
 		struct utp_proc *proc = pt->proc;
 
-		if (counting) {
-			/* to be looked at again: not "handler" meanwhile */
-			if (pt->jwhy == UTP_JW_HANDLER)
-				pt->jwhy = UTP_JW_PENDING;
-			utp_jump_kick(proc);
-		} else if (READ_ONCE(pt->jumped) && mmget_not_zero(proc->mm)) {
-			utp_jump_out(proc, &pt, 1, UTP_JW_HANDLER,
+		/* a counting stub goes out now; a handler's may stay */
+		if (!counting && READ_ONCE(pt->jumped) && !pt->jump->sys &&
+		    mmget_not_zero(proc->mm)) {
+			utp_jump_out(proc, &pt, 1, UTP_JW_PENDING,
 				     !READ_ONCE(proc->dead));
 			mmput(proc->mm);
 		}
+		/* to be looked at again: not "handler" meanwhile */
+		if (pt->jwhy == UTP_JW_HANDLER)
+			pt->jwhy = UTP_JW_PENDING;
+		utp_jump_kick(proc);
 	}
 	mutex_unlock(&utp_mutex);
 }
@@ -1530,8 +1661,9 @@ EXPORT_SYMBOL_GPL(utprobe_set_counting);
  * utprobe_mode - how a probe's hits come in
  * @up:		a registered probe
  *
- * Return: "jump" if each of its points is entered by a jump; "none" if
- * it has no point now; else why the first of its points that traps does
+ * Return: "jump" if each of its points is entered by a jump, "syscall"
+ * if so and its handler is called from the stub by a system call; "none"
+ * if it has no point now; else why the first of its points that traps does
  * ("no-extent", "handler", "branch" and the others that
  * Documentation/trace/utprobes.rst lists).  May sleep.
  */
@@ -1540,6 +1672,7 @@ const char *utprobe_mode(struct utprobe *up)
 	struct utp_consumer *c;
 	const char *mode = "none";
 	u8 why = UTP_JW_JUMP;
+	bool sys = false;
 
 	mutex_lock(&utp_mutex);
 	list_for_each_entry(c, &up->consumers, probe_node) {
@@ -1548,9 +1681,11 @@ const char *utprobe_mode(struct utprobe *up)
 			why = UTP_JW_PENDING;
 		if (why != UTP_JW_JUMP)
 			break;
+		sys |= c->point->jump->sys;
 	}
 	if (!list_empty(&up->consumers))
-		mode = utp_jump_whys[why];
+		mode = why == UTP_JW_JUMP && sys ? "syscall" :
+		       utp_jump_whys[why];
 	mutex_unlock(&utp_mutex);
 	return mode;
 }

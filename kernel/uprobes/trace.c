@@ -54,7 +54,9 @@
  * and at least 2^(B-1) nanoseconds (bucket 0: no time at all).
  * utprobe_modes lists how each probe's hits come in: "NAME jump" (by
  * jumps to stubs that count them, for a probe defined with func= whose
- * event is off), "NAME trap REASON" (by int3s, and why: utprobe_mode())
+ * event is off), "NAME syscall" (by jumps to stubs that enter the kernel
+ * by a system call to record the event), "NAME trap REASON" (by int3s,
+ * and why: utprobe_mode())
  * or "NAME none" (no process has it now).
  *
  * Each probe is the event utprobes/NAME: its fields are the probed
@@ -1442,7 +1444,8 @@ static int utp_modes_show(struct seq_file *m, void *v)
 	struct utp_named *n = list_entry(v, struct utp_named, node);
 	const char *mode = utprobe_mode(&n->up);
 
-	if (!strcmp(mode, "jump") || !strcmp(mode, "none"))
+	if (!strcmp(mode, "jump") || !strcmp(mode, "syscall") ||
+	    !strcmp(mode, "none"))
 		seq_printf(m, "%s %s\n", n->name, mode);
 	else
 		seq_printf(m, "%s trap %s\n", n->name, mode);

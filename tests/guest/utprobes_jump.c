@@ -16,10 +16,15 @@
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
 #include <sys/time.h>
@@ -311,6 +316,34 @@ static unsigned long call_flags(unsigned long flags, int *regs_ok)
 	return seen;
 }
 
+/* Flags to call jt_flags() with: each arithmetic one set, and clear. */
+static const unsigned long flag_sets[] = {
+	0x0002, 0x08d7, 0x0cd7, 0x0001, 0x0004, 0x0010, 0x0040,
+	0x0080, 0x0800, 0x0400, 0x0841,
+};
+
+/*
+ * Call jt_flags(), whose probe @f is in @mode, with each of flag_sets:
+ * the window sees the flags and the registers it was called with.
+ */
+static void flags_through(struct __test_metadata *_metadata,
+			  const struct fn *f, const char *mode)
+{
+	const unsigned long mask = 0x0cd5;	/* OF DF SF ZF AF PF CF */
+	unsigned long seen;
+	size_t i;
+	int ok;
+
+	ASSERT_STREQ(mode, settled(f->name));
+	for (i = 0; i < ARRAY_SIZE(flag_sets); i++) {
+		seen = call_flags(flag_sets[i], &ok);
+		EXPECT_EQ(flag_sets[i] & mask, seen & mask)
+			TH_LOG("flags %#lx", flag_sets[i]);
+		EXPECT_TRUE(ok) TH_LOG("flags %#lx", flag_sets[i]);
+	}
+	EXPECT_EQ((long)ARRAY_SIZE(flag_sets), hits(f->name));
+}
+
 /*
  * The stub hands the window the arithmetic flags (each of them set, and
  * each clear, with the direction flag too) and rax, rcx and rdx it was
@@ -318,26 +351,11 @@ static unsigned long call_flags(unsigned long flags, int *regs_ok)
  */
 TEST_F(jump, flags_and_registers)
 {
-	static const unsigned long sets[] = {
-		0x0002, 0x08d7, 0x0cd7, 0x0001, 0x0004, 0x0010, 0x0040,
-		0x0080, 0x0800, 0x0400, 0x0841,
-	};
-	const unsigned long mask = 0x0cd5;	/* OF DF SF ZF AF PF CF */
 	const struct fn *f = &fns[ARRAY_SIZE(fns) - 1];
-	unsigned long seen;
-	size_t i;
-	int ok;
 
 	ASSERT_TRUE(f->fn == jt_flags);
 	ASSERT_EQ(0, define(f->name, getpid(), f, 0, NULL));
-	ASSERT_STREQ("jump", settled(f->name));
-	for (i = 0; i < ARRAY_SIZE(sets); i++) {
-		seen = call_flags(sets[i], &ok);
-		EXPECT_EQ(sets[i] & mask, seen & mask)
-			TH_LOG("flags %#lx", sets[i]);
-		EXPECT_TRUE(ok) TH_LOG("flags %#lx", sets[i]);
-	}
-	EXPECT_EQ((long)ARRAY_SIZE(sets), hits(f->name));
+	flags_through(_metadata, f, "jump");
 	ASSERT_EQ(0, events("-:%s", f->name));
 }
 
@@ -596,28 +614,34 @@ TEST_F(jump, second_probe_takes_the_trap)
 }
 
 /*
- * The event of a probe in jump mode goes on: the jump goes out first,
- * and every call is recorded; off again, the jump comes back.  A return
- * probe never jumps.
+ * The event of a probe in jump mode goes on: the counting stub goes out
+ * first, and a stub that calls the handler by a system call comes in;
+ * every call is recorded, with the argument it was made with.  Off
+ * again, the counting jump comes back.  A return probe never jumps.
  */
-TEST_F(jump, event_on_takes_the_trap)
+TEST_F(jump, event_on_calls_from_the_stub)
 {
-	char buf[1 << 16], *p;
+	char buf[1 << 16], want[32], *p, *eol;
 	int i, records = 0;
 
-	ASSERT_EQ(0, define("jt_ev", getpid(), &fns[1], 0, NULL));
+	ASSERT_EQ(0, define("jt_ev", getpid(), &fns[1], 0, "v=%di:s64"));
 	ASSERT_STREQ("jump", settled("jt_ev"));
 	ASSERT_EQ(0, write_file(TRACEFS "/trace", O_TRUNC, "%s", ""));
 	ASSERT_EQ(0, write_file(TRACEFS "/events/utprobes/jt_ev/enable", 0,
 				"1"));
-	EXPECT_STREQ("trap handler", settled("jt_ev"));
+	EXPECT_STREQ("syscall", settled("jt_ev"));
 	for (i = 0; i < 50; i++)
-		jt_push(i);
+		ASSERT_EQ(i + 2, jt_push(i));
 	ASSERT_EQ(0, write_file(TRACEFS "/events/utprobes/jt_ev/enable", 0,
 				"0"));
 	read_file(TRACEFS "/trace", buf, sizeof(buf));
-	for (p = buf; (p = strstr(p, "jt_ev: (")); p++)
-		records++;
+	/* in the order of the calls, each with its argument */
+	for (p = buf; (p = strstr(p, "jt_ev: (")); p = eol) {
+		eol = strchrnul(p, '\n');
+		snprintf(want, sizeof(want), " v=%d", records++);
+			EXPECT_EQ(0, strncmp(eol - strlen(want), want, strlen(want)))
+			TH_LOG("record %d: %.*s", records, (int)(eol - p), p);
+	}
 	EXPECT_EQ(50, records);
 	EXPECT_STREQ("jump", settled("jt_ev"));
 	for (i = 0; i < 50; i++)
@@ -627,6 +651,168 @@ TEST_F(jump, event_on_takes_the_trap)
 			    (unsigned long)jt_endbr, (unsigned long)jt_endbr,
 			    fn_size(&fns[0])));
 	EXPECT_STREQ("trap handler", settled("jt_ret"));
+}
+
+/*
+ * A stub that calls the handler keeps the flags, rax, rcx and rdx (the
+ * system call's own registers among them) and the red zone as a counting
+ * one does, and the handler sees the registers of the call.
+ */
+TEST_F(jump, syscall_flags_and_registers)
+{
+	const struct fn *f = &fns[ARRAY_SIZE(fns) - 1];
+	char buf[1 << 16], path[256], *p;
+	int records = 0;
+
+	ASSERT_TRUE(f->fn == jt_flags);
+	ASSERT_EQ(0, define(f->name, getpid(), f, 0, "d=%di:s64 c=%cx:x64"));
+	snprintf(path, sizeof(path), TRACEFS "/events/utprobes/%s/enable",
+		 f->name);
+	ASSERT_EQ(0, write_file(TRACEFS "/trace", O_TRUNC, "%s", ""));
+	ASSERT_EQ(0, write_file(path, 0, "1"));
+	flags_through(_metadata, f, "syscall");
+	read_file(TRACEFS "/trace", buf, sizeof(buf));
+	for (p = buf; (p = strstr(p, " d=7 c=0x1111222233334444\n")); p++)
+		records++;
+	EXPECT_EQ((int)ARRAY_SIZE(flag_sets), records) TH_LOG("%.400s", buf);
+	ASSERT_EQ(0, write_file(path, 0, "0"));
+	ASSERT_EQ(0, events("-:%s", f->name));
+}
+
+/* The system call a handler stub makes. */
+#define NR_UPROBE	336
+
+/* Run @fn in a child: its wait status. */
+static int in_child(void (*fn)(void))
+{
+	pid_t pid = fork();
+	int st = -1;
+
+	if (!pid) {
+		fn();
+		_exit(0);
+	}
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	return st;
+}
+
+static void call_uprobe(void)
+{
+	syscall(NR_UPROBE);
+}
+
+/*
+ * Allow exit_group and nothing else (the stubs' call is let through by
+ * seccomp itself), then call the probed function.
+ */
+static void sandboxed_calls(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_exit_group, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	};
+	struct sock_fprog prog = { .len = ARRAY_SIZE(f), .filter = f };
+	long i;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+		_exit(2);
+	for (i = 0; i < 10; i++)
+		if (jt_push(i) != i + 2)
+			syscall(__NR_exit_group, 3);
+	syscall(__NR_exit_group, 0);
+}
+
+/* The first handler stub in this process's stub areas, or NULL. */
+static unsigned char *sys_stub(void)
+{
+	static const unsigned char head[] = {
+		0x48, 0x8d, 0x64, 0x24, 0x80, 0x50, 0x51, 0x41, 0x53, 0xb8,
+		NR_UPROBE & 0xff, NR_UPROBE >> 8, 0, 0, 0x0f, 0x05,
+	};
+	unsigned long lo, hi, a;
+	char line[256];
+	FILE *f = fopen("/proc/self/maps", "r");
+	unsigned char *found = NULL;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "[utprobes-jump]") ||
+		    sscanf(line, "%lx-%lx", &lo, &hi) != 2)
+			continue;
+		for (a = lo; a + sizeof(head) <= hi && !found; a += 128)
+			if (!memcmp((void *)a, head, sizeof(head)))
+				found = (unsigned char *)a;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * The stubs' system call from anywhere else is a bad instruction, in a
+ * process with handler stubs too; a process whose seccomp filter allows
+ * nothing but exit_group still calls the handler from its stub.  A
+ * thread that comes back to a stub after its probe has gone (from a
+ * signal handler, say; called here) goes on through it.
+ */
+TEST_F(jump, syscall_only_from_a_stub)
+{
+	char buf[1 << 16], *p;
+	int st, records = 0, go[2];
+	long (*stub)(long);
+	pid_t pid;
+
+	st = in_child(call_uprobe);
+	EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGILL)
+		TH_LOG("status %#x", st);
+	ASSERT_EQ(0, define("jt_sc", getpid(), &fns[1], 0, "v=%di:s64"));
+	ASSERT_EQ(0, write_file(TRACEFS "/events/utprobes/jt_sc/enable", 0,
+				"1"));
+	ASSERT_STREQ("syscall", settled("jt_sc"));
+	EXPECT_EQ(7, jt_push(5));
+	st = in_child(call_uprobe);
+	EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGILL)
+		TH_LOG("status %#x", st);
+	/* the stub is jt_push()'s first instructions, then the rest of it */
+	stub = (long (*)(long))sys_stub();
+	ASSERT_NE(NULL, stub);
+	EXPECT_EQ(8, stub(6));
+	ASSERT_EQ(0, write_file(TRACEFS "/events/utprobes/jt_sc/enable", 0,
+				"0"));
+	ASSERT_EQ(0, events("-:jt_sc"));
+	EXPECT_EQ(10, stub(8));
+	/* once the process has let go of its engines too */
+	usleep(200000);
+	EXPECT_EQ(11, stub(9));
+
+	/* a child that sandboxes itself once its probe has its stub */
+	ASSERT_EQ(0, write_file(TRACEFS "/trace", O_TRUNC, "%s", ""));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	if (!pid) {
+		if (read(go[0], &st, 1) != 1)
+			_exit(4);
+		sandboxed_calls();
+	}
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, define("jt_sb", pid, &fns[1], 0, "v=%di:s64"));
+	ASSERT_EQ(0, write_file(TRACEFS "/events/utprobes/jt_sb/enable", 0,
+				"1"));
+	EXPECT_STREQ("syscall", settled("jt_sb"));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	waitpid(pid, &st, 0);
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st)) TH_LOG("status %#x", st);
+	read_file(TRACEFS "/trace", buf, sizeof(buf));
+	for (p = buf; (p = strstr(p, "jt_sb: (")); p++)
+		records++;
+	EXPECT_EQ(10, records);
+	ASSERT_EQ(0, write_file(TRACEFS "/events/utprobes/jt_sb/enable", 0,
+				"0"));
+	ASSERT_EQ(0, events("-:jt_sb"));
 }
 
 /* Shared by the debugged child and its debugger. */

@@ -17,6 +17,7 @@
 #include <linux/ptrace.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
+#include <linux/syscalls.h>
 #include <linux/uaccess.h>
 #include <linux/unaligned.h>
 #include <linux/utprobes.h>
@@ -532,6 +533,43 @@ static bool utp_put_rel32(u8 *p, unsigned long end, unsigned long to)
  */
 #define UTP_SLOT_HASH	0x9e3779b1
 
+/*
+ * The end of a stub, from @p in @out: the window's instructions, their
+ * rip-relative operands made to reach the same targets from the copy,
+ * and the jump back after the window.
+ */
+static int utp_stub_body(const struct utp_arch_window *w, unsigned long vaddr,
+			 unsigned long stub, u8 *out, u8 *p,
+			 struct utp_arch_stub *info)
+{
+	unsigned long from = vaddr;
+	int i;
+
+	info->body = p - out;
+	for (i = 0; i < w->n; i++) {
+		const struct utp_arch_insn *ai = &w->insn[i];
+
+		memcpy(p, ai->bytes, ai->len);
+		if (ai->disp_off) {
+			s64 disp = (s32)get_unaligned_le32(ai->bytes +
+							   ai->disp_off);
+			/* the same target from the copy's address */
+			disp += (s64)from - (s64)(stub + (p - out));
+			if (disp != (s32)disp)
+				return -ERANGE;
+			put_unaligned_le32((u32)disp, p + ai->disp_off);
+		}
+		p += ai->len;
+		from += ai->len;
+	}
+	*p++ = JMP32_INSN_OPCODE;
+	if (!utp_put_rel32(p, stub + (p + 4 - out), vaddr + w->len))
+		return -ERANGE;
+	p += 4;
+	info->len = p - out;
+	return 0;
+}
+
 /**
  * utp_arch_jump_stub - build the stub of a window
  * @w:		the window
@@ -561,9 +599,7 @@ int utp_arch_jump_stub(const struct utp_arch_window *w, unsigned long vaddr,
 		       struct utp_arch_stub *info)
 {
 	bool lahf = boot_cpu_has(X86_FEATURE_LAHF_LM);
-	unsigned long from = vaddr;
 	u8 *p = out;
-	int i;
 
 	if (!slot_mask || slot_mask & (slot_mask + 1))
 		return -EINVAL;
@@ -604,31 +640,156 @@ int utp_arch_jump_stub(const struct utp_arch_window *w, unsigned long vaddr,
 	p = UTP_EMIT(p, 0x5a, 0x58);			/* pop %rdx, %rax */
 	p = UTP_EMIT(p, 0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00);
 						/* lea 128(%rsp),%rsp */
-	info->body = p - out;
-	for (i = 0; i < w->n; i++) {
-		const struct utp_arch_insn *ai = &w->insn[i];
-
-		memcpy(p, ai->bytes, ai->len);
-		if (ai->disp_off) {
-			s64 disp = (s32)get_unaligned_le32(ai->bytes +
-							   ai->disp_off);
-			/* the same target from the copy's address */
-			disp += (s64)from - (s64)(stub + (p - out));
-			if (disp != (s32)disp)
-				return -ERANGE;
-			put_unaligned_le32((u32)disp, p + ai->disp_off);
-		}
-		p += ai->len;
-		from += ai->len;
-	}
-	*p++ = JMP32_INSN_OPCODE;
-	if (!utp_put_rel32(p, stub + (p + 4 - out), vaddr + w->len))
-		return -ERANGE;
-	p += 4;
-	info->len = p - out;
-	return 0;
+	return utp_stub_body(w, vaddr, stub, out, p, info);
 }
 EXPORT_SYMBOL_IF_KUNIT(utp_arch_jump_stub);
+
+/**
+ * utp_arch_jump_sys_stub - build the stub of a window for a handler
+ * @w:		the window
+ * @vaddr:	its address
+ * @stub:	the stub's address
+ * @out:	the stub, UTP_JUMP_STUB_SIZE bytes
+ * @info:	where its parts are; @info->counted is where the system
+ *		call returns, UTP_JUMP_SYS_RET
+ *
+ * The stub steps over the red zone, saves the three registers a system
+ * call takes (rax for its number, rcx and r11 for the return) and makes
+ * the call, sys_uprobe(), which runs the probe's handlers with the
+ * registers as a trap at @vaddr shows them (utp_arch_sys_enter()).  Back
+ * from it, the stub restores them, runs the window's instructions and
+ * jumps back after them.
+ *
+ * Return: 0, or -%ERANGE if a displacement does not fit.
+ */
+int utp_arch_jump_sys_stub(const struct utp_arch_window *w,
+			   unsigned long vaddr, unsigned long stub, u8 *out,
+			   struct utp_arch_stub *info)
+{
+	u8 *p = out;
+
+	memset(out, UTP_BREAK_INSN, UTP_JUMP_STUB_SIZE);
+	p = UTP_EMIT(p, 0x48, 0x8d, 0x64, 0x24, 0x80);	/* lea -128(%rsp),%rsp */
+	p = UTP_EMIT(p, 0x50, 0x51, 0x41, 0x53);	/* push %rax, %rcx, %r11 */
+	*p++ = 0xb8;					/* mov $nr,%eax */
+	put_unaligned_le32(__NR_uprobe, p);
+	p += 4;
+	p = UTP_EMIT(p, 0x0f, 0x05);			/* syscall */
+	info->counted = p - out;
+	p = UTP_EMIT(p, 0x41, 0x5b, 0x59, 0x58);	/* pop %r11, %rcx, %rax */
+	p = UTP_EMIT(p, 0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00);
+						/* lea 128(%rsp),%rsp */
+	return utp_stub_body(w, vaddr, stub, out, p, info);
+}
+EXPORT_SYMBOL_IF_KUNIT(utp_arch_jump_sys_stub);
+
+/**
+ * utp_arch_is_sys_stub - is this a handler stub?
+ * @bytes:	UTP_JUMP_STUB_SIZE bytes of a stub area, at a stub's start
+ * @info:	where its parts are, if it is
+ *
+ * Return: true if utp_arch_jump_sys_stub() built @bytes.
+ */
+bool utp_arch_is_sys_stub(const u8 *bytes, struct utp_arch_stub *info)
+{
+	static const u8 head[] = {
+		0x48, 0x8d, 0x64, 0x24, 0x80, 0x50, 0x51, 0x41, 0x53, 0xb8,
+		__NR_uprobe & 0xff, (__NR_uprobe >> 8) & 0xff, 0, 0, 0x0f, 0x05,
+		0x41, 0x5b, 0x59, 0x58, 0x48, 0x8d, 0xa4, 0x24, 0x80, 0, 0, 0,
+	};
+
+	BUILD_BUG_ON(sizeof(head) - 12 != UTP_JUMP_SYS_RET);
+	if (memcmp(bytes, head, sizeof(head)))
+		return false;
+	info->counted = UTP_JUMP_SYS_RET;
+	info->body = sizeof(head);
+	return true;
+}
+
+/* What a handler stub saved below the red zone, as it lies. */
+struct utp_sys_saved {
+	unsigned long r11, cx, ax;
+};
+
+/**
+ * utp_arch_sys_enter - the registers of a stub's system call, as a trap
+ * @regs:	current's user registers, in sys_uprobe()
+ * @vaddr:	the probe's address
+ *
+ * Makes @regs what they were when the thread reached @vaddr, the ip
+ * there: the stack pointer above what the stub saved and the red zone,
+ * rax, rcx and r11 as saved (the flags are the call's, unchanged by the
+ * stub).
+ *
+ * Return: 0, or -%EFAULT if the saved registers cannot be read.
+ */
+int utp_arch_sys_enter(struct pt_regs *regs, unsigned long vaddr)
+{
+	struct utp_sys_saved saved;
+
+	if (copy_from_user(&saved, (void __user *)regs->sp, sizeof(saved)))
+		return -EFAULT;
+	regs->r11 = saved.r11;
+	regs->cx = saved.cx;
+	regs->ax = saved.ax;
+	regs->sp += sizeof(saved) + 128;
+	regs->ip = vaddr;
+	/* no restart: the call is done with once it returns */
+	regs->orig_ax = -1;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(utp_arch_sys_enter);
+
+/**
+ * utp_arch_sys_leave - the way back from a stub's system call
+ * @regs:	as utp_arch_sys_enter() made them, and handlers left them
+ * @vaddr:	the probe's address
+ * @sp:		the stack pointer utp_arch_sys_enter() gave them
+ * @stub:	the stub
+ * @info:	its parts
+ *
+ * A thread the handlers left at @vaddr and @sp goes on in the stub,
+ * after its call, with rax, rcx and r11 put back where the stub restores
+ * them from, and the registers that let the call return by sysret.  If
+ * they changed the stack pointer, or the stack cannot be written, it
+ * goes on at the stub's copy of the window, every register as they are.
+ * One they moved goes where they moved it.
+ *
+ * Return: what the call returns (the value of rax from then on).
+ */
+long utp_arch_sys_leave(struct pt_regs *regs, unsigned long vaddr,
+			unsigned long sp, unsigned long stub,
+			const struct utp_arch_stub *info)
+{
+	struct utp_sys_saved saved = {
+		.r11 = regs->r11, .cx = regs->cx, .ax = regs->ax,
+	};
+	unsigned long below = sp - sizeof(saved) - 128;
+
+	if (regs->ip != vaddr)
+		return regs->ax;
+	if (regs->sp != sp ||
+	    copy_to_user((void __user *)below, &saved, sizeof(saved))) {
+		regs->ip = stub + info->body;
+		return regs->ax;
+	}
+	regs->sp = below;
+	regs->ip = stub + info->counted;
+	/* sysret: see do_syscall_64() */
+	regs->cx = regs->ip;
+	regs->r11 = regs->flags;
+	return regs->ax;
+}
+EXPORT_SYMBOL_IF_KUNIT(utp_arch_sys_leave);
+
+/*
+ * Entered from a handler stub only (utp_sys_hit() checks where from);
+ * anything else gets SIGILL.
+ */
+SYSCALL_DEFINE0(uprobe)
+{
+	return utp_sys_hit(task_pt_regs(current));
+}
 
 /**
  * utp_arch_jump_insn - the jump into a stub

@@ -410,6 +410,32 @@ static void jump_scan_test(struct kunit *test)
 							  0, 6));
 }
 
+/* mov 0x1000(%rip),%rax; add %rdi,%rax; ret: the stub tests' window */
+static const u8 stub_fn[] = { 0x48, 0x8b, 0x05, 0x00, 0x10, 0x00, 0x00,
+			      0x48, 0x01, 0xf8, 0xc3 };
+
+/*
+ * The end of a stub of stub_fn at @vaddr, built at @stub: its copy of
+ * the rip-relative load reads 0x1000 past the original still, and it
+ * jumps back to the add.
+ */
+static void stub_body_check(struct kunit *test, const u8 *out,
+			    const struct utp_arch_stub *info,
+			    unsigned long vaddr, unsigned long stub)
+{
+	unsigned int off = info->body + 7;
+	s32 disp;
+
+	KUNIT_EXPECT_EQ(test, 0, memcmp(out + info->body, stub_fn, 3));
+	disp = get_unaligned_le32(out + info->body + 3);
+	KUNIT_EXPECT_EQ(test, vaddr + 7 + 0x1000,
+			stub + info->body + 7 + disp);
+	KUNIT_ASSERT_EQ(test, 0xe9, out[off]);
+	disp = get_unaligned_le32(out + off + 1);
+	KUNIT_EXPECT_EQ(test, vaddr + 7, stub + off + 5 + disp);
+	KUNIT_EXPECT_EQ(test, off + 5, info->len);
+}
+
 /*
  * A stub: its count addresses the counter, its copy of a rip-relative
  * load reads what the original read, it jumps back after the window,
@@ -417,9 +443,6 @@ static void jump_scan_test(struct kunit *test)
  */
 static void jump_stub_test(struct kunit *test)
 {
-	/* mov 0x1000(%rip),%rax; add %rdi,%rax; ret */
-	static const u8 fn[] = { 0x48, 0x8b, 0x05, 0x00, 0x10, 0x00, 0x00,
-				 0x48, 0x01, 0xf8, 0xc3 };
 	unsigned long vaddr = 0x400000, stub = 0x7f0000, counter = 0x800000;
 	u8 out[UTP_JUMP_STUB_SIZE], jmp[UTP_JUMP_SIZE];
 	struct utp_arch_window w;
@@ -427,7 +450,8 @@ static void jump_stub_test(struct kunit *test)
 	unsigned int off;
 	s32 disp;
 
-	KUNIT_ASSERT_EQ(test, 0, utp_arch_jump_window(&w, fn, sizeof(fn)));
+	KUNIT_ASSERT_EQ(test, 0, utp_arch_jump_window(&w, stub_fn,
+						      sizeof(stub_fn)));
 	KUNIT_ASSERT_EQ(test, 0, utp_arch_jump_stub(&w, vaddr, stub, counter,
 						    1, out, &info));
 	KUNIT_EXPECT_LT(test, info.counted, info.body);
@@ -437,16 +461,7 @@ static void jump_stub_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0x8d, out[off + 1]);
 	disp = get_unaligned_le32(out + off + 3);
 	KUNIT_EXPECT_EQ(test, counter, stub + off + 7 + disp);
-	/* the copy (its disp32 at 3) reads 0x1000 past the original still */
-	KUNIT_EXPECT_EQ(test, 0, memcmp(out + info.body, fn, 3));
-	disp = get_unaligned_le32(out + info.body + 3);
-	KUNIT_EXPECT_EQ(test, vaddr + 7 + 0x1000, stub + info.body + 7 + disp);
-	/* and jumps back to the add */
-	off = info.body + 7;
-	KUNIT_ASSERT_EQ(test, 0xe9, out[off]);
-	disp = get_unaligned_le32(out + off + 1);
-	KUNIT_EXPECT_EQ(test, vaddr + 7, stub + off + 5 + disp);
-	KUNIT_EXPECT_EQ(test, off + 5, info.len);
+	stub_body_check(test, out, &info, vaddr, stub);
 	/* slots are a power of two, two at least */
 	KUNIT_EXPECT_EQ(test, -EINVAL, utp_arch_jump_stub(&w, vaddr, stub,
 							  counter, 0, out,
@@ -464,6 +479,41 @@ static void jump_stub_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stub, vaddr + 5 + disp);
 }
 
+/*
+ * A handler stub: it saves rax, rcx and r11 below the red zone, makes
+ * the call sys_uprobe() answers, which returns where the kernel expects
+ * (UTP_JUMP_SYS_RET), restores them, and runs the window as a counting
+ * stub does.
+ */
+static void jump_sys_stub_test(struct kunit *test)
+{
+	static const u8 head[] = { 0x48, 0x8d, 0x64, 0x24, 0x80, 0x50, 0x51,
+				   0x41, 0x53, 0xb8 };
+	static const u8 tail[] = { 0x41, 0x5b, 0x59, 0x58, 0x48, 0x8d, 0xa4,
+				   0x24, 0x80, 0x00, 0x00, 0x00 };
+	unsigned long vaddr = 0x400000, stub = 0x7f0000;
+	u8 out[UTP_JUMP_STUB_SIZE];
+	struct utp_arch_window w;
+	struct utp_arch_stub info;
+
+	KUNIT_ASSERT_EQ(test, 0, utp_arch_jump_window(&w, stub_fn,
+						      sizeof(stub_fn)));
+	KUNIT_ASSERT_EQ(test, 0, utp_arch_jump_sys_stub(&w, vaddr, stub, out,
+							&info));
+	KUNIT_EXPECT_EQ(test, UTP_JUMP_SYS_RET, info.counted);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(out, head, sizeof(head)));
+	KUNIT_EXPECT_EQ(test, 336, get_unaligned_le32(out + sizeof(head)));
+	KUNIT_EXPECT_EQ(test, 0x0f, out[info.counted - 2]);
+	KUNIT_EXPECT_EQ(test, 0x05, out[info.counted - 1]);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(out + info.counted, tail,
+					sizeof(tail)));
+	KUNIT_EXPECT_EQ(test, info.counted + sizeof(tail), info.body);
+	stub_body_check(test, out, &info, vaddr, stub);
+	KUNIT_EXPECT_EQ(test, -ERANGE,
+			utp_arch_jump_sys_stub(&w, vaddr, stub + (3UL << 30),
+					       out, &info));
+}
+
 static struct kunit_case utprobes_insn_cases[] = {
 	KUNIT_CASE_PARAM(analyze_test, insn_gen_params),
 	KUNIT_CASE(analyze_ignores_following_bytes_test),
@@ -476,6 +526,7 @@ static struct kunit_case utprobes_insn_cases[] = {
 	KUNIT_CASE_PARAM(jump_window_test, window_gen_params),
 	KUNIT_CASE(jump_scan_test),
 	KUNIT_CASE(jump_stub_test),
+	KUNIT_CASE(jump_sys_stub_test),
 	{}
 };
 

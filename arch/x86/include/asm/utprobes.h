@@ -67,6 +67,8 @@ struct utp_arch_insn {
 #define UTP_JUMP_INSNS		4	/* instructions in a window at most */
 #define UTP_JUMP_WINDOW_MAX	(UTP_JUMP_SIZE - 1 + MAX_INSN_SIZE)
 #define UTP_JUMP_STUB_SIZE	128
+/* Where a handler stub's system call returns: utp_arch_jump_sys_stub() */
+#define UTP_JUMP_SYS_RET	16
 
 /**
  * struct utp_arch_window - the instructions a jump replaces
@@ -100,6 +102,14 @@ int utp_arch_jump_stub(const struct utp_arch_window *w, unsigned long vaddr,
 		       unsigned int slot_mask, u8 *out,
 		       struct utp_arch_stub *info);
 void utp_arch_jump_insn(unsigned long vaddr, unsigned long stub, u8 *out);
+int utp_arch_jump_sys_stub(const struct utp_arch_window *w,
+			   unsigned long vaddr, unsigned long stub, u8 *out,
+			   struct utp_arch_stub *info);
+bool utp_arch_is_sys_stub(const u8 *bytes, struct utp_arch_stub *info);
+int utp_arch_sys_enter(struct pt_regs *regs, unsigned long vaddr);
+long utp_arch_sys_leave(struct pt_regs *regs, unsigned long vaddr,
+			unsigned long sp, unsigned long stub,
+			const struct utp_arch_stub *info);
 
 int utp_arch_analyze(struct utp_arch_insn *ai, const u8 *buf, int len);
 int utp_arch_emulate(const struct utp_arch_insn *ai, unsigned long vaddr,
