@@ -34,7 +34,8 @@ check $st "the JSON parses and every figure in it is a number"
 	echo calls; echo runs; echo threads; echo kernel; echo cpus
 	for c in push nop lea mov sub endbr nop5 riprel; do
 		for f in base_ns ours_ns mainline_ns ptrace_ns vs_mainline vs_ptrace \
-			 jump_base_ns jump_ns jump_vs_mainline; do
+			 jump_base_ns jump_ns jump_vs_mainline sys_ns \
+			 sys_vs_ours sys_vs_mainline; do
 			echo classes.$c.$f
 		done
 	done

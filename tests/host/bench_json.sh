@@ -33,7 +33,9 @@ fails() { # the command fails with status 1
 # a document shaped like build/bench.json, with two classes
 good='{"calls": 20000, "runs": 5, "kernel": "6.12.1", "cpus": 2,
  "classes": {"push": {"base_ns": 35.2, "ours_ns": 2249.0, "mainline_ns": 3921.0,
-   "ptrace_ns": 883196.1, "vs_mainline": 0.57, "vs_ptrace": 0.0025},
+   "ptrace_ns": 883196.1, "vs_mainline": 0.57, "vs_ptrace": 0.0025,
+   "jump_base_ns": 30.1, "jump_ns": 41.5, "jump_vs_mainline": 0.011,
+   "sys_ns": 1012.5, "sys_vs_ours": 0.45, "sys_vs_mainline": 0.26},
   "lea": {"base_ns": 22, "ours_ns": 2084.5, "mainline_ns": 28624, "ptrace_ns": 781260,
    "vs_mainline": 0.073, "vs_ptrace": 0.0027}},
  "return": {"base_ns": 35.2, "ours_ns": 10547, "mainline_ns": 8444, "vs_mainline": 1.25},
@@ -94,7 +96,7 @@ EOF
 cp "$t/page.md" "$t/page.orig"
 
 echo "TAP version 13"
-echo "1..14"
+echo "1..15"
 ok "jsoncheck takes the valid document" "$jc" $S "$t/good.json"
 ok "jsoncheck prints each figure with its path" \
 	bash -c "\"$jc\" $S \"$t/good.json\" | grep -qx 'two_threads_ns.ours.two_threads 1210'"
@@ -113,6 +115,8 @@ ok "bench-md fills the regions from the document" \
 ok "bench-md gives the pauses of a jump going in and out" \
 	bash -c "grep -qF '| longest pause of the one spinning thread of 64 while one probe goes in: a jump (utprobes), an \`int3\` (mainline) | 2.5 ms | 0.8 ms | 3.13 |' \"$t/page.md\" &&
 		grep -qF 'while one probe comes out: a jump (utprobes), an \`int3\` (mainline) | 2.25 ms | 0.5 ms | 4.50 |' \"$t/page.md\""
+ok "bench-md gives a handler's hit by a system call beside the trap's" \
+	grep -qF '| 41.5 | **0.011** | 1,012 | **0.45** |' "$t/page.md"
 ok "bench-md names 64 threads where the document does not say" \
 	grep -qF '| placing 1,000 probes in a process of 64 spinning threads |' "$t/page.md"
 sed 's/"runs": 5,/"runs": 5, "threads": 8,/' "$t/good.json" > "$t/threads.json"

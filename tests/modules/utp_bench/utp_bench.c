@@ -12,6 +12,9 @@
  *	one probe of ours with no handler at the first instruction of a
  *	function of SIZE bytes at OFFSET: entered by a jump where the
  *	function allows it, its hits counted by utprobes itself
+ *   sys PATH OFFSET 1 SIZE
+ *	the same with the counting handler: entered by a jump to a stub
+ *	that calls it by a system call, where the function allows it
  *   clear
  *	removes them, each engine's way of removing many: one wait for
  *	all of them
@@ -19,7 +22,7 @@
  * Reading ctl gives "hits N returns N register_ns N unregister_ns N
  * mode MODE": the handlers' counts since the probes were placed, how
  * long placing them took, how long the last clear took, and for "jump"
- * the probe's utprobe_mode() ("-" otherwise).
+ * and "sys" the probe's utprobe_mode() ("-" otherwise).
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -48,7 +51,8 @@ static DEFINE_MUTEX(bench_lock);
 static struct bench_probe *probes;	/* BENCH_MAX of them */
 static int nprobes;
 static bool mainline;
-static bool jumping;			/* probes[0] only counts: "jump" */
+static bool jumping;			/* probes[0] may jump: "jump", "sys" */
+static bool jump_handler;		/* ... with the handler: "sys" */
 static u64 register_ns;
 /* how long the last "clear" took: the removal of every probe */
 static u64 unregister_ns;
@@ -99,6 +103,7 @@ static void bench_clear(void)
 		utprobe_unregister_sync();
 	nprobes = 0;
 	jumping = false;
+	jump_handler = false;
 	memset(probes, 0, BENCH_MAX * sizeof(*probes));
 	for_each_possible_cpu(cpu) {
 		per_cpu(hits, cpu) = 0;
@@ -107,8 +112,12 @@ static void bench_clear(void)
 	register_ns = 0;
 }
 
-/* One probe of ours that only counts, in a function of @size bytes. */
-static int bench_place_jump(struct inode *inode, loff_t offset, int size)
+/*
+ * One probe of ours in a function of @size bytes: that only counts, or
+ * with the counting handler if @handler.
+ */
+static int bench_place_jump(struct inode *inode, loff_t offset, int size,
+			    bool handler)
 {
 	struct utprobe_spec spec = {
 		.up = &probes[0].up, .inode = inode, .offset = offset,
@@ -117,10 +126,16 @@ static int bench_place_jump(struct inode *inode, loff_t offset, int size)
 
 	probes[0].up.name = "bench";
 	probes[0].up.func_size = size;
+	/* where no jump goes in, its trap is the same as "ours" */
+	if (handler) {
+		probes[0].up.handler = ours_hit;
+		probes[0].up.flags = UTPROBE_TRAP_SAFE;
+	}
 	err = utprobe_register_batch(&spec, 1);
 	if (!err) {
 		nprobes = 1;
 		jumping = true;
+		jump_handler = handler;
 	}
 	return err;
 }
@@ -155,7 +170,8 @@ static int bench_place_ours(struct inode *inode, loff_t offset, int count,
 	return err;
 }
 
-static int bench_place(bool on_mainline, bool jump, const char *path,
+static int bench_place(bool on_mainline, bool jump, bool sys,
+		       const char *path,
 		       loff_t offset, int count, int stride, bool ret,
 		       bool more)
 {
@@ -195,7 +211,7 @@ static int bench_place(bool on_mainline, bool jump, const char *path,
 			nprobes++;
 		}
 	} else if (jump) {
-		err = bench_place_jump(inode, offset, stride);
+		err = bench_place_jump(inode, offset, stride, sys);
 	} else {
 		err = bench_place_ours(inode, offset, count, stride, ret);
 	}
@@ -227,9 +243,12 @@ static ssize_t ctl_write(struct file *file, const char __user *ubuf,
 		err = 0;
 	} else if (n >= 5 && (!strcmp(engine, "ours") ||
 			      !strcmp(engine, "mainline") ||
-			      !strcmp(engine, "jump")) &&
+			      !strcmp(engine, "jump") ||
+			      !strcmp(engine, "sys")) &&
 		   (n == 5 || !strcmp(flag, "ret") || !strcmp(flag, "more"))) {
-		err = bench_place(engine[0] == 'm', engine[0] == 'j', path,
+		err = bench_place(engine[0] == 'm',
+				  engine[0] == 'j' || engine[0] == 's',
+				  engine[0] == 's', path,
 				  offset, count, stride,
 				  n == 6 && flag[0] == 'r',
 				  n == 6 && flag[0] == 'm');
@@ -255,10 +274,10 @@ static ssize_t ctl_read(struct file *file, char __user *ubuf, size_t len,
 		r += per_cpu(returns, cpu);
 	}
 	/* no handler: utprobes' own count, stubs' and traps' */
-	if (jumping) {
+	if (jumping && !jump_handler)
 		h = utprobe_hits(&probes[0].up);
+	if (jumping)
 		mode = utprobe_mode(&probes[0].up);
-	}
 	n = scnprintf(buf, sizeof(buf),
 		      "hits %llu returns %llu register_ns %llu unregister_ns %llu mode %s\n",
 		      h, r, register_ns, unregister_ns, mode);
