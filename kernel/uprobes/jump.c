@@ -35,6 +35,8 @@
  * under the mm's mmap_lock for writing, or for reading in a debugger's
  * write (which the others exclude), and is read anywhere.
  */
+#include <linux/moduleparam.h>
+
 #include "internal.h"
 
 #define UTP_JAREA_TEXT_PAGES	16
@@ -97,6 +99,20 @@ struct utp_jcount {
 	u64 base;
 	struct rcu_head rcu;
 };
+
+#undef MODULE_PARAM_PREFIX
+#define MODULE_PARAM_PREFIX "utprobes."
+
+/*
+ * Are handlers called from stubs, by a system call (utp_jump_sys())?
+ * Off: under emulation the call costs about what the trap does.  Read
+ * when a point is looked at: a change reaches a probe at its next look
+ * (placement, its event going on or off).
+ */
+static bool utp_syscall_handlers;
+module_param_named(syscall_handlers, utp_syscall_handlers, bool, 0644);
+MODULE_PARM_DESC(syscall_handlers,
+		 "enter probes with handlers by a jump to a stub that calls them by a system call");
 
 static const char *const utp_jump_whys[] = {
 	[UTP_JW_OFF] = "no-extent",	[UTP_JW_PENDING] = "pending",
@@ -499,8 +515,10 @@ static u8 utp_jump_why(struct utp_point *pt)
 	up = c->up;
 	if (!list_is_singular(&pt->consumers) || READ_ONCE(pt->ret_site))
 		return UTP_JW_SHARED;
-	/* a handler is called from its stub: utp_jump_sys() */
-	if (up->ret_handler || READ_ONCE(up->gone))
+	/* a handler may be called from its stub: utp_jump_sys() */
+	if (up->ret_handler || READ_ONCE(up->gone) ||
+	    (up->handler && !READ_ONCE(up->counting) &&
+	     !READ_ONCE(utp_syscall_handlers)))
 		return UTP_JW_HANDLER;
 	if (READ_ONCE(pt->stale) || READ_ONCE(pt->dbg_bp) || pt->moved_to)
 		return UTP_JW_TEXT;

@@ -613,11 +613,14 @@ TEST_F(jump, second_probe_takes_the_trap)
 	EXPECT_EQ(10, hits("jt_c"));
 }
 
+#define SYSCALL_HANDLERS "/sys/module/utprobes/parameters/syscall_handlers"
+
 /*
  * The event of a probe in jump mode goes on: the counting stub goes out
- * first, and a stub that calls the handler by a system call comes in;
- * every call is recorded, with the argument it was made with.  Off
- * again, the counting jump comes back.  A return probe never jumps.
+ * first, and the hits trap, or, with utprobes.syscall_handlers, a stub
+ * that calls the handler by a system call comes in; every call is
+ * recorded, with the argument it was made with.  Off again, the counting
+ * jump comes back.  A return probe never jumps.
  */
 TEST_F(jump, event_on_calls_from_the_stub)
 {
@@ -626,6 +629,13 @@ TEST_F(jump, event_on_calls_from_the_stub)
 
 	ASSERT_EQ(0, define("jt_ev", getpid(), &fns[1], 0, "v=%di:s64"));
 	ASSERT_STREQ("jump", settled("jt_ev"));
+	ASSERT_EQ(0, write_file(TRACEFS "/events/utprobes/jt_ev/enable", 0,
+				"1"));
+	EXPECT_STREQ("trap handler", settled("jt_ev"));
+	ASSERT_EQ(0, write_file(TRACEFS "/events/utprobes/jt_ev/enable", 0,
+				"0"));
+	ASSERT_STREQ("jump", settled("jt_ev"));
+	ASSERT_EQ(0, write_file(SYSCALL_HANDLERS, 0, "1"));
 	ASSERT_EQ(0, write_file(TRACEFS "/trace", O_TRUNC, "%s", ""));
 	ASSERT_EQ(0, write_file(TRACEFS "/events/utprobes/jt_ev/enable", 0,
 				"1"));
@@ -634,6 +644,7 @@ TEST_F(jump, event_on_calls_from_the_stub)
 		ASSERT_EQ(i + 2, jt_push(i));
 	ASSERT_EQ(0, write_file(TRACEFS "/events/utprobes/jt_ev/enable", 0,
 				"0"));
+	ASSERT_EQ(0, write_file(SYSCALL_HANDLERS, 0, "0"));
 	read_file(TRACEFS "/trace", buf, sizeof(buf));
 	/* in the order of the calls, each with its argument */
 	for (p = buf; (p = strstr(p, "jt_ev: (")); p = eol) {
@@ -669,8 +680,10 @@ TEST_F(jump, syscall_flags_and_registers)
 	snprintf(path, sizeof(path), TRACEFS "/events/utprobes/%s/enable",
 		 f->name);
 	ASSERT_EQ(0, write_file(TRACEFS "/trace", O_TRUNC, "%s", ""));
+	ASSERT_EQ(0, write_file(SYSCALL_HANDLERS, 0, "1"));
 	ASSERT_EQ(0, write_file(path, 0, "1"));
 	flags_through(_metadata, f, "syscall");
+	ASSERT_EQ(0, write_file(SYSCALL_HANDLERS, 0, "0"));
 	read_file(TRACEFS "/trace", buf, sizeof(buf));
 	for (p = buf; (p = strstr(p, " d=7 c=0x1111222233334444\n")); p++)
 		records++;
@@ -769,6 +782,7 @@ TEST_F(jump, syscall_only_from_a_stub)
 	st = in_child(call_uprobe);
 	EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGILL)
 		TH_LOG("status %#x", st);
+	ASSERT_EQ(0, write_file(SYSCALL_HANDLERS, 0, "1"));
 	ASSERT_EQ(0, define("jt_sc", getpid(), &fns[1], 0, "v=%di:s64"));
 	ASSERT_EQ(0, write_file(TRACEFS "/events/utprobes/jt_sc/enable", 0,
 				"1"));
@@ -813,6 +827,7 @@ TEST_F(jump, syscall_only_from_a_stub)
 	ASSERT_EQ(0, write_file(TRACEFS "/events/utprobes/jt_sb/enable", 0,
 				"0"));
 	ASSERT_EQ(0, events("-:jt_sb"));
+	ASSERT_EQ(0, write_file(SYSCALL_HANDLERS, 0, "0"));
 }
 
 /* Shared by the debugged child and its debugger. */
