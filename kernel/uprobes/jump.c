@@ -656,6 +656,7 @@ struct utp_jump_task {
 	unsigned long asleep;		/* utp_asleep() then */
 	unsigned long hit_bp;		/* a hit of this int3 to come */
 	bool emulate;			/* ... which emulates, not the stub */
+	bool queued;			/* a hit's task_work to run */
 	bool in_hit;			/* in the slow path of a hit */
 	bool seen;			/* looked at for this jgp already */
 };
@@ -667,13 +668,15 @@ static void utp_jump_task_fill(struct utp_thread *ut, unsigned int seq,
 	struct task_struct *task = ut->task;
 
 	/* first: what follows is only read while it stays asleep */
-	jt->asleep = task == current ? 0 : utp_asleep(task);
+	jt->asleep = task == current || task_curr(task) ? 0 :
+		     utp_asleep(task);
 	jt->hit_bp = 0;
 	if (READ_ONCE(ut->hit_queued))
 		jt->hit_bp = READ_ONCE(ut->hit_bp);
 	else if (sigismember(&task->pending.signal, SIGTRAP))
 		jt->hit_bp = READ_ONCE(ut->int3_bp);
 	jt->emulate = READ_ONCE(ut->hit_emulate);
+	jt->queued = READ_ONCE(ut->hit_queued);
 	jt->in_hit = READ_ONCE(ut->in_hit) || ut->stepping;
 	jt->seen = READ_ONCE(ut->jgp_seq) == seq;
 }
@@ -776,6 +779,11 @@ static bool utp_jump_look(struct utp_proc *proc, struct utp_jgp *g,
 	k = s ? utp_jump_inside(g->pts, g->n, s + 1) : -1;
 	if (k >= 0)
 		g->busy[k] = true;
+	/* a hit whose instruction is to be emulated: it ends inside */
+	k = jt->hit_bp && jt->emulate ?
+	    utp_jump_inside(g->pts, g->n, jt->hit_bp + 1) : -1;
+	if (k >= 0 && g->pts[k]->vaddr == jt->hit_bp)
+		g->busy[k] = true;
 	k = utp_jump_inside(g->pts, g->n, ip);
 	if (k >= 0 && ip != g->pts[k]->vaddr) {
 		struct utp_point *pt = g->pts[k];
@@ -824,13 +832,24 @@ static bool utp_jump_look_asleep(struct utp_proc *proc, struct utp_jgp *g,
 {
 	bool ok;
 
-	if (jt->task != current && !jt->asleep)
+	/*
+	 * Not in the middle of a hit's task_work either: it may have read
+	 * the body before it was set and sleep on its way into the window.
+	 */
+	if (jt->task != current && (!jt->asleep || jt->queued))
 		return false;
+	/* gone since utp_jump_tasks(): it runs no user code any more */
+	if (!try_get_task_stack(jt->task)) {
+		utp_jump_seen(proc, jt->task, g->seq);
+		return true;
+	}
 	mutex_lock(&proc->jgp_lock);
 	ok = utp_jump_look(proc, g, jt, false);
 	mutex_unlock(&proc->jgp_lock);
+	put_task_stack(jt->task);
 	/* if it ran meanwhile, what was read may be stale: ask it */
-	if (jt->task != current && utp_asleep(jt->task) != jt->asleep)
+	if (jt->task != current && (task_curr(jt->task) ||
+				    utp_asleep(jt->task) != jt->asleep))
 		return false;
 	if (ok)
 		utp_jump_seen(proc, jt->task, g->seq);
@@ -916,6 +935,8 @@ static bool utp_jump_grace(struct utp_proc *proc, struct utp_jgp *g)
 		wait_event_timeout(proc->wq, utp_jump_all_seen(proc, g->seq),
 				   1);
 	}
+	/* the last wait may have seen the last of them */
+	left = left && !utp_jump_all_seen(proc, g->seq);
 	mutex_lock(&proc->jgp_lock);
 	WRITE_ONCE(proc->jgp, NULL);
 	mutex_unlock(&proc->jgp_lock);
