@@ -531,8 +531,10 @@ static u32 utp_hit(struct utp_thread *ut, struct pt_regs *regs,
  * context: they may sleep), with the registers a trap at the point shows
  * them; then the thread goes on in the stub, or where they moved it.  A
  * stub no probe of current's claims any more goes on without handlers
- * (utp_jump_sys_orphan()).  A call from anywhere but a handler stub is
- * a bad instruction: SIGILL, as from mainline's trampolines.
+ * (utp_jump_sys_orphan()).  A call from anywhere but a handler stub
+ * fails with -ENXIO, as mainline's does (libbpf calls it to see whether
+ * the kernel has it); a stub whose saved registers cannot be read is a
+ * bad instruction (SIGILL).
  *
  * Return: the value of rax from then on.
  */
@@ -548,9 +550,11 @@ long utp_sys_hit(struct pt_regs *regs)
 	ut = xa_load(&utp_tids, task_pid_nr(current));
 	if (!ut || ut->task != current ||
 	    !utp_jump_sys_find(ut->proc, stub, &vaddr, &info)) {
+		/* not from a stub: an error, as mainline's answer is */
+		if (!utp_jump_sys_orphan(stub, &info))
+			return -ENXIO;
 		/* a stub all the same: it goes on, without handlers */
-		if (!utp_jump_sys_orphan(stub, &info) ||
-		    utp_arch_sys_enter(regs, 0))
+		if (utp_arch_sys_enter(regs, 0))
 			goto bad;
 		return utp_arch_sys_leave(regs, 0, user_stack_pointer(regs),
 					  stub, &info);

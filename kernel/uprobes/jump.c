@@ -1393,13 +1393,14 @@ void utp_jump_proc_free(struct utp_proc *proc)
 	struct utp_jarea *a, *na;
 	struct utp_jump *j, *nj;
 
+	/* unpublished first: utp_jump_sys_find() reads them under RCU */
+	xa_destroy(&proc->jstubs);
+	xa_destroy(&proc->jumps);
+	xa_destroy(&proc->jsys);
 	list_for_each_entry_safe(j, nj, &proc->jump_list, node) {
 		list_del(&j->node);
 		call_rcu(&j->rcu, utp_jump_free_rcu);
 	}
-	xa_destroy(&proc->jumps);
-	xa_destroy(&proc->jsys);
-	xa_destroy(&proc->jstubs);
 	list_for_each_entry_safe(a, na, &proc->jareas, node) {
 		list_del(&a->node);
 		kref_put(&a->kref, utp_jarea_release);
@@ -1417,7 +1418,8 @@ void utp_jump_out_probe(struct utp_proc *proc, struct utprobe *up,
 	struct utp_point **pts;
 	unsigned int n = 0, i = 0;
 
-	if (list_empty(&up->jcounts) || !atomic_read(&proc->njumped))
+	/* a handler's stub counts nothing: its probe has no jcounts */
+	if (!atomic_read(&proc->njumped))
 		return;
 	list_for_each_entry(c, list, probe_node)
 		n += READ_ONCE(c->point->jumped);

@@ -784,7 +784,7 @@ EXPORT_SYMBOL_IF_KUNIT(utp_arch_sys_leave);
 
 /*
  * Entered from a handler stub only (utp_sys_hit() checks where from);
- * anything else gets SIGILL.
+ * from anywhere else it fails with -ENXIO.
  */
 SYSCALL_DEFINE0(uprobe)
 {
