@@ -644,6 +644,21 @@ int utp_arch_jump_stub(const struct utp_arch_window *w, unsigned long vaddr,
 }
 EXPORT_SYMBOL_IF_KUNIT(utp_arch_jump_stub);
 
+/*
+ * A handler stub up to its copy of the window: what it is built from
+ * and recognised by.  The system call returns at UTP_JUMP_SYS_RET.
+ */
+static const u8 utp_sys_head[] = {
+	0x48, 0x8d, 0x64, 0x24, 0x80,		/* lea -128(%rsp),%rsp */
+	0x50, 0x51, 0x41, 0x53,			/* push %rax, %rcx, %r11 */
+	0xb8, __NR_uprobe & 0xff, __NR_uprobe >> 8, 0, 0, /* mov $nr,%eax */
+	0x0f, 0x05,				/* syscall */
+	0x41, 0x5b, 0x59, 0x58,			/* pop %r11, %rcx, %rax */
+	0x48, 0x8d, 0xa4, 0x24, 0x80, 0, 0, 0,	/* lea 128(%rsp),%rsp */
+};
+
+static_assert(sizeof(utp_sys_head) - 12 == UTP_JUMP_SYS_RET);
+
 /**
  * utp_arch_jump_sys_stub - build the stub of a window for a handler
  * @w:		the window
@@ -666,20 +681,11 @@ int utp_arch_jump_sys_stub(const struct utp_arch_window *w,
 			   unsigned long vaddr, unsigned long stub, u8 *out,
 			   struct utp_arch_stub *info)
 {
-	u8 *p = out;
-
 	memset(out, UTP_BREAK_INSN, UTP_JUMP_STUB_SIZE);
-	p = UTP_EMIT(p, 0x48, 0x8d, 0x64, 0x24, 0x80);	/* lea -128(%rsp),%rsp */
-	p = UTP_EMIT(p, 0x50, 0x51, 0x41, 0x53);	/* push %rax, %rcx, %r11 */
-	*p++ = 0xb8;					/* mov $nr,%eax */
-	put_unaligned_le32(__NR_uprobe, p);
-	p += 4;
-	p = UTP_EMIT(p, 0x0f, 0x05);			/* syscall */
-	info->counted = p - out;
-	p = UTP_EMIT(p, 0x41, 0x5b, 0x59, 0x58);	/* pop %r11, %rcx, %rax */
-	p = UTP_EMIT(p, 0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00);
-						/* lea 128(%rsp),%rsp */
-	return utp_stub_body(w, vaddr, stub, out, p, info);
+	memcpy(out, utp_sys_head, sizeof(utp_sys_head));
+	info->counted = UTP_JUMP_SYS_RET;
+	return utp_stub_body(w, vaddr, stub, out, out + sizeof(utp_sys_head),
+			     info);
 }
 EXPORT_SYMBOL_IF_KUNIT(utp_arch_jump_sys_stub);
 
@@ -692,17 +698,10 @@ EXPORT_SYMBOL_IF_KUNIT(utp_arch_jump_sys_stub);
  */
 bool utp_arch_is_sys_stub(const u8 *bytes, struct utp_arch_stub *info)
 {
-	static const u8 head[] = {
-		0x48, 0x8d, 0x64, 0x24, 0x80, 0x50, 0x51, 0x41, 0x53, 0xb8,
-		__NR_uprobe & 0xff, (__NR_uprobe >> 8) & 0xff, 0, 0, 0x0f, 0x05,
-		0x41, 0x5b, 0x59, 0x58, 0x48, 0x8d, 0xa4, 0x24, 0x80, 0, 0, 0,
-	};
-
-	BUILD_BUG_ON(sizeof(head) - 12 != UTP_JUMP_SYS_RET);
-	if (memcmp(bytes, head, sizeof(head)))
+	if (memcmp(bytes, utp_sys_head, sizeof(utp_sys_head)))
 		return false;
 	info->counted = UTP_JUMP_SYS_RET;
-	info->body = sizeof(head);
+	info->body = sizeof(utp_sys_head);
 	return true;
 }
 
