@@ -356,30 +356,44 @@ static void utrace_request(struct task_struct *task, struct utrace *utrace,
 	}
 }
 
-/* Recompute the thread's event mask; drop detached engines.  */
-static void utrace_reset(struct task_struct *task, struct utrace *utrace)
+/*
+ * Recompute the thread's event mask from its engines' (a detached one's
+ * is zero), so that its hooks stop calling in for events no engine wants
+ * any more.  Any thread may lower the mask: the hooks read it without
+ * the lock, and a report already under way skips detached engines.
+ * utrace->lock held.
+ */
+static void utrace_update_flags(struct task_struct *task,
+				struct utrace *utrace)
 {
-	struct utrace_engine *engine, *next;
+	struct utrace_engine *engine;
 	unsigned long flags = 0;
-	LIST_HEAD(detached);
 
-	spin_lock(&utrace->lock);
-	list_for_each_entry_safe(engine, next, &utrace->attached, entry) {
-		if (engine->ops == &utrace_detached_ops)
-			list_move(&engine->entry, &detached);
-		else
-			flags |= engine->flags;
-	}
-	/* an engine detached before the thread's first report is here */
-	list_for_each_entry_safe(engine, next, &utrace->attaching, entry) {
-		if (engine->ops == &utrace_detached_ops)
-			list_move(&engine->entry, &detached);
-		else
-			flags |= engine->flags;
-	}
+	lockdep_assert_held(&utrace->lock);
+	list_for_each_entry(engine, &utrace->attached, entry)
+		flags |= engine->flags;
+	list_for_each_entry(engine, &utrace->attaching, entry)
+		flags |= engine->flags;
 	WRITE_ONCE(task->utrace_flags, flags);
 	if (!(flags & UTRACE_EVENT_SYSCALL))
 		clear_task_syscall_work(task, SYSCALL_UTRACE);
+}
+
+/* Drop detached engines; recompute the thread's event mask.  */
+static void utrace_reset(struct task_struct *task, struct utrace *utrace)
+{
+	struct utrace_engine *engine, *next;
+	LIST_HEAD(detached);
+
+	spin_lock(&utrace->lock);
+	list_for_each_entry_safe(engine, next, &utrace->attached, entry)
+		if (engine->ops == &utrace_detached_ops)
+			list_move(&engine->entry, &detached);
+	/* an engine detached before the thread's first report is here */
+	list_for_each_entry_safe(engine, next, &utrace->attaching, entry)
+		if (engine->ops == &utrace_detached_ops)
+			list_move(&engine->entry, &detached);
+	utrace_update_flags(task, utrace);
 	utrace_wakeup(task, utrace);
 	spin_unlock(&utrace->lock);
 
@@ -528,6 +542,8 @@ int utrace_control(struct task_struct *task, struct utrace_engine *engine,
 		break;
 	case UTRACE_DETACH:
 		mark_engine_detached(engine);
+		/* its events stop now, even for a thread asleep for long */
+		utrace_update_flags(task, utrace);
 		utrace_wakeup(task, utrace);
 		if (utrace->death)
 			ret = -EALREADY;
@@ -1332,6 +1348,15 @@ void utrace_report_death(struct task_struct *task, bool group_dead,
 	if (!utrace)
 		return;
 	spin_lock(&utrace->lock);
+	/*
+	 * Reaped already, when no engine wanted the death events: the
+	 * hook saw them before a detach lowered the mask, and the reaper
+	 * is taking the engines now.
+	 */
+	if (utrace->death_done) {
+		spin_unlock(&utrace->lock);
+		return;
+	}
 	list_splice_tail_init(&utrace->attaching, &utrace->attached);
 	utrace->death = 1;
 	spin_unlock(&utrace->lock);
@@ -1370,6 +1395,9 @@ void utrace_release_task(struct task_struct *task)
 	later = utrace->death ||
 		(!utrace->death_done &&
 		 (task->utrace_flags & _UTRACE_DEATH_EVENTS));
+	/* no death report walks the engines from now on */
+	if (!later)
+		utrace->death_done = 1;
 	spin_unlock(&utrace->lock);
 	if (!later)
 		utrace_do_reap(task, utrace);

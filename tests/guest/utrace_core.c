@@ -710,7 +710,10 @@ TEST_F(utrace, detach_in_death_means_no_reap)
 	EXPECT_EQ(0, ctl("put 0"));
 }
 
-/* The /proc status line follows the event mask; detach clears it. */
+/*
+ * The /proc status line follows the event mask; a detach clears it at
+ * once, the thread still asleep (in read(), until go()).
+ */
 TEST_F(utrace, proc_status_line)
 {
 	struct child c = spawn(body_getpid_loop, (void *)2);
@@ -721,6 +724,7 @@ TEST_F(utrace, proc_status_line)
 	ASSERT_EQ(0, ctl("events 0 %lu", EV(EXIT) | EV(SYSCALL_ENTRY)));
 	EXPECT_STREQ("Utrace:\t50\n", proc_state(c.pid, st, sizeof(st)));
 	ASSERT_EQ(0, ctl("control 0 %d", DETACH));
+	EXPECT_STREQ("Utrace:\t0\n", proc_state(c.pid, st, sizeof(st)));
 	go(&c);
 	ASSERT_EQ(0, reap(c.pid));
 	EXPECT_STREQ("", read_log());
