@@ -108,8 +108,8 @@ static u32 utp_report_exec(enum utrace_resume_action action,
 	if (ut->proc->mm == task->mm)
 		return UTRACE_RESUME;
 	/* the old image and its points are gone */
-	utp_thread_leave(ut);
-	utp_thread_free(ut);
+	if (utp_thread_leave(ut))
+		utp_thread_free(ut);
 	return UTRACE_DETACH;
 }
 
@@ -119,8 +119,8 @@ static u32 utp_report_death(struct utrace_engine *engine,
 {
 	struct utp_thread *ut = engine->data;
 
-	utp_thread_leave(ut);
-	utp_thread_free(ut);
+	if (utp_thread_leave(ut))
+		utp_thread_free(ut);
 	return UTRACE_DETACH;
 }
 
@@ -213,7 +213,7 @@ void utp_proc_free_if_empty(struct utp_proc *proc)
 	bool free;
 
 	spin_lock(&proc->lock);
-	free = !proc->dead && list_empty(&proc->threads);
+	free = !proc->dead && list_empty(&proc->threads) && !proc->nreleased;
 	if (free)
 		proc->dead = true;
 	spin_unlock(&proc->lock);
@@ -229,17 +229,26 @@ void utp_thread_unlink(struct utp_thread *ut)
 	wake_up_all(&ut->proc->wq);
 }
 
-/* Remove @ut from its process; the last thread out frees the process. */
-void utp_thread_leave(struct utp_thread *ut)
+/*
+ * Remove @ut from its process; the last thread out frees the process.
+ * false if utp_proc_idle() released it meanwhile: its own work frees it
+ * then (utp_thread_gone()), not the caller.
+ */
+bool utp_thread_leave(struct utp_thread *ut)
 {
 	struct utp_proc *proc = ut->proc;
 
 	/* by the tid it had: an exec by another thread swaps pids */
 	xa_cmpxchg(&utp_tids, ut->tid, ut, NULL, 0);
 	spin_lock(&proc->lock);
+	if (ut->released) {
+		spin_unlock(&proc->lock);
+		return false;
+	}
 	utp_thread_unlink(ut);
 	spin_unlock(&proc->lock);
 	utp_proc_free_if_empty(proc);
+	return true;
 }
 
 void utp_thread_free(struct utp_thread *ut)
@@ -418,16 +427,90 @@ again:
 }
 
 /*
- * @proc has no point left: its threads let go of their engines at their
- * next report (utp_resume()), which the interrupt asks for now, so that
- * the process is left as it was before it was probed: no utrace event,
- * ptrace free to attach.  Its out-of-line areas stay mapped, as mainline
- * uprobes' area does.  A new point before they have all gone keeps those
- * still there (utp_proc_revive()).  utp_mutex held.
+ * Can utp_proc_idle() let go of @ut's engine from here, rather than in
+ * a report of its thread?  Only if the thread is asleep (it would have to
+ * be woken for a report) and holds nothing that needs our callbacks: no
+ * step, no hit under way or queued, no handler running, no SIGTRAP of an
+ * int3 to deliver, no fork or mmap work of ours under way, not exiting.
+ * With no point left, none of these can begin.  proc->lock held.
+ */
+static bool utp_thread_releasable(struct utp_thread *ut)
+{
+	struct task_struct *task = ut->task;
+
+	return task != current && !task_curr(task) && utp_asleep(task) &&
+	       !ut->stepping && !READ_ONCE(ut->in_hit) &&
+	       !READ_ONCE(ut->hit_queued) && !ut->in_handler &&
+	       !ut->in_work && !ut->fork_pending &&
+	       !(task->flags & PF_EXITING) &&
+	       !sigismember(&task->pending.signal, SIGTRAP);
+}
+
+/*
+ * Free @ut, released by utp_proc_idle().  In its own thread: what finds
+ * it by utp_tids (the trap, a handler stub's system call, the mmap and
+ * fork work) runs there too, never around a task_work; or, past the
+ * thread's last task_work, by whoever released it.
+ */
+static void utp_thread_drop(struct utp_thread *ut)
+{
+	struct utp_proc *proc = ut->proc;
+
+	xa_cmpxchg(&utp_tids, ut->tid, ut, NULL, 0);
+	utp_ret_free_all(ut);
+	spin_lock(&proc->lock);
+	proc->nreleased--;
+	spin_unlock(&proc->lock);
+	utp_proc_free_if_empty(proc);
+	utp_thread_free(ut);
+}
+
+static void utp_thread_gone(struct callback_head *cb)
+{
+	utp_thread_drop(container_of(cb, struct utp_thread, gone_work));
+}
+
+/*
+ * Let go of @ut's engine from outside its thread, which sleeps on: no
+ * callback of it runs any more, and its thread's utrace mask drops it at
+ * once.  Its state goes at the thread's next task_work run, which comes
+ * on its way back to user mode or at its exit; @ut may be gone as soon
+ * as that is queued.  utp_mutex held.
+ */
+static void utp_thread_release(struct utp_thread *ut)
+{
+	struct task_struct *task = get_task_struct(ut->task);
+	struct utrace_engine *engine = ut->engine;
+
+	utrace_engine_get(engine);
+	utp_control(task, engine, UTRACE_DETACH);
+	init_task_work(&ut->gone_work, utp_thread_gone);
+	if (task_work_add(task, &ut->gone_work, TWA_RESUME)) {
+		/* past its last task_work: a callback may still be ending */
+		while (utrace_barrier(task, engine) == -ERESTARTSYS)
+			schedule_timeout_uninterruptible(1);
+		utp_thread_drop(ut);
+	}
+	utrace_engine_put(engine);
+	put_task_struct(task);
+}
+
+/*
+ * @proc has no point left: each thread lets go of its engine, so that
+ * the process is left as it was before it was probed, with no utrace
+ * event.  None is woken for it: one asleep is let go of from here
+ * (utp_thread_release()), the others at their next report
+ * (utp_resume()), which the interrupt asks for.  Waking every sleeping
+ * thread instead, as an interrupt does, was a storm of wakeups in a
+ * process of many threads, where mainline uprobes wakes none.  The
+ * out-of-line areas stay mapped, as mainline uprobes' area does.  A new
+ * point before the threads have all gone keeps those still there
+ * (utp_proc_revive()).  utp_mutex held.
  */
 void utp_proc_idle(struct utp_proc *proc)
 {
-	struct utp_thread *ut;
+	struct utp_thread *ut, *next;
+	LIST_HEAD(asleep);
 
 	lockdep_assert_held(&utp_mutex);
 	/* a removal's grace period to come: utp_after_removals() then */
@@ -435,9 +518,21 @@ void utp_proc_idle(struct utp_proc *proc)
 		return;
 	spin_lock(&proc->lock);
 	proc->detaching = true;
-	list_for_each_entry(ut, &proc->threads, node)
-		utp_control(ut->task, ut->engine, UTRACE_INTERRUPT);
+	list_for_each_entry_safe(ut, next, &proc->threads, node) {
+		if (!utp_thread_releasable(ut)) {
+			utp_control(ut->task, ut->engine, UTRACE_INTERRUPT);
+			continue;
+		}
+		/* its own callbacks, if it wakes meanwhile, leave it be */
+		ut->released = true;
+		proc->nreleased++;
+		list_move(&ut->node, &asleep);
+	}
 	spin_unlock(&proc->lock);
+	list_for_each_entry_safe(ut, next, &asleep, node) {
+		list_del_init(&ut->node);
+		utp_thread_release(ut);
+	}
 }
 
 /*

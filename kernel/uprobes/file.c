@@ -605,9 +605,10 @@ static void utp_mmap_work(struct callback_head *cb)
 		 * a registration holding utp_mutex may be waiting for that
 		 * in utp_proc_cover().
 		 */
-		utp_thread_leave(ut);
-		utp_control(current, ut->engine, UTRACE_DETACH);
-		utp_thread_free(ut);
+		if (utp_thread_leave(ut)) {
+			utp_control(current, ut->engine, UTRACE_DETACH);
+			utp_thread_free(ut);
+		}
 		ut = NULL;
 	}
 	utp_set_in_work(ut, true);

@@ -55,8 +55,8 @@ static bool utp_leave_if_detaching(struct utp_thread *ut)
 		return false;
 	/* decided and done under the lock: see utp_proc_cover() */
 	spin_lock(&proc->lock);
-	if (!proc->detaching) {
-		/* a new probe came first */
+	if (!proc->detaching || ut->released) {
+		/* a new probe came first, or its engine is let go of already */
 		spin_unlock(&proc->lock);
 		return false;
 	}

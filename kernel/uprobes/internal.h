@@ -152,6 +152,7 @@ struct utp_proc {
 	struct list_head threads;	/* and each one's ->stopped */
 	bool quiescing;
 	bool detaching;			/* no point left: threads let go */
+	unsigned int nreleased;		/* threads released, not freed yet */
 	bool dead;			/* emptied: takes no thread, is freed */
 	bool unsynced;			/* int3s in, utp_sync() to come */
 	u64 removed;			/* last removal, to finish after its */
@@ -194,6 +195,8 @@ struct utp_thread {
 	bool in_work;			/* in utp_mmap_work(): as good */
 	bool idle;			/* off CPU, asleep, when asked */
 	unsigned long idle_switches;	/* its context switches then */
+	bool released;			/* let go of asleep (utp_proc_idle()) */
+	struct callback_head gone_work;	/* ... which frees it, in its thread */
 	bool in_handler;		/* running probe handlers */
 	bool in_hit;			/* in the slow path of a hit */
 	bool stepping;			/* stepping a displaced instruction: */
@@ -335,7 +338,7 @@ void utp_set_events(struct utp_thread *ut, unsigned long events);
 bool utp_stop_if_quiescing(struct utp_thread *ut);
 void utp_proc_free_if_empty(struct utp_proc *proc);
 void utp_thread_unlink(struct utp_thread *ut);
-void utp_thread_leave(struct utp_thread *ut);
+bool utp_thread_leave(struct utp_thread *ut);
 void utp_thread_free(struct utp_thread *ut);
 int utp_thread_attach(struct utp_proc *proc, struct task_struct *task);
 unsigned long utp_asleep(struct task_struct *task);

@@ -686,61 +686,189 @@ TEST(no_room_for_slots)
 	unlink(path);
 }
 
-static int idle_fd;
+static int idle_fd, idle_ack;
 
+/* Answers each byte on idle_fd with one on idle_ack. */
 static void *idle_thread(void *arg)
 {
-	get_byte(idle_fd);
+	for (;;) {
+		get_byte(idle_fd);
+		put_byte(idle_ack);
+	}
 	return NULL;
 }
 
 /*
+ * A child of two threads, each asleep in read() between rounds: its main
+ * thread makes CALLS calls of r_fn() per byte on go (and execs a program
+ * that exits 0 on an 'e'), until go closes; the other answers each byte
+ * on idle with one on ack.
+ */
+struct sleepy {
+	pid_t pid;
+	int go, done, idle, ack;
+};
+
+static struct sleepy sleepy_child(void)
+{
+	int go[2], done[2], idle[2], ack[2];
+	struct sleepy c = { .pid = -1 };
+
+	if (pipe(go) || pipe(done) || pipe(idle) || pipe(ack))
+		return c;
+	c.pid = fork();
+	if (c.pid == 0) {
+		pthread_t t;
+		char b;
+
+		close(go[1]);
+		idle_fd = idle[0];
+		idle_ack = ack[1];
+		if (pthread_create(&t, NULL, idle_thread, NULL))
+			_exit(10);
+		while (read(go[0], &b, 1) == 1) {
+			if (b == 'e') {
+				execl("/bin/true", "true", (char *)NULL);
+				_exit(12);
+			}
+			if (r_calls(CALLS))
+				_exit(11);
+			put_byte(done[1]);
+		}
+		_exit(0);
+	}
+	close(go[0]);
+	c.go = go[1];
+	c.done = done[0];
+	c.idle = idle[1];
+	c.ack = ack[0];
+	return c;
+}
+
+/* A round of calls in @c, and one of its idle thread: both ran. */
+static void sleepy_round(struct sleepy *c)
+{
+	put_byte(c->go);
+	get_byte(c->done);
+	put_byte(c->idle);
+	get_byte(c->ack);
+}
+
+/* Both threads of @c asleep, for good: their context switches then. */
+static long sleepy_asleep(struct sleepy *c)
+{
+	double t0 = now();
+	long switches;
+
+	while ((switches = asleep_switches(c->pid)) < 0 &&
+	       now() - t0 < BOUND_S)
+		usleep(10000);
+	usleep(100000);
+	return asleep_switches(c->pid);
+}
+
+/* Wait until no thread of @pid has an engine: 1 if so. */
+static int engines_gone(pid_t pid)
+{
+	double t0 = now();
+
+	while (!no_engine(pid) && now() - t0 < BOUND_S)
+		usleep(10000);
+	return no_engine(pid);
+}
+
+/*
  * Once the last probe of a process is removed, the process is as it was
- * before it was probed: every thread, the one asleep in read() too,
- * loses its engine (no utrace event left), a debugger can attach, and
- * the text is the file's again.
+ * before it was probed: every thread loses its engine (no utrace event
+ * left), those asleep in read() too, without being woken for it (no
+ * context switch of either thread meanwhile); a debugger can attach,
+ * and the text is the file's again.  A probe that comes before the
+ * threads have run again gives them engines anew, and counts.
  */
 TEST(no_engine_after_last_probe)
 {
-	int go[2], done[2], idle[2];
+	struct sleepy c = sleepy_child();
 	unsigned char byte;
-	double t0;
-	pid_t pid;
+	long switches;
 
-	ASSERT_EQ(0, pipe(go));
-	ASSERT_EQ(0, pipe(done));
-	ASSERT_EQ(0, pipe(idle));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		pthread_t t;
-
-		idle_fd = idle[0];
-		if (pthread_create(&t, NULL, idle_thread, NULL))
-			_exit(10);
-		get_byte(go[0]);
-		if (r_calls(CALLS))
-			_exit(11);
-		put_byte(done[1]);
-		pthread_join(t, NULL);
-		_exit(0);
-	}
-	ASSERT_EQ(0, events("p:gone %d:%p\n", pid, r_fn));
-	EXPECT_FALSE(no_engine(pid));
-	put_byte(go[1]);
-	get_byte(done[0]);
+	ASSERT_LT(0, c.pid);
+	ASSERT_EQ(0, events("p:gone %d:%p\n", c.pid, r_fn));
+	EXPECT_FALSE(no_engine(c.pid));
+	sleepy_round(&c);
 	EXPECT_EQ(CALLS, hits("gone"));
+	switches = sleepy_asleep(&c);
+	ASSERT_LE(0, switches);
 	EXPECT_EQ(0, events("-:gone\n"));
-	t0 = now();
-	while (!no_engine(pid) && now() - t0 < BOUND_S)
-		usleep(10000);
-	EXPECT_TRUE(no_engine(pid));
-	ASSERT_EQ(0, text_read(pid, r_fn, &byte, 1));
+	EXPECT_TRUE(engines_gone(c.pid));
+	usleep(100000);
+	EXPECT_EQ(switches, asleep_switches(c.pid));
+	ASSERT_EQ(0, text_read(c.pid, r_fn, &byte, 1));
 	EXPECT_EQ(*(unsigned char *)r_fn, byte);
-	/* ptrace is no longer refused */
-	EXPECT_EQ(0, ptrace(PTRACE_SEIZE, pid, 0, 0));
-	put_byte(idle[1]);
-	EXPECT_EQ(0, wait_status(pid, 0));
+	/* a new probe before they ran: engines again, every call counted */
+	ASSERT_EQ(0, events("p:again %d:%p\n", c.pid, r_fn));
+	EXPECT_FALSE(no_engine(c.pid));
+	sleepy_round(&c);
+	EXPECT_EQ(CALLS, hits("again"));
+	EXPECT_EQ(0, events("-:again\n"));
+	/* the threads run on without engines; a debugger can attach */
+	sleepy_round(&c);
+	EXPECT_TRUE(no_engine(c.pid));
+	EXPECT_EQ(0, ptrace(PTRACE_SEIZE, c.pid, 0, 0));
+	close(c.go);
+	EXPECT_EQ(0, wait_status(c.pid, 0));
+}
+
+/*
+ * Threads let go of while asleep, stopped by job control, then killed,
+ * or woken into an exec, or continued: each ends or runs on as it would
+ * have unprobed (what the engine kept of them is freed on their way out,
+ * which the debug kernel's kmemleak and KASAN watch).
+ */
+TEST(let_go_asleep_then_killed_exec_or_continued)
+{
+	static const char *const how[] = { "killed", "exec", "stopped" };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(how) / sizeof(how[0]); i++) {
+		struct sleepy c = sleepy_child();
+		int st;
+
+		ASSERT_LT(0, c.pid);
+		ASSERT_EQ(0, events("p:asleep %d:%p\n", c.pid, r_fn));
+		sleepy_round(&c);
+		EXPECT_EQ(CALLS, hits("asleep"));
+		ASSERT_LE(0, sleepy_asleep(&c));
+		if (i == 2) {
+			ASSERT_EQ(0, kill(c.pid, SIGSTOP));
+			ASSERT_EQ(c.pid, waitpid(c.pid, &st, WUNTRACED));
+			ASSERT_TRUE(WIFSTOPPED(st));
+		}
+		EXPECT_EQ(0, events("-:asleep\n"));
+		EXPECT_TRUE(engines_gone(c.pid)) TH_LOG("%s", how[i]);
+		switch (i) {
+		case 0:
+			ASSERT_EQ(0, kill(c.pid, SIGKILL));
+			st = wait_status(c.pid, 0);
+			EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+			break;
+		case 1:
+			ASSERT_EQ(1, write(c.go, "e", 1));
+			EXPECT_EQ(0, wait_status(c.pid, 0));
+			break;
+		default:
+			ASSERT_EQ(0, kill(c.pid, SIGCONT));
+			sleepy_round(&c);
+			EXPECT_TRUE(no_engine(c.pid));
+			close(c.go);
+			c.go = -1;
+			EXPECT_EQ(0, wait_status(c.pid, 0));
+		}
+		if (c.go >= 0)
+			close(c.go);
+		close(c.done);
+		close(c.idle);
+		close(c.ack);
+	}
 }
 
 TEST_HARNESS_MAIN

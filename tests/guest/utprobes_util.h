@@ -56,29 +56,75 @@ static inline int ret_line(const char *name, struct ret_line *r)
 	return -1;
 }
 
-/* Do all threads of @pid show no utrace event (Utrace: 0)? */
-static inline int no_engine(pid_t pid)
+/*
+ * Call @fn with the /proc status of each thread of @pid, until it says
+ * 0.  The number of threads read, or -1 if @pid has none or @fn said 0.
+ */
+static inline int thread_statuses(pid_t pid, int (*fn)(const char *, void *),
+				  void *arg)
 {
 	char path[320], buf[2048];
 	struct dirent *de;
-	int all = 1, n = 0;
+	int n = 0;
 	DIR *dir;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	dir = opendir(path);
 	if (!dir)
-		return 0;
-	while ((de = readdir(dir))) {
+		return -1;
+	while (n >= 0 && (de = readdir(dir))) {
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%s/status", pid,
 			 de->d_name);
 		read_file(path, buf, sizeof(buf));
-		all &= !!strstr(buf, "\nUtrace:\t0\n");
-		n++;
+		n = fn(buf, arg) ? n + 1 : -1;
 	}
 	closedir(dir);
-	return all && n;
+	return n > 0 ? n : -1;
+}
+
+static inline int no_utrace_event(const char *status, void *arg)
+{
+	return !!strstr(status, "\nUtrace:\t0\n");
+}
+
+/* Do all threads of @pid show no utrace event (Utrace: 0)? */
+static inline int no_engine(pid_t pid)
+{
+	return thread_statuses(pid, no_utrace_event, NULL) > 0;
+}
+
+/* Add a thread's context switches to *@arg if it is asleep (State: S). */
+static inline int add_switches(const char *status, void *arg)
+{
+	static const char *const keys[] = {
+		"\nvoluntary_ctxt_switches:", "\nnonvoluntary_ctxt_switches:"
+	};
+	const char *p;
+	size_t k;
+
+	if (!strstr(status, "\nState:\tS"))
+		return 0;
+	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		p = strstr(status, keys[k]);
+		if (!p)
+			return 0;
+		*(long *)arg += strtol(p + strlen(keys[k]), NULL, 10);
+	}
+	return 1;
+}
+
+/*
+ * The context switches of every thread of @pid, summed, if every one
+ * of them is asleep; else -1.  A sum that stays the same says no thread
+ * ran meanwhile.
+ */
+static inline long asleep_switches(pid_t pid)
+{
+	long sum = 0;
+
+	return thread_statuses(pid, add_switches, &sum) > 0 ? sum : -1;
 }
 
 #endif /* UTPROBES_UTIL_H */
