@@ -42,7 +42,10 @@
 #define UTP_JAREA_TEXT_PAGES	16
 #define UTP_JAREA_TEXT_SIZE	(UTP_JAREA_TEXT_PAGES * PAGE_SIZE)
 #define UTP_JAREA_STUBS		(UTP_JAREA_TEXT_SIZE / UTP_JUMP_STUB_SIZE)
-/* A thread's stack is searched this far above its stack pointer. */
+/*
+ * A thread's stack is searched this far above its stack pointer, within
+ * the mapping the stack pointer is in.
+ */
 #define UTP_JUMP_STACK_SCAN	SZ_64K
 /* Times a process is tried again while threads are inside windows. */
 #define UTP_JUMP_TRIES		50
@@ -743,6 +746,27 @@ static bool utp_jump_sigframe_ip(const unsigned long *words, unsigned int w,
 }
 
 /*
+ * How much of the stack above @sp to search: up to where its mapping
+ * ends, UTP_JUMP_STACK_SCAN at most.  What lies past it is not this
+ * stack (another thread's, a library's data), where words that look
+ * like a signal frame's would only keep windows busy for nothing; a
+ * signal frame on another stack (below a sigaltstack frame, say) is not
+ * searched for.
+ */
+static int utp_jump_stack_len(struct mm_struct *mm, unsigned long sp)
+{
+	struct vm_area_struct *vma;
+	unsigned long end = 0;
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, sp);
+	if (vma)
+		end = min(vma->vm_end, sp + UTP_JUMP_STACK_SCAN);
+	mmap_read_unlock(mm);
+	return end ? end - sp : 0;
+}
+
+/*
  * Look at @jt's thread for @g, where it cannot run user code until the
  * look is over: asleep, or in its own report if @self.  Going in, mark
  * in @g->busy each window whose middle, where the jump's bytes go, the
@@ -797,8 +821,8 @@ static bool utp_jump_look(struct utp_proc *proc, struct utp_jgp *g,
 		else
 			g->busy[k] = true;
 	}
-	/* up to where the stack's mapping ends */
-	got = access_remote_vm(proc->mm, sp, g->words, UTP_JUMP_STACK_SCAN, 0);
+	got = access_remote_vm(proc->mm, sp, g->words,
+			       utp_jump_stack_len(proc->mm, sp), 0);
 	for (w = 0; got > 0 && w < got / sizeof(long); w++) {
 		if (!utp_jump_sigframe_ip(g->words, w, sp + w * sizeof(long)))
 			continue;

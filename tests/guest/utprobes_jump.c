@@ -1034,6 +1034,54 @@ TEST_F_TIMEOUT(jump, posix_spawn_of_a_probed_file, 600)
 	ASSERT_EQ(0, events("-:jt_file"));
 }
 
+static int scan_pipe[2];
+
+static void *stack_sleeper(void *arg)
+{
+	get_byte(scan_pipe[0]);
+	return NULL;
+}
+
+/*
+ * A thread's stack lies just below a readable mapping holding words
+ * that look like a signal frame whose saved ip is inside the window:
+ * the stack is searched for signal frames only up to the end of its
+ * own mapping, so the jump goes in.
+ */
+TEST_F(jump, stack_search_stays_in_the_stack)
+{
+	size_t stack = 256 * 1024, page = getpagesize();
+	unsigned long *fake;
+	pthread_attr_t attr;
+	pthread_t t;
+	char *map;
+
+	map = mmap(NULL, stack + page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	/* what utp_jump_sigframe_ip() takes for a frame: a flag word... */
+	fake = (unsigned long *)(map + stack);
+	fake[9] = 0;
+	/* ... the word below the saved ip above it, and the saved ip */
+	fake[29] = ~0UL;
+	fake[30] = (unsigned long)jt_push + 1;
+	ASSERT_EQ(0, mprotect(fake, page, PROT_READ));
+	ASSERT_EQ(0, pipe(scan_pipe));
+	ASSERT_EQ(0, pthread_attr_init(&attr));
+	ASSERT_EQ(0, pthread_attr_setstack(&attr, map, stack));
+	ASSERT_EQ(0, pthread_create(&t, &attr, stack_sleeper, NULL));
+	ASSERT_EQ(0, define("jt_scan", getpid(), &fns[1], 0, NULL));
+	EXPECT_STREQ("jump", settled("jt_scan"));
+	EXPECT_EQ(12, jt_push(10));
+	EXPECT_EQ(1, hits("jt_scan"));
+	put_byte(scan_pipe[1]);
+	EXPECT_EQ(0, pthread_join(t, NULL));
+	EXPECT_EQ(0, events("-:jt_scan"));
+	close(scan_pipe[0]);
+	close(scan_pipe[1]);
+	munmap(map, stack + page);
+}
+
 /*
  * A mainline uprobe placed inside a window (perf probe or bpftrace on
  * the same function): the jump goes out before mainline's int3 goes in,
