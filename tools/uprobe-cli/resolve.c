@@ -26,6 +26,28 @@
 #include "resolve.h"
 #include "sdt.h"
 
+/* The strings up_intern() kept, newest first. */
+static struct interned {
+	struct interned *next;
+	char s[];
+} *interned;
+
+const char *up_intern(const char *s)
+{
+	struct interned *i;
+
+	for (i = interned; i; i = i->next)
+		if (!strcmp(i->s, s))
+			return i->s;
+	i = malloc(sizeof(*i) + strlen(s) + 1);
+	if (!i)
+		return NULL;
+	strcpy(i->s, s);
+	i->next = interned;
+	interned = i;
+	return i->s;
+}
+
 static void set_err(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
@@ -769,7 +791,9 @@ static int add_place(struct up_place **places, int *n, const char *path,
 	*places = p;
 	p += *n;
 	memset(p, 0, sizeof(*p));
-	snprintf(p->path, sizeof(p->path), "%s", path);
+	p->path = up_intern(path);
+	if (!p->path)
+		return -1;
 	p->vaddr = vaddr;
 	if (vaddr_to_offset(b, vaddr, &p->offset))
 		return -2;
@@ -819,7 +843,12 @@ static int resolve_sdt(struct up_binary *b, const char *path,
 		*places = p;
 		p += n++;
 		memset(p, 0, sizeof(*p));
-		snprintf(p->path, sizeof(p->path), "%s", path);
+		p->path = up_intern(path);
+		if (!p->path) {
+			set_err(err, errlen, "out of memory");
+			nm = -1;
+			break;
+		}
 		snprintf(p->symbol, sizeof(p->symbol), "%s:%s", m[i].provider,
 			 m[i].name);
 		snprintf(p->sdt_args, sizeof(p->sdt_args), "%s", m[i].args);
@@ -1121,24 +1150,28 @@ int up_functions(const char *path, const char *glob,
 			    void *arg),
 		 void *arg, char *err, size_t errlen)
 {
+	const char *kept = up_intern(path);
 	struct up_binary b;
 	struct func *f;
 	size_t nf = 0;
 	int ret;
 
+	if (!kept) {
+		set_err(err, errlen, "out of memory");
+		return -1;
+	}
 	if (up_binary_open(path, &b, err, errlen))
 		return -1;
 	f = functions(&b, &nf);
 	if (!f)
 		set_err(err, errlen, "out of memory");
 	for (size_t i = 0; f && i < nf; i++) {
-		struct up_place p = { .vaddr = f[i].vaddr };
+		struct up_place p = { .vaddr = f[i].vaddr, .path = kept };
 
 		if (glob && fnmatch(glob, f[i].name, 0))
 			continue;
 		if (vaddr_to_offset(&b, f[i].vaddr, &p.offset))
 			continue;
-		snprintf(p.path, sizeof(p.path), "%s", path);
 		snprintf(p.symbol, sizeof(p.symbol), "%s", f[i].name);
 		fn(&p, f[i].size, arg);
 	}
@@ -1185,7 +1218,9 @@ int up_describe_in(struct up_describer *d, const char *path,
 	char err[256];
 
 	memset(place, 0, sizeof(*place));
-	snprintf(place->path, sizeof(place->path), "%s", path);
+	place->path = up_intern(path);
+	if (!place->path)
+		return -1;
 	place->offset = offset;
 	if (!d->open || strcmp(d->path, path)) {
 		describer_drop(d);

@@ -19,7 +19,7 @@
 
 /* One place a spec resolved to. */
 struct up_place {
-	char path[PATH_MAX];	/* the binary, resolved */
+	const char *path;	/* the binary, resolved (up_intern()) */
 	unsigned long vaddr;	/* its link-time address */
 	unsigned long offset;	/* its offset in the file */
 	char symbol[256];	/* the function it is in ("" if none), or */
@@ -34,6 +34,13 @@ struct up_place {
 	unsigned long ref_offset; /* its semaphore's file offset, or 0 */
 	char sdt_args[UP_SDT_ARGS_MAX]; /* its argument specs */
 };
+
+/*
+ * @s kept for as long as the program runs, one copy per distinct
+ * string: the binaries' paths of every place (thousands of places, a
+ * few binaries).  NULL if out of memory.
+ */
+const char *up_intern(const char *s);
 
 /*
  * Resolve @spec (BINARY:SYMBOL, BINARY:SYMBOL+OFF, BINARY:0xADDR,
