@@ -39,6 +39,8 @@ struct probe {
 	char *fetch;			/* its fetch arguments, or NULL */
 	long long hits;			/* calls, for a return probe */
 	struct up_returns rets;		/* a return probe's */
+	bool optional;			/* one of a glob's: may be dropped */
+	bool dropped;			/* ... and was (place_probes()) */
 };
 
 /*
@@ -97,15 +99,23 @@ const char *func_text(const struct probe *pr, unsigned long at, char *buf,
 		      size_t size);
 /* Is one of @ps[0..@n) a return probe? */
 bool any_return(const struct probe *ps, int n);
-/* Remove the probes @ps[0..@n). */
+/* Remove the probes @ps[0..@n) (but those dropped). */
 void remove_probes(const struct probe *ps, int n);
-int place_probes(const struct probe *ps, char **lines, int n, int *bad);
 /*
- * Place @ps[0..@n) on their files (limited to @tree's processes if not
- * 0) through this command's own session: 0, or 1 after a message
- * naming the probe the kernel refused.
+ * Place the probes @ps[0..*@n), each defined by its line of @lines, as
+ * few writes as the size allows (the kernel places each write's
+ * together, all or none).  A probe a glob chose (->optional) whose
+ * instruction the kernel refuses is dropped from @ps and @lines, *@n
+ * lowered, with a note on stderr.  0; or -errno, *@bad the index of the
+ * probe refused, and every probe placed removed again.
  */
-int place_session_probes(const struct probe *ps, int n, pid_t tree);
+int place_probes(struct probe *ps, char **lines, int *n, int *bad);
+/*
+ * Place @ps[0..*@n) on their files (limited to @tree's processes if not
+ * 0) through this command's own session: 0, or 1 after a message
+ * naming the probe the kernel refused.  As place_probes(), drops some.
+ */
+int place_session_probes(struct probe *ps, int *n, pid_t tree);
 char **lines_new(int n, size_t size);
 /*
  * The definitions of @ps[0..@n), probes on their files (in the process
@@ -138,8 +148,11 @@ void json_string_field(json_writer_t *w, const char *name, const char *s);
 /* Name probe @i of a command @cmd that places probes for a while. */
 unsigned long pid_ns(void);
 void run_name(struct probe *pr, const char *cmd, int i);
-/* Run @cmd with the probes @ps[0..@n) on its process tree; 0, or 1. */
-int run_probed(struct probe *ps, int n, char **cmd, int *status,
+/*
+ * Run @cmd with the probes @ps[0..*@n) on its process tree (some may be
+ * dropped: see place_probes()); 0, or 1.
+ */
+int run_probed(struct probe *ps, int *n, char **cmd, int *status,
 	       const struct run_ops *ops);
 /* BINARY:FUNCTION[+OFFSET] of @p, BINARY its base name. */
 void function_name(char *out, size_t len, const struct up_place *p);

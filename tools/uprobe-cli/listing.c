@@ -96,8 +96,9 @@ static const struct desc *describe(struct up_describer *d, const char *path,
 	return e && e->symbol ? e : NULL;
 }
 
-/* How the hits of @l[0..@n) come in: utprobe_modes, if the kernel has it. */
-static void read_modes(struct listed *l, int n)
+/* Call @fn with each line of utprobe_modes, if the kernel has it. */
+static void modes_each(void (*fn)(const char *name, const char *mode,
+				  const char *why, void *arg), void *arg)
 {
 	char path[512], line[256], name[80], mode[16], why[24];
 	FILE *f;
@@ -106,16 +107,36 @@ static void read_modes(struct listed *l, int n)
 	f = fopen(path, "re");
 	while (f && fgets(line, sizeof(line), f)) {
 		*why = '\0';
-		if (sscanf(line, "%79s %15s %23s", name, mode, why) < 2)
-			continue;
-		for (int k = 0; k < n; k++)
-			if (!strcmp(l[k].name, name)) {
-				snprintf(l[k].mode, sizeof(l[k].mode), "%s", mode);
-				snprintf(l[k].why, sizeof(l[k].why), "%s", why);
-			}
+		if (sscanf(line, "%79s %15s %23s", name, mode, why) >= 2)
+			fn(name, mode, why, arg);
 	}
 	if (f)
 		fclose(f);
+}
+
+struct listed_modes {
+	struct listed *l;
+	int n;
+};
+
+static void listed_mode(const char *name, const char *mode, const char *why,
+			void *arg)
+{
+	struct listed_modes *m = arg;
+
+	for (int k = 0; k < m->n; k++)
+		if (!strcmp(m->l[k].name, name)) {
+			snprintf(m->l[k].mode, sizeof(m->l[k].mode), "%s", mode);
+			snprintf(m->l[k].why, sizeof(m->l[k].why), "%s", why);
+		}
+}
+
+/* How the hits of @l[0..@n) come in. */
+static void read_modes(struct listed *l, int n)
+{
+	struct listed_modes m = { .l = l, .n = n };
+
+	modes_each(listed_mode, &m);
 }
 
 int read_probes(struct listed **out)
@@ -200,22 +221,84 @@ int read_probes(struct listed **out)
 	return n;
 }
 
-long long kernel_hits(const char *name)
-{
-	char path[512], line[PATH_MAX + 256], want[128];
-	long long n = -1;
-	FILE *f;
+/* A probe's name and index, for kernel_counts()'s lookups. */
+struct name_ix {
+	const char *name;
+	int i;
+};
 
+static int name_ix_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct name_ix *)a)->name,
+		      ((const struct name_ix *)b)->name);
+}
+
+/* The index in @ix[0..@n) of the probe named @name, or -1. */
+static int name_ix_find(const struct name_ix *ix, int n, const char *name)
+{
+	struct name_ix key = { .name = name };
+	const struct name_ix *e = bsearch(&key, ix, n, sizeof(*ix),
+					  name_ix_cmp);
+
+	return e ? e->i : -1;
+}
+
+struct ix_modes {
+	const struct name_ix *ix;
+	int n;
+	char (*modes)[UP_MODE_MAX];
+};
+
+static void ix_mode(const char *name, const char *mode, const char *why,
+		    void *arg)
+{
+	struct ix_modes *m = arg;
+	int i = name_ix_find(m->ix, m->n, name);
+
+	if (i >= 0)
+		snprintf(m->modes[i], UP_MODE_MAX, "%s%s%s", mode,
+			 *why ? ":" : "", why);
+}
+
+int kernel_counts(struct probe *ps, int n, char (*modes)[UP_MODE_MAX])
+{
+	char path[512], line[PATH_MAX + 256], name[80];
+	struct name_ix *ix = malloc((n ?: 1) * sizeof(*ix));
+	char *last;
+	FILE *f;
+	int i;
+
+	if (!ix)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		ix[i] = (struct name_ix){ .name = ps[i].name, .i = i };
+		ps[i].hits = -1;
+		if (modes)
+			*modes[i] = '\0';
+	}
+	qsort(ix, n, sizeof(*ix), name_ix_cmp);
 	snprintf(path, sizeof(path), "%s/utprobe_profile", tracefs);
-	snprintf(want, sizeof(want), "%s ", name);
 	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, want, strlen(want)))
-			sscanf(strrchr(line, ' '), "%lld", &n);
+	if (!f) {
+		free(ix);
+		return -errno;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		last = strrchr(line, ' ');
+		if (!last || sscanf(line, "%79s", name) != 1)
+			continue;
+		i = name_ix_find(ix, n, name);
+		if (i >= 0)
+			sscanf(last, "%lld", &ps[i].hits);
+	}
 	fclose(f);
-	return n;
+	if (modes) {
+		struct ix_modes m = { .ix = ix, .n = n, .modes = modes };
+
+		modes_each(ix_mode, &m);
+	}
+	free(ix);
+	return 0;
 }
 
 void kernel_returns(const char *name, struct up_returns *r)

@@ -32,8 +32,18 @@ struct listed {
 int read_probes(struct listed **out);
 /* What read_probes()'s -errno @err means. */
 const char *listing_errmsg(int err);
-/* The hit count of probe @name in utprobe_profile, or -1. */
-long long kernel_hits(const char *name);
+/* A probe's mode as kernel_counts() gives it: "jump", "trap:WHY"... */
+#define UP_MODE_MAX	48
+
+struct probe;
+
+/*
+ * The hits of each of @ps[0..@n), from one read of utprobe_profile,
+ * into its ->hits (-1 if the kernel does not list it); with @modes, its
+ * mode from one read of utprobe_modes into @modes[i] ("" if not
+ * listed).  Thousands of probes cost a read of each file.  0 or -errno.
+ */
+int kernel_counts(struct probe *ps, int n, char (*modes)[UP_MODE_MAX]);
 /* Return probe @name's line of utprobe_returns into @r (zeros if none). */
 void kernel_returns(const char *name, struct up_returns *r);
 

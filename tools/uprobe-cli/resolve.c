@@ -1046,7 +1046,26 @@ static int spec_symbol(const struct spec_ctx *c, const char *what,
 	return 0;
 }
 
-/* GLOB: every function it matches, into *@places; their count, or -1 */
+/*
+ * Of two names of one function, is @a the one to show rather than @b?
+ * The one with fewer leading underscores (execve, not __execve or
+ * __GI___execve), then the shorter, then the first in byte order.
+ */
+static bool alias_better(const char *a, const char *b)
+{
+	size_t ua = strspn(a, "_"), ub = strspn(b, "_");
+
+	if (ua != ub)
+		return ua < ub;
+	if (strlen(a) != strlen(b))
+		return strlen(a) < strlen(b);
+	return strcmp(a, b) < 0;
+}
+
+/*
+ * GLOB: every function it matches, into *@places, once per address
+ * (under the name alias_better() picks); their count, or -1.
+ */
 static int spec_glob(const struct spec_ctx *c, const char *what,
 		     struct up_place **places)
 {
@@ -1055,6 +1074,14 @@ static int spec_glob(const struct spec_ctx *c, const char *what,
 	for (size_t i = 0; i < c->nf; i++) {
 		if (fnmatch(what, c->f[i].name, 0))
 			continue;
+		/* another name of the last one's address: one probe */
+		if (n && (*places)[n - 1].vaddr == c->f[i].vaddr) {
+			if (alias_better(c->f[i].name, (*places)[n - 1].symbol))
+				snprintf((*places)[n - 1].symbol,
+					 sizeof((*places)[n - 1].symbol), "%s",
+					 c->f[i].name);
+			continue;
+		}
 		if (n >= UP_GLOB_MAX) {
 			set_err(c->err, c->errlen,
 				"%s: '%s' matches more than %d functions; narrow it",

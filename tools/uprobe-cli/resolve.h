@@ -11,8 +11,12 @@
 #include <sys/types.h>
 #include <elfutils/libdwfl.h>
 
-/* Globs matching more functions than this are refused. */
-#define UP_GLOB_MAX	256
+/*
+ * Globs matching more functions than this are refused: the kernel's
+ * default bound on one process's probes (utprobes.points_max).  Every
+ * function of libc is some 3,000; of a large C++ library, 20,000.
+ */
+#define UP_GLOB_MAX	65536
 
 /* The argument specs of an SDT marker fit this, with their NUL. */
 #define UP_SDT_ARGS_MAX	512

@@ -329,7 +329,7 @@ static int place(const char **specs, int nspecs, struct probe **ps, int *n)
 		return 1;
 	for (int i = 0; i < *n; i++)
 		run_name(&(*ps)[i], "serve", i);
-	return *n ? place_session_probes(*ps, *n, 0) : 0;
+	return *n ? place_session_probes(*ps, n, 0) : 0;
 }
 
 int cmd_serve(int argc, char **argv)

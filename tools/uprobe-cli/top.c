@@ -48,7 +48,7 @@ struct top_row {
 	int i;
 	double rate;
 	unsigned long long hits;
-	char mode[40];
+	char mode[UP_MODE_MAX];
 };
 
 /* the totals alone, for the last look: the rates are over */
@@ -79,31 +79,26 @@ static int row_cmp(const void *a, const void *b)
  */
 static int top_look(struct top *t, struct top_row *rows, bool last)
 {
-	struct listed *l = NULL;
-	int nl = read_probes(&l);
+	char (*modes)[UP_MODE_MAX] = malloc((t->n ?: 1) * sizeof(*modes));
+	int ret = modes ? kernel_counts(t->ps, t->n, modes) : -ENOMEM;
 
-	if (nl < 0)
-		return nl;
+	if (ret) {
+		free(modes);
+		return ret;
+	}
 	for (int i = 0; i < t->n; i++) {
 		struct top_row *r = &rows[i];
+		long long hits = t->ps[i].hits;
 
 		r->i = i;
-		r->hits = t->prev[i];
-		snprintf(r->mode, sizeof(r->mode), "-");
-		for (int k = 0; k < nl; k++) {
-			if (strcmp(l[k].name, t->ps[i].name))
-				continue;
-			r->hits = l[k].hits;
-			if (*l[k].mode)
-				snprintf(r->mode, sizeof(r->mode), "%s%s%s",
-					 l[k].mode, *l[k].why ? ":" : "",
-					 l[k].why);
-		}
+		r->hits = hits >= 0 ? (unsigned long long)hits : t->prev[i];
+		snprintf(r->mode, sizeof(r->mode), "%s",
+			 *modes[i] ? modes[i] : "-");
 		r->rate = (r->hits - (t->prev[i] <= r->hits ? t->prev[i] : 0)) /
 			  t->interval;
 		t->prev[i] = r->hits;
 	}
-	free(l);
+	free(modes);
 	qsort(rows, t->n, sizeof(*rows), last ? row_total_cmp : row_cmp);
 	return 0;
 }
@@ -316,7 +311,7 @@ static int top_pid(struct top *t, const char **specs, int nspecs)
 			   strerror(errno));
 	path[len] = '\0';
 	if (top_probes(t, specs, nspecs, path, t->pid) ||
-	    place_session_probes(t->ps, t->n, t->pid))
+	    place_session_probes(t->ps, &t->n, t->pid))
 		return 1;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -384,7 +379,7 @@ int cmd_top(int argc, char **argv)
 		ret = top_probes(&t, specs, nspecs, cmd[0], 0);
 		if (!ret) {
 			top_tty_raw(&t);
-			ret = run_probed(t.ps, t.n, cmd, &status, &ops);
+			ret = run_probed(t.ps, &t.n, cmd, &status, &ops);
 		}
 		if (!ret)
 			ret = status;

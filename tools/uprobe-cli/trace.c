@@ -605,7 +605,7 @@ static int run_everywhere(struct session *s)
 	struct sigaction stop = { .sa_handler = on_stop }, old_int, old_term;
 	int r, status;
 
-	if (place_session_probes(s->ps, s->n, 0))
+	if (place_session_probes(s->ps, &s->n, 0))
 		return 1;
 	sigaction(SIGINT, &stop, &old_int);
 	sigaction(SIGTERM, &stop, &old_term);
@@ -633,7 +633,7 @@ static int session_run(struct session *s, char **cmd, int *status)
 	if (inst_new(s))
 		return 1;
 	*status = 0;
-	ret = cmd ? run_probed(s->ps, s->n, cmd, status, &ops) :
+	ret = cmd ? run_probed(s->ps, &s->n, cmd, status, &ops) :
 		    run_everywhere(s);
 	if (s->pipe >= 0)
 		close(s->pipe);

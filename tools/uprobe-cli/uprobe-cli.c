@@ -362,30 +362,123 @@ const char *ref_text(const struct up_place *p, char *buf, size_t size)
 	return buf;
 }
 
-/* Remove the probes @ps[0..@n). */
-void remove_probes(const struct probe *ps, int n)
-{
-	char line[128];
-
-	for (int i = 0; i < n; i++) {
-		snprintf(line, sizeof(line), "-:%s\n", ps[i].name);
-		kernel_write(line);
-	}
-}
-
 /* The most one write to utprobe_events may hold, and the kernel place. */
 #define WRITE_MAX	(1 << 20)
 
 /*
- * Place the probes @ps[0..@n), each defined by its line of @lines: in
- * one write (or as few as the size allows), which the kernel places
- * together, one pass over each process, all or none.  If the kernel
- * refuses a write, the probe it refuses is found by writing that
- * write's lines one at a time, and *@bad is its index; every probe
- * placed is removed again.  0, or -errno.
+ * Remove the probes @ps[0..@n): as many in a write as it holds, which
+ * the kernel removes with one wait for them all.  A write the kernel
+ * refuses (a probe of it gone already) is done again a line at a time.
  */
-int place_probes(const struct probe *ps, char **lines, int n,
-			int *bad)
+void remove_probes(const struct probe *ps, int n)
+{
+	char line[128], *buf = malloc(WRITE_MAX + 1);
+	size_t len = 0, l = 0;
+	int first = 0;
+
+	for (int i = 0; i <= n; i++) {
+		if (i < n && ps[i].dropped)
+			continue;
+		if (i < n)
+			l = snprintf(line, sizeof(line), "-:%s\n", ps[i].name);
+		if (buf && i < n && len + l <= WRITE_MAX) {
+			memcpy(buf + len, line, l + 1);
+			len += l;
+			continue;
+		}
+		if (!buf || (len && kernel_write(buf)))
+			for (int k = first; k < i; k++) {
+				if (ps[k].dropped)
+					continue;
+				snprintf(line, sizeof(line), "-:%s\n",
+					 ps[k].name);
+				kernel_write(line);
+			}
+		first = i;
+		len = 0;
+		if (buf && i < n) {
+			memcpy(buf, line, l + 1);
+			len = l;
+		}
+	}
+	free(buf);
+}
+
+/* Write @lines[@lo..@hi) as one write through @buf; 0 or -errno. */
+static int write_lines(char *buf, char **lines, int lo, int hi)
+{
+	size_t len = 0, l;
+
+	for (int i = lo; i < hi; i++) {
+		l = strlen(lines[i]);
+		memcpy(buf + len, lines[i], l + 1);
+		len += l;
+	}
+	return len ? kernel_write(buf) : 0;
+}
+
+/* Is @err the kernel refusing a probe's instruction or place? */
+static bool refused_here(int err)
+{
+	return err == -EOPNOTSUPP || err == -EILSEQ;
+}
+
+/*
+ * Place @ps[@lo..@hi) (their lines fit one write): in one write, or if
+ * the kernel refuses it, each half the same way, so that the probes it
+ * refuses are found in a few writes each, not one write per probe.
+ * Drops those that may be dropped.  0, or -errno with *@bad the probe
+ * refused and none of the range left placed.
+ */
+static int place_split(char *buf, struct probe *ps, char **lines, int lo,
+		       int hi, int *bad)
+{
+	int mid, r;
+
+	r = write_lines(buf, lines, lo, hi);
+	if (!r)
+		return 0;
+	if (hi - lo == 1) {
+		if (ps[lo].optional && refused_here(r)) {
+			ps[lo].dropped = true;
+			return 0;
+		}
+		*bad = lo;
+		return r;
+	}
+	mid = lo + (hi - lo) / 2;
+	r = place_split(buf, ps, lines, lo, mid, bad);
+	if (!r) {
+		r = place_split(buf, ps, lines, mid, hi, bad);
+		if (r)
+			remove_probes(ps + lo, mid - lo);
+	}
+	return r;
+}
+
+/* Take the dropped probes out of @ps and @lines; say how many went. */
+static void drop_refused(struct probe *ps, char **lines, int *n)
+{
+	int k = 0, dropped = 0;
+	const char *first = NULL;
+
+	for (int i = 0; i < *n; i++) {
+		if (ps[i].dropped) {
+			if (!dropped++)
+				first = ps[i].place.symbol;
+			free(lines[i]);
+			continue;
+		}
+		ps[k] = ps[i];
+		lines[k++] = lines[i];
+	}
+	if (dropped)
+		fprintf(stderr, "uprobe-cli: %d of %d functions not probed: the kernel refuses their instruction (%s%s)\n",
+			dropped, *n, first, dropped > 1 ? ", ..." : "");
+	*n = k;
+}
+
+int place_probes(struct probe *ps, char **lines, int *n, int *bad)
 {
 	size_t len = 0, l;
 	int first = 0, i, r = 0;
@@ -394,54 +487,39 @@ int place_probes(const struct probe *ps, char **lines, int n,
 	buf = malloc(WRITE_MAX + 1);
 	if (!buf)
 		return -ENOMEM;
-	for (i = 0; i <= n && !r; i++) {
-		l = i < n ? strlen(lines[i]) : 0;
-		if (i < n && len + l <= WRITE_MAX) {
-			memcpy(buf + len, lines[i], l + 1);
+	for (i = 0; i <= *n && !r; i++) {
+		l = i < *n ? strlen(lines[i]) : 0;
+		if (i < *n && len + l <= WRITE_MAX) {
 			len += l;
 			continue;
 		}
 		/* lines[first..i) fill a write */
-		r = len ? kernel_write(buf) : 0;
+		r = i > first ? place_split(buf, ps, lines, first, i, bad) : 0;
 		if (r) {
-			*bad = first;
-			for (int k = first; k < i; k++) {
-				int rk = kernel_write(lines[k]);
-
-				if (!rk) {
-					remove_probes(&ps[k], 1);
-					continue;
-				}
-				*bad = k;
-				r = rk;
-				break;
-			}
 			remove_probes(ps, first);
 			break;
 		}
 		first = i;
-		len = 0;
-		if (i < n) {
-			memcpy(buf, lines[i], l + 1);
-			len = l;
-		}
+		len = l;
 	}
 	free(buf);
+	if (!r)
+		drop_refused(ps, lines, n);
 	return r;
 }
 
-int place_session_probes(const struct probe *ps, int n, pid_t tree)
+int place_session_probes(struct probe *ps, int *n, pid_t tree)
 {
 	char **lines;
 	int r, bad = 0;
 
 	if (own_probes())
 		return 1;
-	lines = file_lines(ps, n, tree);
+	lines = file_lines(ps, *n, tree);
 	if (!lines)
 		return die("out of memory");
 	r = place_probes(ps, lines, n, &bad);
-	lines_free(lines, n);
+	lines_free(lines, *n);
 	if (r)
 		return die("%s (%s:%#lx): %s", ps[bad].name,
 			   ps[bad].place.path, ps[bad].place.offset,
@@ -568,6 +646,8 @@ int resolve_probes(const char *spec, pid_t pid, bool ret_probe,
 		memset(&more[*n], 0, sizeof(*more));
 		more[*n].place = p[i];
 		more[*n].ret = ret_probe;
+		/* one of a glob's many: the kernel may refuse it alone */
+		more[*n].optional = !!strpbrk(what, "*?[");
 		(*n)++;
 	}
 	free(p);
@@ -667,7 +747,7 @@ static int cmd_add(int argc, char **argv)
 				 func_text(pr, p->offset, func, sizeof(func)));
 		}
 	}
-	r = ret ? 0 : place_probes(ps, lines, n, &bad);
+	r = ret ? 0 : place_probes(ps, lines, &n, &bad);
 	if (r) {
 		const struct up_place *p = &ps[bad].place;
 
@@ -1062,13 +1142,13 @@ static void wait_asleep(pid_t pid)
 	}
 }
 
-int run_probed(struct probe *ps, int n, char **cmd, int *status,
+int run_probed(struct probe *ps, int *np, char **cmd, int *status,
 	       const struct run_ops *ops)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN };
 	struct sigaction fwd = { .sa_handler = forward };
 	struct sigaction old_int, old_quit, old_term, old_hup;
-	int go[2], ret = 0, st = 0, i, r, bad = 0;
+	int go[2], ret = 0, st = 0, i, r, bad = 0, n = *np;
 	char **lines;
 	pid_t pid;
 
@@ -1097,8 +1177,9 @@ int run_probed(struct probe *ps, int n, char **cmd, int *status,
 	lines = file_lines(ps, n, pid);
 	if (!lines)
 		ret = die("out of memory");
-	r = lines ? place_probes(ps, lines, n, &bad) : 0;
+	r = lines ? place_probes(ps, lines, &n, &bad) : 0;
 	lines_free(lines, n);
+	*np = n;
 	if (r) {
 		const struct up_place *p = &ps[bad].place;
 
@@ -1135,11 +1216,10 @@ int run_probed(struct probe *ps, int n, char **cmd, int *status,
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
 	restore_signals(&old_int, &old_quit, &old_term, &old_hup);
-	for (i = 0; i < n; i++) {
-		ps[i].hits = kernel_hits(ps[i].name);
+	kernel_counts(ps, n, NULL);
+	for (i = 0; i < n; i++)
 		if (ps[i].ret)
 			kernel_returns(ps[i].name, &ps[i].rets);
-	}
 	remove_probes(ps, n);
 	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	return 0;
@@ -1329,7 +1409,7 @@ static int cmd_count(int argc, char **argv)
 	for (int i = 0; i < n && !ret; i++)
 		run_name(&ps[i], "count", i);
 	if (!ret)
-		ret = run_probed(ps, n, argv + optind, &status, NULL);
+		ret = run_probed(ps, &n, argv + optind, &status, NULL);
 	if (ret) {
 		free(ps);
 		return ret;
@@ -1425,7 +1505,7 @@ static int cmd_latency(int argc, char **argv)
 		ret = need_returns();
 	if (!ret) {
 		run_name(&ps[0], "latency", 0);
-		ret = run_probed(ps, n, argv + optind, &status, NULL);
+		ret = run_probed(ps, &n, argv + optind, &status, NULL);
 	}
 	if (ret) {
 		free(ps);
