@@ -266,18 +266,22 @@ END_TEST
 /*
  * A function whose jump table lands inside the first bytes a jump at
  * its entry would replace is marked, in a PIE (a table of offsets) and
- * without PIE (of addresses); one whose table lands after them, one
- * with no indirect jump, and a place past the entry are not.
+ * without PIE (of addresses), and so is one that another function's
+ * jmp enters there; one whose table lands after them, one with no
+ * indirect jump, the function that jumps, and a place past the entry
+ * are not.
  */
-START_TEST(jump_tables_into_the_window)
+START_TEST(branches_and_jump_tables_into_the_window)
 {
-	ck_assert(resolve_one(FIXTURES "/jtab_pie:jtab_into").table_in_window);
-	ck_assert(resolve_one(FIXTURES "/jtab_nopie:jtab_into").table_in_window);
-	ck_assert(resolve_one(FIXTURES "/jtab_nopie:jtab_abs").table_in_window);
-	ck_assert(!resolve_one(FIXTURES "/jtab_pie:jtab_clear").table_in_window);
-	ck_assert(!resolve_one(FIXTURES "/jtab_pie:jtab_none").table_in_window);
-	ck_assert(!resolve_one(FIXTURES "/jtab_pie:jtab_into+4").table_in_window);
-	ck_assert(!resolve_one(FIXTURES "/sample_pie:sample_mul").table_in_window);
+	ck_assert(resolve_one(FIXTURES "/jtab_pie:jtab_into").entered_in_window);
+	ck_assert(resolve_one(FIXTURES "/jtab_nopie:jtab_into").entered_in_window);
+	ck_assert(resolve_one(FIXTURES "/jtab_nopie:jtab_abs").entered_in_window);
+	ck_assert(!resolve_one(FIXTURES "/jtab_pie:jtab_clear").entered_in_window);
+	ck_assert(!resolve_one(FIXTURES "/jtab_pie:jtab_none").entered_in_window);
+	ck_assert(!resolve_one(FIXTURES "/jtab_pie:jtab_into+4").entered_in_window);
+	ck_assert(!resolve_one(FIXTURES "/sample_pie:sample_mul").entered_in_window);
+	ck_assert(resolve_one(FIXTURES "/jtab_pie:jtab_entered").entered_in_window);
+	ck_assert(!resolve_one(FIXTURES "/jtab_pie:jtab_enters").entered_in_window);
 }
 END_TEST
 
@@ -292,7 +296,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, library_by_short_name);
 	tcase_add_test(tc, versioned_names);
 	tcase_add_test(tc, static_functions_of_one_name);
-	tcase_add_test(tc, jump_tables_into_the_window);
+	tcase_add_test(tc, branches_and_jump_tables_into_the_window);
 }
 
 int main(void)

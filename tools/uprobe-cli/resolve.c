@@ -415,6 +415,7 @@ int up_binary_open(const char *path, struct up_binary *b, char *err,
 
 void up_binary_close(struct up_binary *b)
 {
+	free(b->targets);
 	if (b->fd >= 0)
 		close(b->fd);
 	dwfl_end(b->dwfl);
@@ -726,15 +727,124 @@ static bool table_into(struct up_binary *b, const struct func *fn,
 	return false;
 }
 
+/* The target of @insn at @at if it is a direct branch or call, else 0. */
+static unsigned long branch_target(struct insn *insn, unsigned long at)
+{
+	unsigned char op = insn->opcode.bytes[0];
+
+	if (op == 0xe8 || op == 0xe9 || op == 0xeb || (op >= 0x70 && op <= 0x7f) ||
+	    (op >= 0xe0 && op <= 0xe3) ||
+	    (op == 0x0f && insn->opcode.bytes[1] >= 0x80 &&
+	     insn->opcode.bytes[1] <= 0x8f))
+		return at + insn->length + insn->immediate.value;
+	return 0;
+}
+
+static int ulong_cmp(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a,
+		      y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Add the direct branch targets of @text, at @addr, to @b's. */
+static int add_targets(struct up_binary *b, const unsigned char *text,
+		       size_t size, unsigned long addr)
+{
+	size_t at = 0, cap = b->ntargets;
+
+	while (at < size) {
+		struct insn insn;
+		unsigned long to;
+
+		/* data, or padding the decoder refuses: the next byte */
+		if (insn_decode(&insn, text + at, size - at, INSN_MODE_64) < 0) {
+			at++;
+			continue;
+		}
+		to = branch_target(&insn, addr + at);
+		at += insn.length;
+		if (!to)
+			continue;
+		if (b->ntargets == cap) {
+			unsigned long *t;
+
+			cap = cap ? 2 * cap : 4096;
+			t = realloc(b->targets, cap * sizeof(*t));
+			if (!t)
+				return -1;
+			b->targets = t;
+		}
+		b->targets[b->ntargets++] = to;
+	}
+	return 0;
+}
+
 /*
- * Does one of @fn's jump tables land inside the instructions a jump at
- * its entry would replace?  The kernel checks the function's direct
- * branches, not its indirect ones: where the function has an indirect
- * jmp, each fixed address it reads (where a switch's table is) is read
- * as a table of either kind.  A function that cannot be read or
- * decoded says no: the kernel's decoding refuses it then.
+ * Every direct branch and call target of @b's executable sections,
+ * sorted, found once: each section is decoded from its start, a byte
+ * that does not decode skipped (what is not code only adds targets,
+ * which only keeps more functions from jumps).  -1 out of memory.
  */
-static bool table_in_window(struct up_binary *b, const struct func *fn)
+static int branch_targets(struct up_binary *b)
+{
+	Elf_Scn *scn = NULL;
+	int ret = 0;
+
+	if (b->targets_found)
+		return 0;
+	while (!ret && (scn = elf_nextscn(b->elf, scn))) {
+		unsigned char *text;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size)
+			continue;
+		text = malloc(sh.sh_size);
+		if (!text)
+			return -1;
+		if (pread(b->fd, text, sh.sh_size, sh.sh_offset) ==
+		    (ssize_t)sh.sh_size)
+			ret = add_targets(b, text, sh.sh_size, sh.sh_addr);
+		free(text);
+	}
+	if (!ret) {
+		qsort(b->targets, b->ntargets, sizeof(*b->targets), ulong_cmp);
+		b->targets_found = true;
+	}
+	return ret;
+}
+
+/* Does a direct branch of @b land strictly inside [@start, @end)? */
+static bool branch_into(struct up_binary *b, unsigned long start,
+			unsigned long end)
+{
+	size_t lo = 0, hi = b->ntargets;
+
+	/* the first target above start */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->targets[mid] <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < b->ntargets && b->targets[lo] < end;
+}
+
+/*
+ * Does something land inside the instructions a jump at @fn's entry
+ * would replace, that the kernel does not see?  The kernel checks the
+ * function's own direct branches only.  A direct branch from anywhere
+ * in the binary, then, and one of @fn's jump tables: where the function
+ * has an indirect jmp, each fixed address it reads (where a switch's
+ * table is) is read as a table of either kind.  A function that cannot
+ * be read or decoded says no: the kernel's decoding refuses it then;
+ * so does one whose binary's branches cannot be found (out of memory).
+ */
+static bool entered_in_window(struct up_binary *b, const struct func *fn)
 {
 	unsigned long at, wlen = 0, off, *fixed = NULL;
 	size_t nfixed = 0, i;
@@ -771,6 +881,8 @@ static bool table_in_window(struct up_binary *b, const struct func *fn)
 		if (wlen < UP_JUMP_SIZE)
 			wlen = at;
 	}
+	into = !branch_targets(b) &&
+	       branch_into(b, fn->vaddr, fn->vaddr + wlen);
 	for (i = 0; indirect && !into && i < nfixed; i++)
 		into = table_into(b, fn, fixed[i], false, wlen) ||
 		       table_into(b, fn, fixed[i], true, wlen);
@@ -803,7 +915,8 @@ static int add_place(struct up_place **places, int *n, const char *path,
 		p->func_size = fn->size;
 		p->dup = fn->dup;
 		p->func_vaddr = fn->vaddr;
-		p->table_in_window = !p->sym_off && table_in_window(b, fn);
+		p->entered_in_window = !p->sym_off &&
+					entered_in_window(b, fn);
 	}
 	(*n)++;
 	return 0;

@@ -32,8 +32,9 @@ struct up_place {
 	unsigned long func_size; /* that function's size, or 0 */
 	bool dup;		/* another function of the binary has */
 	unsigned long func_vaddr; /* its name: this one is at this address */
-	bool table_in_window;	/* at its entry, a jump table of the */
-				/* function lands in its first bytes */
+	bool entered_in_window;	/* at its entry, a branch of the binary */
+				/* or a jump table of the function lands */
+				/* in its first bytes */
 	bool sdt;		/* an SDT marker: */
 	unsigned long ref_offset; /* its semaphore's file offset, or 0 */
 	char sdt_args[UP_SDT_ARGS_MAX]; /* its argument specs */
@@ -65,6 +66,9 @@ struct up_binary {
 	Elf *elf;		/* the main file, for program headers */
 	GElf_Addr bias;
 	int fd;
+	unsigned long *targets;	/* direct branches' targets, sorted */
+	size_t ntargets;	/* ... how many, once found */
+	bool targets_found;
 };
 
 /*

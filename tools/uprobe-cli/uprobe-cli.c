@@ -344,11 +344,13 @@ const char *func_text(const struct probe *pr, unsigned long at, char *buf,
 	/*
 	 * At a function's entry only: a function's other parts (a .cold
 	 * part, a landing pad) may come back into its middle, unseen by
-	 * the kernel's check of its branches; and not where a jump table,
-	 * which the kernel does not follow, lands in its first bytes
+	 * the kernel's check of its branches; and not where a branch from
+	 * elsewhere in the binary (libc's mempcpy enters memcpy past its
+	 * first instruction) or a jump table, neither of which the kernel
+	 * sees, lands in its first bytes
 	 */
 	if (!jump_ok || pr->ret || pr->fetch || !*p->symbol ||
-	    !p->func_size || p->sym_off || p->table_in_window)
+	    !p->func_size || p->sym_off || p->entered_in_window)
 		return "";
 	snprintf(buf, size, " func=%#lx+%#lx", at - p->sym_off, p->func_size);
 	return buf;

@@ -6,7 +6,9 @@
  * would replace; jtab_clear's lands after them; jtab_abs (built without
  * PIE only, with -DJTAB_ABS) has a table of absolute addresses into its
  * first bytes.  jtab_none has no indirect jump, and reads a table-like
- * word that lands inside it.
+ * word that lands inside it.  jtab_entered is entered 4 bytes in by a
+ * jmp of another function, jtab_enters (as libc's mempcpy enters
+ * memcpy past its first instruction).
  */
 __asm__(
 	".text\n"
@@ -51,6 +53,18 @@ __asm__(
 	".section .rodata\n.p2align 2\n"
 	"3:	.long 1b-3b\n"
 	".text\n"
+
+	".globl jtab_entered\n.type jtab_entered,@function\njtab_entered:\n"
+	"	endbr64\n"
+	"	mov %edi,%eax\n"	/* +4: jtab_enters lands here */
+	"	add $1,%eax\n"
+	"	ret\n"
+	".size jtab_entered,.-jtab_entered\n"
+	".globl jtab_enters\n.type jtab_enters,@function\njtab_enters:\n"
+	"	endbr64\n"
+	"	add $1,%edi\n"
+	"	jmp jtab_entered+4\n"
+	".size jtab_enters,.-jtab_enters\n"
 #ifdef JTAB_ABS
 	".globl jtab_abs\n.type jtab_abs,@function\njtab_abs:\n"
 	"	endbr64\n"
@@ -68,9 +82,11 @@ __asm__(
 );
 
 int jtab_into(int x), jtab_clear(int x), jtab_none(int x);
+int jtab_entered(int x), jtab_enters(int x);
 
 int main(int argc, char **argv)
 {
 	(void)argv;
-	return jtab_into(argc) + jtab_clear(argc) + jtab_none(argc);
+	return jtab_into(argc) + jtab_clear(argc) + jtab_none(argc) +
+	       jtab_entered(argc) + jtab_enters(argc);
 }
