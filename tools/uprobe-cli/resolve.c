@@ -364,6 +364,127 @@ int up_find_binary(const char *name, pid_t pid, char *path, size_t size,
 	return 0;
 }
 
+/* A growing list of interned paths, without repeats. */
+struct path_list {
+	const char **v;
+	int n;
+};
+
+/* Add @path unless it is there; 0, or -1 out of memory. */
+static int path_list_add(struct path_list *l, const char *path)
+{
+	const char *kept = up_intern(path), **more;
+
+	if (!kept)
+		return -1;
+	for (int i = 0; i < l->n; i++)
+		if (l->v[i] == kept)
+			return 0;
+	more = realloc(l->v, (l->n + 1) * sizeof(*more));
+	if (!more)
+		return -1;
+	l->v = more;
+	l->v[l->n++] = kept;
+	return 0;
+}
+
+/* The libraries process @pid maps executable, but @path. */
+static int mapped_libraries(const char *path, pid_t pid, struct path_list *l,
+			    char *err, size_t errlen)
+{
+	char maps[64], line[PATH_MAX + 128], lib[PATH_MAX], perm[8];
+	int ret = 0;
+	FILE *f;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	f = fopen(maps, "re");
+	if (!f) {
+		set_err(err, errlen, "process %d: %s", (int)pid,
+			strerror(errno));
+		return -1;
+	}
+	while (!ret && fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, '/');
+
+		if (!p || sscanf(line, "%*s %7s", perm) != 1 ||
+		    !strchr(perm, 'x'))
+			continue;
+		p[strcspn(p, "\n")] = '\0';
+		/* " (deleted)", or no longer there: not probed */
+		if (up_find_binary(p, pid, lib, sizeof(lib), err, errlen)) {
+			*err = '\0';
+			continue;
+		}
+		/* as the process names it: resolved in its root again */
+		if (strcmp(lib, path) && path_list_add(l, p)) {
+			set_err(err, errlen, "out of memory");
+			ret = -1;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+/* Add to @l the libraries named by the DT_NEEDED entries of @path. */
+static int add_needed(const char *path, struct path_list *l)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+	char lib[PATH_MAX];
+	Elf_Scn *scn = NULL;
+	Elf *e;
+
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	while (e && !ret && (scn = elf_nextscn(e, scn))) {
+		Elf_Data *d = elf_getdata(scn, NULL);
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
+		    !d || !sh.sh_entsize)
+			continue;
+		for (size_t i = 0; !ret && i < sh.sh_size / sh.sh_entsize; i++) {
+			const char *name;
+			GElf_Dyn dyn;
+
+			if (!gelf_getdyn(d, i, &dyn) || dyn.d_tag != DT_NEEDED)
+				continue;
+			name = elf_strptr(e, sh.sh_link, dyn.d_un.d_val);
+			/* one the loader would not find is not probed */
+			if (name && !find_library(name, lib, sizeof(lib)))
+				ret = path_list_add(l, lib);
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return ret;
+}
+
+int up_libraries(const char *path, pid_t pid, const char ***libs, char *err,
+		 size_t errlen)
+{
+	struct path_list l = { 0 };
+	int ret = 0;
+
+	if (pid) {
+		ret = mapped_libraries(path, pid, &l, err, errlen);
+	} else {
+		/* breadth first: each one's needs once it is in the list */
+		ret = add_needed(path, &l);
+		for (int i = 0; !ret && i < l.n; i++)
+			ret = add_needed(l.v[i], &l);
+		if (ret)
+			set_err(err, errlen, "out of memory");
+	}
+	if (ret) {
+		free(l.v);
+		return -1;
+	}
+	*libs = l.v;
+	return l.n;
+}
+
 static char *debuginfo_path;
 
 static const Dwfl_Callbacks offline_callbacks = {

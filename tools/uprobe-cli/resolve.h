@@ -102,6 +102,17 @@ int up_find_binary(const char *name, pid_t pid, char *path, size_t size,
 		   char *err, size_t errlen);
 
 /*
+ * The libraries of program @path (as up_find_binary() found it) into
+ * *@libs (malloc'ed; the paths interned): those process @pid maps
+ * executable if it is not 0, named as the process names them (for
+ * up_resolve() with @pid), else those the program needs (DT_NEEDED)
+ * and those they need in turn, found where the dynamic loader looks by
+ * default.  Their number, or -1 with a message in @err.
+ */
+int up_libraries(const char *path, pid_t pid, const char ***libs, char *err,
+		 size_t errlen);
+
+/*
  * Call @fn for each function symbol of @path whose name matches @glob
  * (every one if NULL), in address order; -1 with a message in @err.
  */

@@ -103,14 +103,18 @@ static int top_look(struct top *t, struct top_row *rows, bool last)
 	return 0;
 }
 
-/* The rows that fit the terminal under the header, or all of them. */
+/*
+ * The rows that fit the terminal under the two lines of header, with a
+ * line left under them for what follows the last view (a shell's
+ * prompt), or all of them.
+ */
 static int top_fits(int n)
 {
 	struct winsize ws;
 
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) || ws.ws_row < 4)
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) || ws.ws_row < 5)
 		return n;
-	return n < ws.ws_row - 3 ? n : ws.ws_row - 3;
+	return n < ws.ws_row - 4 ? n : ws.ws_row - 4;
 }
 
 static void top_print_table(const struct top *t, const struct top_row *rows,
@@ -148,9 +152,11 @@ static void top_print_json(const struct top *t, const struct top_row *rows)
 	jsonw_float_field_fmt(w, "time", "%.3f", ts.tv_sec + ts.tv_nsec / 1e9);
 	jsonw_int_field(w, "pid", t->pid);
 	jsonw_float_field_fmt(w, "interval", "%g", t->interval);
+	jsonw_int_field(w, "probed", t->n);
+	/* those called so far: of a whole library's, most never are */
 	jsonw_name(w, "functions");
 	jsonw_start_array(w);
-	for (int i = 0; i < t->n; i++) {
+	for (int i = 0; i < t->n && rows[i].hits; i++) {
 		const struct probe *p = &t->ps[rows[i].i];
 
 		function_name(fn, sizeof(fn), &p->place);
@@ -273,22 +279,37 @@ static void top_tty_raw(struct top *t)
 	atexit(top_tty_restore);
 }
 
-/* Probes for @specs (or the program's functions) into @t; 0 or 1. */
+/*
+ * Probes for @specs into @t; none given, for every function of the
+ * program and of its libraries (those @pid maps, or those it needs).
+ * 0 or 1.
+ */
 static int top_probes(struct top *t, const char **specs, int nspecs,
 		      const char *program, pid_t pid)
 {
-	char all[PATH_MAX + 8];
-	const char *every[] = { all };
+	char path[PATH_MAX], err[PATH_MAX + 256], spec[PATH_MAX + 8];
+	const char **libs = NULL;
+	int nlibs = 0, ret = 0;
 
-	/* none given: every function of the program */
-	if (!nspecs) {
-		snprintf(all, sizeof(all), "%s:*", program);
-		specs = every;
-		nspecs = 1;
-	}
 	for (int i = 0; i < nspecs; i++)
 		if (resolve_probes(specs[i], pid, false, &t->ps, &t->n))
 			return 1;
+	if (!nspecs) {
+		if (up_find_binary(program, pid, path, sizeof(path), err,
+				   sizeof(err)))
+			return die("top: %s", err);
+		nlibs = up_libraries(path, pid, &libs, err, sizeof(err));
+		if (nlibs < 0)
+			return die("top: %s", err);
+		for (int i = -1; i < nlibs && !ret; i++) {
+			snprintf(spec, sizeof(spec), "%s:*",
+				 i < 0 ? program : libs[i]);
+			ret = resolve_probes(spec, pid, false, &t->ps, &t->n);
+		}
+		free(libs);
+		if (ret)
+			return 1;
+	}
 	for (int i = 0; i < t->n; i++)
 		run_name(&t->ps[i], "top", i);
 	if (!t->n)
