@@ -439,11 +439,9 @@ static bool utp_thread_releasable(struct utp_thread *ut)
 	struct task_struct *task = ut->task;
 
 	return task != current && !task_curr(task) && utp_asleep(task) &&
-	       !ut->stepping && !READ_ONCE(ut->in_hit) &&
-	       !READ_ONCE(ut->hit_queued) && !ut->in_handler &&
+	       !utp_thread_holds_hit(ut) && !ut->in_handler &&
 	       !ut->in_work && !ut->fork_pending &&
-	       !(task->flags & PF_EXITING) &&
-	       !sigismember(&task->pending.signal, SIGTRAP);
+	       !(task->flags & PF_EXITING);
 }
 
 /*

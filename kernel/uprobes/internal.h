@@ -339,6 +339,7 @@ bool utp_stop_if_quiescing(struct utp_thread *ut);
 void utp_proc_free_if_empty(struct utp_proc *proc);
 void utp_thread_unlink(struct utp_thread *ut);
 bool utp_thread_leave(struct utp_thread *ut);
+bool utp_thread_holds_hit(struct utp_thread *ut);
 void utp_thread_free(struct utp_thread *ut);
 int utp_thread_attach(struct utp_proc *proc, struct task_struct *task);
 unsigned long utp_asleep(struct task_struct *task);
