@@ -113,7 +113,7 @@ $(ELF_FIX)/.built: tests/host/elf/sample.c tests/host/elf/args.c \
 	$(CC) -g -O2 -o jtab_pie jtab.c && \
 	$(CC) -g -O2 -DJTAB_ABS -fno-pie -no-pie -o jtab_nopie jtab.c && \
 	cp $(abspath tests/host/elf/ver.c) ver.c && \
-	printf 'V1 { global: ver_func; local: *; };\nV2 { global: ver_func; } V1;\n' \
+	printf 'V1 { global: ver_func; ver2; local: *; };\nV2 { global: ver_func; ver2; } V1;\n' \
 		> ver.map && \
 	$(CC) -g -O2 -shared -fPIC -Wl,--version-script=ver.map -o libver.so ver.c && \
 	cp $(abspath tests/host/elf/args.c) args.c && \

@@ -731,6 +731,44 @@ START_TEST(add_static_functions_of_one_name)
 END_TEST
 
 /*
+ * Probes of one command that would share a name get names of their
+ * own: a glob over a library whose two versions of a function take its
+ * versioned name (libc's fmemopen), and one function name in two
+ * binaries.  All go in, in one batch.
+ */
+START_TEST(add_names_its_probes_apart)
+{
+	char want[1024];
+	unsigned long old = nm_address("libver.so", "ver2@V1");
+	unsigned long new = nm_address("libver.so", "ver2@@V2");
+	unsigned long lo = old < new ? old : new, hi = old ^ new ^ lo;
+	unsigned long main_pie = nm_address("sample_pie", "main");
+	unsigned long main_nopie = nm_address("sample_nopie", "main");
+	struct result r;
+
+	ck_assert(old && new && main_pie && main_nopie);
+	cli(&r, 0, "add", FIXTURES "/libver.so:*ver2*", NULL);
+	ck_assert_msg(r.status == 0, "add failed: %s", r.err);
+	snprintf(want, sizeof(want),
+		 "p:ver2_%lx %s/libver.so:%#lx func=%#lx+%#lx\n"
+		 "p:ver2_%lx %s/libver.so:%#lx func=%#lx+%#lx\n",
+		 lo, FIXTURES, lo, lo,
+		 nm_size("libver.so", lo == old ? "__ver2_old" : "__ver2_new"),
+		 hi, FIXTURES, hi, hi,
+		 nm_size("libver.so", lo == old ? "__ver2_new" : "__ver2_old"));
+	ck_assert_str_eq(get_file("utprobe_events"), want);
+	put_file("utprobe_events", "", 0644);
+
+	cli(&r, 0, "add", FIXTURES "/sample_pie:main",
+	    FIXTURES "/sample_nopie:main", NULL);
+	ck_assert_msg(r.status == 0, "add failed: %s", r.err);
+	ck_assert_msg(strstr(get_file("utprobe_events"), "p:main ") &&
+		      strstr(get_file("utprobe_events"), "p:main_1 "),
+		      "names: %s", get_file("utprobe_events"));
+}
+END_TEST
+
+/*
  * A user without CAP_SYS_ADMIN: as root, the CLI runs as nobody, which
  * cannot write the root-owned 0644 utprobe_events; as a user, the file
  * is read-only.  The binary and the fixture are copies in the stand-in
@@ -1311,6 +1349,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, fifo_is_not_a_binary);
 	tcase_add_test(tc, path_with_a_space_is_refused);
 	tcase_add_test(tc, add_static_functions_of_one_name);
+	tcase_add_test(tc, add_names_its_probes_apart);
 	tcase_add_test(tc, add_return_probes);
 	tcase_add_test(tc, return_probe_not_on_entry);
 	tcase_add_test(tc, kernel_without_return_probes);

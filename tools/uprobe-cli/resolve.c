@@ -1310,10 +1310,14 @@ static int spec_glob(const struct spec_ctx *c, const char *what,
 			continue;
 		/* another name of the last one's address: one probe */
 		if (n && (*places)[n - 1].vaddr == c->f[i].vaddr) {
-			if (alias_better(c->f[i].name, (*places)[n - 1].symbol))
-				snprintf((*places)[n - 1].symbol,
-					 sizeof((*places)[n - 1].symbol), "%s",
+			struct up_place *p = &(*places)[n - 1];
+
+			/* its name, and whether another function has it */
+			if (alias_better(c->f[i].name, p->symbol)) {
+				snprintf(p->symbol, sizeof(p->symbol), "%s",
 					 c->f[i].name);
+				p->dup = c->f[i].dup;
+			}
 			continue;
 		}
 		if (n >= UP_GLOB_MAX) {

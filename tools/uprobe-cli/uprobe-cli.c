@@ -334,6 +334,52 @@ static void probe_name(char *out, size_t len, const struct probe *pr)
 		snprintf(out + k, len - k, "_return");
 }
 
+static int by_name_cmp(const void *a, const void *b)
+{
+	const struct probe *x = *(const struct probe *const *)a;
+	const struct probe *y = *(const struct probe *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+/*
+ * Make the names of @ps[0..@n) unique, as perf probe does: of probes
+ * that would share a name (one function name in two binaries, two
+ * versions of one function), the first in order keeps it and the
+ * others take "_1", "_2", ... (the name cut short to make room).  A
+ * suffix may meet another probe's name: then again.  0, or -1.
+ */
+static int unique_names(struct probe *ps, int n)
+{
+	struct probe **by = malloc((n + 1) * sizeof(*by));
+	bool again = true;
+
+	if (!by)
+		return -1;
+	for (int round = 0; again && round < 8; round++) {
+		for (int i = 0; i < n; i++)
+			by[i] = &ps[i];
+		qsort(by, n, sizeof(*by), by_name_cmp);
+		again = false;
+		for (int s = 0, i; s < n; s = i) {
+			for (i = s + 1; i < n &&
+			     !strcmp(by[i]->name, by[s]->name); i++) {
+				char sfx[16];
+				int len = snprintf(sfx, sizeof(sfx), "_%d",
+						   i - s);
+
+				if (strlen(by[i]->name) + len >= NAME_MAX_LEN)
+					by[i]->name[NAME_MAX_LEN - 1 - len] = 0;
+				strcat(by[i]->name, sfx);
+				again = true;
+			}
+		}
+	}
+	free(by);
+	return again ? -1 : 0;
+}
+
 bool jump_ok;
 
 const char *func_text(const struct probe *pr, unsigned long at, char *buf,
@@ -720,15 +766,20 @@ static int cmd_add(int argc, char **argv)
 		ret = die("out of memory");
 		goto out;
 	}
+	for (i = 0; i < n; i++)
+		if (name)
+			snprintf(ps[i].name, sizeof(ps[i].name), "%s", name);
+		else
+			probe_name(ps[i].name, NAME_MAX_LEN, &ps[i]);
+	if (unique_names(ps, n)) {
+		ret = die("cannot give %d probes names of their own", n);
+		goto out;
+	}
 	for (i = 0; i < n && !ret; i++) {
 		struct probe *pr = &ps[i];
 		const struct up_place *p = &pr->place;
 		char kind = pr->ret ? 'r' : 'p';
 
-		if (name)
-			snprintf(pr->name, sizeof(pr->name), "%s", name);
-		else
-			probe_name(pr->name, NAME_MAX_LEN, pr);
 		if (pid && p->ref_offset) {
 			ret = die("%s: a marker with a semaphore is probed on its file, for every process (without -p)",
 				  p->symbol);
