@@ -146,7 +146,7 @@ struct utprobe {
 	struct utprobe_ret_counts __percpu *rets;
 	struct utp_ret_probe *ret_probe; /* what its calls' notes hold */
 	struct list_head consumers;	/* its places in probed processes */
-	struct list_head file_node;	/* in the list of probes on files */
+	struct rb_node file_node;	/* in the probes on files */
 	struct inode *inode;		/* the file of a probe on a file */
 	loff_t offset;			/* its offset in the file */
 	loff_t ref_offset;		/* its semaphore's there, or 0 */

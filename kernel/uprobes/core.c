@@ -85,7 +85,83 @@ DEFINE_SRCU(utp_srcu);
 LIST_HEAD(utp_procs);
 DEFINE_HASHTABLE(utp_mms, 6);
 DEFINE_XARRAY(utp_tids);
-LIST_HEAD(utp_files);
+struct rb_root utp_files = RB_ROOT;
+/* Does @up come before the place @offset of @inode in utp_files? */
+static bool utp_file_before(const struct utprobe *up,
+			    const struct inode *inode, loff_t offset)
+{
+	if (up->inode != inode)
+		return (unsigned long)up->inode < (unsigned long)inode;
+	return up->offset < offset;
+}
+
+static bool utp_file_less(struct rb_node *a, const struct rb_node *b)
+{
+	const struct utprobe *y = rb_entry(b, struct utprobe, file_node);
+
+	return utp_file_before(rb_entry(a, struct utprobe, file_node),
+			       y->inode, y->offset);
+}
+
+/* @up, a probe on a file, goes into utp_files.  utp_mutex held. */
+void utp_files_add(struct utprobe *up)
+{
+	lockdep_assert_held(&utp_mutex);
+	rb_add(&up->file_node, &utp_files, utp_file_less);
+}
+
+/* @up leaves utp_files.  utp_mutex held. */
+void utp_files_del(struct utprobe *up)
+{
+	lockdep_assert_held(&utp_mutex);
+	rb_erase(&up->file_node, &utp_files);
+	RB_CLEAR_NODE(&up->file_node);
+}
+
+/*
+ * The first probe of utp_files at or after @offset of @inode (maybe on
+ * another inode), or NULL.  utp_mutex held.
+ */
+struct utprobe *utp_files_first(const struct inode *inode, loff_t offset)
+{
+	struct rb_node *n = utp_files.rb_node;
+	struct utprobe *first = NULL;
+
+	lockdep_assert_held(&utp_mutex);
+	while (n) {
+		struct utprobe *up = rb_entry(n, struct utprobe, file_node);
+
+		if (utp_file_before(up, inode, offset)) {
+			n = n->rb_right;
+		} else {
+			first = up;
+			n = n->rb_left;
+		}
+	}
+	return first;
+}
+
+/*
+ * Is @up (maybe NULL), from utp_files_first() or utp_files_next(), on
+ * @inode below offset @to?  Together they walk the probes of a range:
+ *
+ *	for (up = utp_files_first(inode, from); utp_file_at(up, inode, to);
+ *	     up = utp_files_next(up))
+ */
+bool utp_file_at(const struct utprobe *up, const struct inode *inode,
+		 loff_t to)
+{
+	return up && up->inode == inode && up->offset < to;
+}
+
+/* The probe after @up in utp_files, or NULL.  utp_mutex held. */
+struct utprobe *utp_files_next(struct utprobe *up)
+{
+	struct rb_node *n = rb_next(&up->file_node);
+
+	return n ? rb_entry(n, struct utprobe, file_node) : NULL;
+}
+
 /*
  * On while there are probes on files or probed processes: mmap() then
  * looks for them, and debuggers' accesses to text for points.

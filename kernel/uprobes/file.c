@@ -492,10 +492,10 @@ void utp_fork_work(struct callback_head *cb)
 			utp_ref_update(current->mm, k->inode, k->refs[i].offset,
 				       &k->refs[i].vaddr, -1);
 		kept = 0;
-		list_for_each_entry(up, &utp_files, file_node)
-			if (k->inode && up->inode == k->inode &&
-			    up->offset == k->offset &&
-			    utp_in_scope(up, current) &&
+		for (up = utp_files_first(k->inode, k->offset);
+		     utp_file_at(up, k->inode, k->offset + 1);
+		     up = utp_files_next(up))
+			if (utp_in_scope(up, current) &&
 			    !utp_add(up, current, k->vaddr, &k->ai,
 				     UTP_ADD_INHERITED, NULL))
 				kept++;
@@ -625,10 +625,10 @@ static void utp_mmap_work(struct callback_head *cb)
 			utp_ref_retry(ut->proc);
 	}
 	if (w->file)
-		list_for_each_entry(up, &utp_files, file_node)
-			if (up->inode == file_inode(w->file) &&
-			    up->offset >= start && up->offset < start + len &&
-			    utp_in_scope(up, current))
+		for (up = utp_files_first(file_inode(w->file), start);
+		     utp_file_at(up, file_inode(w->file), start + len);
+		     up = utp_files_next(up))
+			if (utp_in_scope(up, current))
 				utp_add(up, current,
 					w->start + (up->offset - start),
 					up->insn, UTP_ADD_FRESH, NULL);
@@ -743,7 +743,7 @@ void __utprobe_mmap(struct vm_area_struct *vma, unsigned long addr,
 	    (vma->vm_flags & VM_MAYSHARE))
 		return;
 	/* with no probe on a file, only a probed process has work here */
-	if (list_empty(&utp_files) && !ut)
+	if (RB_EMPTY_ROOT(&utp_files) && !ut)
 		return;
 	utp_mmap_queue(vma, addr, addr + len, 0, 0);
 }

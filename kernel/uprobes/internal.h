@@ -325,12 +325,23 @@ extern struct list_head utp_procs;
 extern DECLARE_HASHTABLE(utp_mms, 6);
 /* Threads with an engine by pid, for the trap; RCU-read. */
 extern struct xarray utp_tids;
-/* Probes on files (utprobe.file_node); under utp_mutex. */
-extern struct list_head utp_files;
+/*
+ * Probes on files (utprobe.file_node), by inode and offset: those of a
+ * mapping, or of one place, are found without a walk of them all.
+ * Changes under utp_mutex, and is read under it.
+ */
+extern struct rb_root utp_files;
 
 struct utp_pokes;
 
 /* core.c */
+void utp_files_add(struct utprobe *up);
+void utp_files_del(struct utprobe *up);
+struct utprobe *utp_files_first(const struct inode *inode, loff_t offset);
+struct utprobe *utp_files_next(struct utprobe *up);
+bool utp_file_at(const struct utprobe *up, const struct inode *inode,
+		 loff_t to);
+
 void utp_proc_release(struct kref *kref);
 void utp_control(struct task_struct *task, struct utrace_engine *engine,
 		 enum utrace_resume_action action);

@@ -310,7 +310,7 @@ static int utp_probe_init(struct utprobe *up)
 		refcount_set(&up->ret_probe->ref, 1);
 	}
 	INIT_LIST_HEAD(&up->consumers);
-	INIT_LIST_HEAD(&up->file_node);
+	RB_CLEAR_NODE(&up->file_node);
 	INIT_LIST_HEAD(&up->unsynced_node);
 	INIT_LIST_HEAD(&up->jcounts);
 	seqcount_init(&up->jseq);
@@ -356,9 +356,9 @@ static void utp_unregister_locked(struct utprobe *up)
 	/* the calls followed for it have no probe from now */
 	if (up->ret_probe)
 		WRITE_ONCE(up->ret_probe->up, NULL);
-	if (up->inode && !list_empty(&up->file_node)) {
+	if (up->inode && !RB_EMPTY_NODE(&up->file_node)) {
 		/* no new process gets it */
-		list_del_init(&up->file_node);
+		utp_files_del(up);
 		static_branch_dec(&utprobe_mmap_key);
 	}
 	while (!list_empty(&up->consumers)) {
@@ -749,7 +749,7 @@ static int utp_register(struct utp_spec *specs, unsigned int n, bool init)
 		up->ref_offset = spec->ref_offset;
 		up->scope = get_pid(spec->pid);
 		static_branch_inc(&utprobe_mmap_key);
-		list_add_tail(&up->file_node, &utp_files);
+		utp_files_add(up);
 		ret = utp_file_maps(up, &maps);
 		cond_resched();
 	}
