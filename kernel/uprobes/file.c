@@ -581,6 +581,35 @@ static void utp_unmove(struct utp_proc *proc, unsigned long from,
 }
 
 /*
+ * Place the probes on @inode at offsets [@from, @to), mapped by current
+ * at @vaddr for @from: no thread has run that text yet.  Their int3s
+ * go in a page at a time, after all their points are made.  utp_mutex
+ * held.
+ */
+static void utp_mmap_place(struct inode *inode, loff_t from, loff_t to,
+			   unsigned long vaddr)
+{
+	struct utp_pokes pokes = {};
+	struct utprobe *up;
+
+	for (up = utp_files_first(inode, from); utp_file_at(up, inode, to);
+	     up = utp_files_next(up))
+		pokes.max++;
+	if (!pokes.max)
+		return;
+	pokes.pk = kvmalloc_array(pokes.max, sizeof(*pokes.pk), GFP_KERNEL);
+	if (!pokes.pk)
+		pokes.max = 0;	/* each written at once, then */
+	for (up = utp_files_first(inode, from); utp_file_at(up, inode, to);
+	     up = utp_files_next(up))
+		if (utp_in_scope(up, current))
+			utp_add(up, current, vaddr + (up->offset - from),
+				up->insn, UTP_ADD_FRESH, &pokes);
+	utp_place_pokes(current->mm, &pokes, true);
+	kvfree(pokes.pk);
+}
+
+/*
  * What current mapped or moved goes through here before it returns to
  * user mode: the points the old text had go, and the probes on the file
  * now mapped get their breakpoints.
@@ -591,7 +620,6 @@ static void utp_mmap_work(struct callback_head *cb)
 	unsigned long len = w->end - w->start;
 	loff_t start = (loff_t)w->pgoff << PAGE_SHIFT;
 	struct utp_thread *ut;
-	struct utprobe *up;
 
 	if ((current->flags & PF_EXITING) || !current->mm)
 		goto out;
@@ -625,13 +653,8 @@ static void utp_mmap_work(struct callback_head *cb)
 			utp_ref_retry(ut->proc);
 	}
 	if (w->file)
-		for (up = utp_files_first(file_inode(w->file), start);
-		     utp_file_at(up, file_inode(w->file), start + len);
-		     up = utp_files_next(up))
-			if (utp_in_scope(up, current))
-				utp_add(up, current,
-					w->start + (up->offset - start),
-					up->insn, UTP_ADD_FRESH, NULL);
+		utp_mmap_place(file_inode(w->file), start, start + len,
+			       w->start);
 	mutex_unlock(&utp_mutex);
 out:
 	if (w->file)

@@ -332,7 +332,16 @@ extern struct xarray utp_tids;
  */
 extern struct rb_root utp_files;
 
-struct utp_pokes;
+/*
+ * The int3s of new points in one process (a batch's, a new mapping's),
+ * written after all of them are in the process's table, a page at a
+ * time (utp_place_pokes()).
+ */
+struct utp_pokes {
+	struct utp_poke *pk;
+	unsigned int n;
+	unsigned int max;
+};
 
 /* core.c */
 void utp_files_add(struct utprobe *up);
@@ -368,6 +377,7 @@ void utp_set_in_work(struct utp_thread *ut, bool in_work);
 int utp_add(struct utprobe *up, struct task_struct *task,
 	    unsigned long vaddr, const struct utp_arch_insn *ai,
 	    enum utp_add_mode mode, struct utp_pokes *defer);
+int utp_place_pokes(struct mm_struct *mm, struct utp_pokes *pokes, bool fresh);
 void utp_point_restore(struct utp_proc *proc, struct utp_point *pt);
 bool utp_consumes(struct utp_proc *proc, struct utprobe *up,
 		  unsigned long vaddr);

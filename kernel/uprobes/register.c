@@ -15,16 +15,6 @@ static u64 utp_removals;
  */
 
 /*
- * The int3s of a batch's new points in one process, written after all of
- * them are in the process's table, a page at a time (utp_place_pokes()).
- */
-struct utp_pokes {
-	struct utp_poke *pk;
-	unsigned int n;
-	unsigned int max;
-};
-
-/*
  * Make the new point @pt of @proc: in the points first, then its int3 in
  * the text (or in @defer, to write later), so that a thread that traps
  * on it finds it.
@@ -58,7 +48,7 @@ static int utp_point_new(struct utp_proc *proc, struct utprobe *up,
 	*ptp = pt;
 	if (mode == UTP_ADD_INHERITED)
 		return 0;
-	if (mode == UTP_ADD_LIVE && defer && defer->n < defer->max) {
+	if (defer && defer->n < defer->max) {
 		defer->pk[defer->n++] = (struct utp_poke){
 			.vaddr = vaddr, .old = utp_arch_insn_opcode(ai),
 			.new = UTP_BREAK_INSN, .pt = pt, .up = up,
@@ -143,9 +133,16 @@ again:
 	if (!pt) {
 		u8 byte;
 
-		/* an int3 that is not ours: a debugger's, a mainline uprobe's */
+		/*
+		 * An int3 that is not ours: a debugger's, a mainline uprobe's.
+		 * In a fresh mapping, the deferred write finds it instead (it
+		 * writes over the instruction's own byte only).
+		 */
 		ret = -EBUSY;
-		if (access_remote_vm(proc->mm, vaddr, &byte, 1, FOLL_FORCE) != 1)
+		if (mode == UTP_ADD_FRESH && defer)
+			ret = 0;
+		else if (access_remote_vm(proc->mm, vaddr, &byte, 1,
+					  FOLL_FORCE) != 1)
 			ret = -EFAULT;
 		else if (byte != UTP_BREAK_INSN || mode == UTP_ADD_INHERITED)
 			ret = 0;
@@ -577,10 +574,11 @@ static int utp_poke_cmp(const void *a, const void *b)
 /*
  * Write the int3s of @pokes, the new points of a batch in the process of
  * @mm, with one copy of each page they are in.  A point whose int3 could
- * not go in goes, with its probes: no thread can have hit it.  Returns
- * the first error that is one.  utp_mutex held.
+ * not go in goes, with its probes: no thread can have hit it.  Unless
+ * @fresh (text no thread has run yet), the process is to be synced
+ * after.  Returns the first error that is one.  utp_mutex held.
  */
-static int utp_place_pokes(struct mm_struct *mm, struct utp_pokes *pokes)
+int utp_place_pokes(struct mm_struct *mm, struct utp_pokes *pokes, bool fresh)
 {
 	struct utp_poke *pk = pokes->pk;
 	struct utp_proc *proc;
@@ -598,7 +596,7 @@ static int utp_place_pokes(struct mm_struct *mm, struct utp_pokes *pokes)
 	for (i = 0; i < pokes->n; i++) {
 		proc = pk[i].pt->proc;
 		if (!pk[i].ret) {
-			proc->unsynced = true;
+			proc->unsynced |= !fresh;
 			continue;
 		}
 		if (!ret && !(pk[i].up->inode && utp_file_place_gone(pk[i].ret)))
@@ -652,7 +650,7 @@ static int utp_place_proc(struct list_head *maps)
 		utp_map_free(m);
 		cond_resched();
 	}
-	r = utp_place_pokes(mm, &pokes);
+	r = utp_place_pokes(mm, &pokes, false);
 	if (!ret)
 		ret = r;
 	proc = utp_proc_find(mm);
