@@ -172,6 +172,16 @@ struct utprobe {
 	bool counting;
 	struct list_head jcounts;
 	seqcount_t jseq;
+	/*
+	 * The last scan of its function for branches into a window (the
+	 * jump look of each process decodes the whole function): the hash
+	 * of the bytes scanned, the window's length and the outcome.  A
+	 * process whose function reads the same takes it as it is.  Under
+	 * the engine's mutex.
+	 */
+	u64 jscan_hash;
+	u8 jscan_wlen;
+	s8 jscan_ret;
 };
 
 /**

@@ -36,6 +36,7 @@
  * write (which the others exclude), and is read anywhere.
  */
 #include <linux/moduleparam.h>
+#include <linux/xxhash.h>
 
 #include "internal.h"
 
@@ -557,6 +558,31 @@ static bool utp_jump_point_inside(struct utp_proc *proc, unsigned long vaddr,
 }
 
 /*
+ * utp_arch_jump_scan() of @up's function, as @buf holds it, for a
+ * window of @wlen bytes: the outcome of the last scan of the same bytes
+ * if there was one.  A library's function reads the same in every
+ * process that maps it, and decoding it all for each of them (every
+ * fork and exec of a process with thousands of probes) would cost far
+ * more than the hash.  utp_mutex held.
+ */
+static int utp_jump_scan(struct utprobe *up, const u8 *buf, u8 wlen)
+{
+	u64 hash = xxh64(buf, up->func_size, up->func_pos);
+	int ret;
+
+	if (up->jscan_wlen == wlen && up->jscan_hash == hash)
+		return up->jscan_ret;
+	ret = utp_arch_jump_scan(buf, up->func_size, up->func_pos, wlen);
+	/* not for want of memory: the next look scans again */
+	if (ret == -ENOMEM)
+		return ret;
+	up->jscan_hash = hash;
+	up->jscan_wlen = wlen;
+	up->jscan_ret = ret;
+	return ret;
+}
+
+/*
  * Look at @pt's function and make its stub: UTP_JW_PENDING if it may
  * jump now, or why not.  utp_mutex held.
  */
@@ -587,7 +613,7 @@ static u8 utp_jump_prepare(struct utp_proc *proc, struct utp_point *pt)
 	why = ret == -EILSEQ ? UTP_JW_DECODE : UTP_JW_WINDOW;
 	if (ret)
 		goto out;
-	ret = utp_arch_jump_scan(buf, size, pos, w.len);
+	ret = utp_jump_scan(up, buf, w.len);
 	why = ret == -EXDEV ? UTP_JW_BRANCH : UTP_JW_DECODE;
 	if (ret)
 		goto out;

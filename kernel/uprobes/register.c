@@ -308,6 +308,7 @@ static int utp_probe_init(struct utprobe *up)
 	}
 	INIT_LIST_HEAD(&up->consumers);
 	RB_CLEAR_NODE(&up->file_node);
+	up->jscan_wlen = 0;	/* no scan yet */
 	INIT_LIST_HEAD(&up->unsynced_node);
 	INIT_LIST_HEAD(&up->jcounts);
 	seqcount_init(&up->jseq);
