@@ -583,15 +583,83 @@ static int utp_jump_scan(struct utprobe *up, const u8 *buf, u8 wlen)
 }
 
 /*
- * Look at @pt's function and make its stub: UTP_JW_PENDING if it may
- * jump now, or why not.  utp_mutex held.
+ * The text a jump look reads, a chunk at a time: the points are looked
+ * at in address order, and the functions of a library lie side by side,
+ * so that one read of a chunk serves many of them.
  */
-static u8 utp_jump_prepare(struct utp_proc *proc, struct utp_point *pt)
+#define UTP_JUMP_CHUNK		SZ_64K
+
+struct utp_jtext {
+	u8 *buf;			/* UTP_JUMP_CHUNK bytes, or NULL */
+	unsigned long start;		/* where buf[0] was read from */
+	unsigned int len;		/* how much was read there */
+	u8 *big;			/* a function longer than a chunk */
+};
+
+/*
+ * @size bytes of @proc's text at @addr, read as a debugger reads them
+ * (without our int3s and jumps): in @t's chunk, read anew at @addr if
+ * they are not, up to the end of the mapping.  NULL if they cannot all
+ * be read, or no memory (*@nomem).  Valid until the next call.
+ */
+static const u8 *utp_jump_text(struct utp_proc *proc, struct utp_jtext *t,
+			       unsigned long addr, unsigned long size,
+			       bool *nomem)
+{
+	struct vm_area_struct *vma;
+	unsigned long end = 0;
+	int got;
+
+	*nomem = false;
+	if (t->buf && addr >= t->start && addr + size <= t->start + t->len)
+		return t->buf + (addr - t->start);
+	if (!t->buf)
+		t->buf = kvmalloc(UTP_JUMP_CHUNK, GFP_KERNEL);
+	*nomem = !t->buf;
+	if (!t->buf)
+		return NULL;
+	/* a chunk ends with the mapping: what follows is not this text */
+	mmap_read_lock(proc->mm);
+	vma = vma_lookup(proc->mm, addr);
+	if (vma)
+		end = min(vma->vm_end, addr + UTP_JUMP_CHUNK);
+	mmap_read_unlock(proc->mm);
+	t->len = 0;
+	if (end >= addr + size) {
+		got = access_remote_vm(proc->mm, addr, t->buf, end - addr,
+				       FOLL_FORCE);
+		t->start = addr;
+		t->len = got;
+		return got >= size ? t->buf : NULL;
+	}
+	/* longer than a chunk, or beyond its mapping: on its own */
+	kvfree(t->big);
+	t->big = kvmalloc(size, GFP_KERNEL);
+	*nomem = !t->big;
+	if (!t->big || access_remote_vm(proc->mm, addr, t->big, size,
+					FOLL_FORCE) != size)
+		return NULL;
+	return t->big;
+}
+
+static void utp_jump_text_free(struct utp_jtext *t)
+{
+	kvfree(t->buf);
+	kvfree(t->big);
+}
+
+/*
+ * Look at @pt's function, read through @t, and make its stub:
+ * UTP_JW_PENDING if it may jump now, or why not.  utp_mutex held.
+ */
+static u8 utp_jump_prepare(struct utp_proc *proc, struct utp_point *pt,
+			   struct utp_jtext *t)
 {
 	struct utprobe *up = utp_jump_consumer(pt)->up;
 	unsigned long size = up->func_size, pos = up->func_pos;
 	struct utp_arch_window w;
-	u8 why, *buf;
+	const u8 *buf;
+	bool nomem;
 	int ret;
 
 	if (pt->jump && pt->jump->sys == utp_jump_sys(pt))
@@ -599,37 +667,25 @@ static u8 utp_jump_prepare(struct utp_proc *proc, struct utp_point *pt)
 		       UTP_JW_POINT : UTP_JW_PENDING;
 	if (pos >= size || size > UTPROBE_FUNC_MAX || pt->vaddr < pos)
 		return UTP_JW_DECODE;
-	buf = kvmalloc(size, GFP_KERNEL);
+	buf = utp_jump_text(proc, t, pt->vaddr - pos, size, &nomem);
 	if (!buf)
-		return UTP_JW_NOMEM;
-	/* read as a debugger reads it: without our int3s and jumps */
-	why = UTP_JW_TEXT;
-	if (access_remote_vm(proc->mm, pt->vaddr - pos, buf, size,
-			     FOLL_FORCE) != size)
-		goto out;
+		return nomem ? UTP_JW_NOMEM : UTP_JW_TEXT;
 	if (memcmp(buf + pos, pt->ai.bytes, utp_arch_insn_len(&pt->ai)))
-		goto out;
+		return UTP_JW_TEXT;
 	ret = utp_arch_jump_window(&w, buf + pos, size - pos);
-	why = ret == -EILSEQ ? UTP_JW_DECODE : UTP_JW_WINDOW;
 	if (ret)
-		goto out;
+		return ret == -EILSEQ ? UTP_JW_DECODE : UTP_JW_WINDOW;
 	ret = utp_jump_scan(up, buf, w.len);
-	why = ret == -EXDEV ? UTP_JW_BRANCH : UTP_JW_DECODE;
 	if (ret)
-		goto out;
-	why = UTP_JW_PAGE;
+		return ret == -EXDEV ? UTP_JW_BRANCH : UTP_JW_DECODE;
 	if ((pt->vaddr ^ (pt->vaddr + w.len - 1)) & PAGE_MASK)
-		goto out;
-	why = UTP_JW_POINT;
+		return UTP_JW_PAGE;
 	if (utp_jump_point_inside(proc, pt->vaddr, w.len))
-		goto out;
+		return UTP_JW_POINT;
 	ret = utp_jump_make(proc, pt->vaddr, &w, buf + pos, utp_jump_sys(pt),
 			    &pt->jump);
-	why = ret == -ENOMEM ? UTP_JW_NOMEM : ret ? UTP_JW_REACH :
-	      UTP_JW_PENDING;
-out:
-	kvfree(buf);
-	return why;
+	return ret == -ENOMEM ? UTP_JW_NOMEM : ret ? UTP_JW_REACH :
+	       UTP_JW_PENDING;
 }
 
 /*
@@ -1290,6 +1346,7 @@ static void utp_jump_place(struct utp_proc *proc)
 	struct utp_point **pts, **outs, **switches, *pt;
 	unsigned int nswitch = 0;
 	bool traced = utp_jump_traced(proc), retry = false, *busy;
+	struct utp_jtext text = {};
 	struct utp_poke *pk;
 	unsigned long idx;
 	u8 why;
@@ -1322,7 +1379,7 @@ static void utp_jump_place(struct utp_proc *proc)
 		}
 		/* what the text and the function decide stays decided */
 		if (why == UTP_JW_PENDING && !utp_jump_decided(pt->jwhy))
-			why = utp_jump_prepare(proc, pt);
+			why = utp_jump_prepare(proc, pt, &text);
 		else if (why == UTP_JW_PENDING)
 			why = pt->jwhy;
 		pt->jwhy = why;
@@ -1375,6 +1432,7 @@ out:
 	kvfree(switches);
 	kvfree(busy);
 	kvfree(pk);
+	utp_jump_text_free(&text);
 }
 
 static void utp_jump_work(struct work_struct *work)
