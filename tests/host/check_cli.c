@@ -66,21 +66,15 @@ static void child_fail(const char *call, const char *arg, int status)
 }
 
 /*
- * Run uprobe-cli with @args (NULL-terminated) against the stand-in
- * tracefs; as user nobody if @nobody.  Output is small enough for the
- * pipes' buffers, so both are read after the exit.
+ * Run uprobe-cli with @args (NULL-terminated, @args[0] the program)
+ * against the stand-in tracefs; as user nobody if @nobody.  Output is
+ * small enough for the pipes' buffers, so both are read after the exit.
  */
-static void cli(struct result *res, int nobody, ...)
+static void cli_argv(struct result *res, int nobody, const char **argv)
 {
-	const char *argv[32] = { cli_bin };
-	int out[2], err[2], st, n = 1;
-	va_list ap;
+	int out[2], err[2], st;
 	pid_t pid;
 
-	va_start(ap, nobody);
-	while ((argv[n] = va_arg(ap, const char *)))
-		n++;
-	va_end(ap);
 	ck_assert_int_eq(pipe(out), 0);
 	ck_assert_int_eq(pipe(err), 0);
 	pid = fork();
@@ -111,6 +105,20 @@ static void cli(struct result *res, int nobody, ...)
 	close(out[0]);
 	close(err[0]);
 	res->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* cli_argv() of uprobe-cli and the arguments after @nobody, to a NULL. */
+static void cli(struct result *res, int nobody, ...)
+{
+	const char *argv[32] = { cli_bin };
+	va_list ap;
+	int n = 1;
+
+	va_start(ap, nobody);
+	while ((argv[n] = va_arg(ap, const char *)))
+		n++;
+	va_end(ap);
+	cli_argv(res, nobody, argv);
 }
 
 static void put_file(const char *name, const char *text, mode_t mode)
@@ -1211,8 +1219,8 @@ START_TEST(count_return_probes)
 	snprintf(want, sizeof(want),
 		 "%14s  %14s  %s\n%14s  %14s  %s\n%14s  %14s  %s\n",
 		 "CALLS", "RETURNS", "FUNCTION",
-		 "3", "2", "sample_pie:sample_mul%return",
-		 "6", "-", "sample_pie:sample_add");
+		 "6", "-", "sample_pie:sample_add",
+		 "3", "2", "sample_pie:sample_mul%return");
 	ck_assert_str_eq(r.out, want);
 	assert_placed_and_removed("count", 2, names, defp);
 
@@ -1235,6 +1243,76 @@ START_TEST(count_return_probes)
 		 "# HELP uprobe_returns Times a function with a utprobe return probe returned.\n"
 		 "uprobe_returns_total{binary=\"%s\",function=\"sample_mul\",offset=\"0\"} 2\n"
 		 "# EOF\n", bin, bin, bin);
+	ck_assert_str_eq(r.out, want);
+}
+END_TEST
+
+/* A stand-in kernel whose probes got the hits "$1" lists, in order. */
+static const char hits_kernel[] =
+	"d=$UPROBE_CLI_TRACEFS\n"
+	"awk -F'[: ]' -v h=\"$1\" 'BEGIN { split(h, a, \" \") } { print $2, \"t\", a[NR] }' $d/utprobe_events > $d/utprobe_profile\n";
+
+/* count with @opt (or none) of four probes hit 0, 5, 9 and 0 times. */
+static void count_four(struct result *r, const char *opt, const char *arg)
+{
+	const char *argv[24];
+	int k = 0;
+
+	put_file("utprobe_events", "", 0644);
+	argv[k++] = cli_bin;
+	argv[k++] = "count";
+	if (opt)
+		argv[k++] = opt;
+	if (arg)
+		argv[k++] = arg;
+	argv[k++] = "-e";
+	argv[k++] = FIXTURES "/sample_pie:sample_add";
+	argv[k++] = "-e";
+	argv[k++] = FIXTURES "/sample_pie:sample_mul";
+	argv[k++] = "-e";
+	argv[k++] = FIXTURES "/sample_pie:sample_big";
+	argv[k++] = "-e";
+	argv[k++] = FIXTURES "/sample_pie:main";
+	argv[k++] = "--";
+	argv[k++] = "sh";
+	argv[k++] = "-c";
+	argv[k++] = hits_kernel;
+	argv[k++] = "sh";
+	argv[k++] = "0 5 9 0";
+	argv[k] = NULL;
+	cli_argv(r, 0, argv);
+	ck_assert_msg(r->status == 0, "status %d: %s", r->status, r->err);
+}
+
+/*
+ * The count table: most hits first; the probes never hit left out, with
+ * a note, unless --all; --top N, the first N.
+ */
+START_TEST(count_table_by_hits)
+{
+	char want[512];
+	struct result r;
+
+	count_four(&r, NULL, NULL);
+	snprintf(want, sizeof(want), "%14s  %s\n%14s  %s\n%14s  %s\n",
+		 "HITS", "FUNCTION", "9", "sample_pie:sample_big",
+		 "5", "sample_pie:sample_mul");
+	ck_assert_str_eq(r.out, want);
+	ck_assert_str_eq(r.err,
+			 "uprobe-cli: 2 of the probes were not hit (--all lists them)\n");
+
+	count_four(&r, "--all", NULL);
+	snprintf(want, sizeof(want),
+		 "%14s  %s\n%14s  %s\n%14s  %s\n%14s  %s\n%14s  %s\n",
+		 "HITS", "FUNCTION", "9", "sample_pie:sample_big",
+		 "5", "sample_pie:sample_mul", "0", "sample_pie:sample_add",
+		 "0", "sample_pie:main");
+	ck_assert_str_eq(r.out, want);
+	ck_assert_str_eq(r.err, "");
+
+	count_four(&r, "--top", "1");
+	snprintf(want, sizeof(want), "%14s  %s\n%14s  %s\n", "HITS",
+		 "FUNCTION", "9", "sample_pie:sample_big");
 	ck_assert_str_eq(r.out, want);
 }
 END_TEST
@@ -1350,6 +1428,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, path_with_a_space_is_refused);
 	tcase_add_test(tc, add_static_functions_of_one_name);
 	tcase_add_test(tc, add_names_its_probes_apart);
+	tcase_add_test(tc, count_table_by_hits);
 	tcase_add_test(tc, add_return_probes);
 	tcase_add_test(tc, return_probe_not_on_entry);
 	tcase_add_test(tc, kernel_without_return_probes);

@@ -138,8 +138,8 @@ long parse_pos(const char *what, const char *arg)
 static void usage(FILE *f)
 {
 	fputs("usage: uprobe-cli add SPEC... [-p PID] [--name NAME] [--trap]\n"
-	      "       uprobe-cli count [-j | --format=F] [--trap] -e SPEC [-e SPEC]...\n"
-	      "                  -- CMD [ARGS]\n"
+	      "       uprobe-cli count [-j | --format=F] [--trap] [--all] [--top N]\n"
+	      "                  -e SPEC [-e SPEC]... -- CMD [ARGS]\n"
 	      "       uprobe-cli count [-j] -e SPEC --by VALUE [--top N] [--size N]\n"
 	      "                  -- CMD [ARGS]\n"
 	      "       uprobe-cli latency [-j] SPEC -- CMD [ARGS]\n"
@@ -1342,10 +1342,44 @@ static int print_count_json(const struct probe *ps, int n, const char *cmd)
  * count's results, @n probes @ps, as a table (with a RETURNS column if
  * @any_ret) or in OpenMetrics.
  */
+/* The rows of a count table: most hits first, then in the order given. */
+static int count_row_cmp(const void *a, const void *b)
+{
+	const struct probe *x = *(const struct probe *const *)a;
+	const struct probe *y = *(const struct probe *const *)b;
+
+	if (x->hits != y->hits)
+		return x->hits > y->hits ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+/*
+ * The probes of @ps[0..@n) a count table shows, into @rows: by hits,
+ * those never hit left out unless @all, the first @top if @top.  How
+ * many; *@unhit says how many were left out for no hits.
+ */
+static int count_rows(const struct probe *ps, int n, bool all, int top,
+		      const struct probe **rows, int *unhit)
+{
+	int k = 0;
+
+	*unhit = 0;
+	for (int i = 0; i < n; i++) {
+		if (!ps[i].hits && !all)
+			(*unhit)++;
+		else
+			rows[k++] = &ps[i];
+	}
+	qsort(rows, k, sizeof(*rows), count_row_cmp);
+	return top && top < k ? top : k;
+}
+
 static void print_count(const struct probe *ps, int n, enum format fmt,
-			bool any_ret)
+			bool any_ret, bool all, int top)
 {
 	char where[PATH_MAX + 280], rets[32];
+	const struct probe **rows = NULL;
+	int unhit = 0;
 
 	if (fmt == OPENMETRICS) {
 		printf("# TYPE uprobe_hits counter\n"
@@ -1355,22 +1389,35 @@ static void print_count(const struct probe *ps, int n, enum format fmt,
 	} else {
 		printf("%14s  %s\n", "HITS", "FUNCTION");
 	}
+	if (fmt != OPENMETRICS) {
+		rows = malloc((n + 1) * sizeof(*rows));
+		if (!rows) {
+			die("out of memory");
+			return;
+		}
+		n = count_rows(ps, n, all, top, rows, &unhit);
+	}
 	for (int i = 0; i < n; i++) {
-		const struct up_place *p = &ps[i].place;
+		const struct probe *pr = rows ? rows[i] : &ps[i];
+		const struct up_place *p = &pr->place;
 
 		if (fmt == OPENMETRICS) {
-			function_sample("uprobe_hits_total", p, ps[i].hits);
+			function_sample("uprobe_hits_total", p, pr->hits);
 		} else if (any_ret) {
 			function_name(where, sizeof(where), p);
-			snprintf(rets, sizeof(rets), "%llu", ps[i].rets.returns);
-			printf("%14lld  %14s  %s%s\n", ps[i].hits,
-			       ps[i].ret ? rets : "-", where,
-			       ps[i].ret ? "%return" : "");
+			snprintf(rets, sizeof(rets), "%llu", pr->rets.returns);
+			printf("%14lld  %14s  %s%s\n", pr->hits,
+			       pr->ret ? rets : "-", where,
+			       pr->ret ? "%return" : "");
 		} else {
 			function_name(where, sizeof(where), p);
-			printf("%14lld  %s\n", ps[i].hits, where);
+			printf("%14lld  %s\n", pr->hits, where);
 		}
 	}
+	free(rows);
+	if (unhit)
+		fprintf(stderr, "uprobe-cli: %d of the probes were not hit (--all lists them)\n",
+			unhit);
 	if (fmt == OPENMETRICS) {
 		/* a family's samples go together, after the hits' */
 		if (any_ret)
@@ -1398,14 +1445,15 @@ static int cmd_count(int argc, char **argv)
 		{ "top", required_argument, NULL, 't' },
 		{ "size", required_argument, NULL, 's' },
 		{ "trap", no_argument, NULL, 'T' },
+		{ "all", no_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct probe *ps = NULL;
-	int c, n = 0, ret = 0, status = 0, nspecs = 0, top = 10, size = 0;
+	int c, n = 0, ret = 0, status = 0, nspecs = 0, top = 0, size = 0;
 	const char **specs = calloc(argc, sizeof(*specs));
 	const char *by = NULL;
+	bool any_ret, all = false;
 	enum format fmt;
-	bool any_ret;
 
 	if (!specs)
 		return die("out of memory");
@@ -1415,6 +1463,8 @@ static int cmd_count(int argc, char **argv)
 			specs[nspecs++] = optarg;
 		} else if (c == 'T') {
 			jump_ok = false;
+		} else if (c == 'a') {
+			all = true;
 		} else if (c == 'j' || c == 'f') {
 			if (format_option(c, optarg))
 				ret = 2;
@@ -1445,10 +1495,12 @@ static int cmd_count(int argc, char **argv)
 		ret = die("count --by: one probe (-e SPEC), as a table or JSON");
 	else if (size && !by)
 		ret = die("count: --size goes with --by");
+	else if (all && by)
+		ret = die("count: --all goes without --by");
 	if (ret || by) {
 		if (!ret)
-			ret = count_by(specs[0], by, top, size ?: BY_SIZE,
-				       fmt, argv + optind);
+			ret = count_by(specs[0], by, top ?: 10,
+				       size ?: BY_SIZE, fmt, argv + optind);
 		free(specs);
 		return ret;
 	}
@@ -1472,7 +1524,7 @@ static int cmd_count(int argc, char **argv)
 		free(ps);
 		return ret ? ret : status;
 	}
-	print_count(ps, n, fmt, any_ret);
+	print_count(ps, n, fmt, any_ret, all, top);
 	free(ps);
 	return status;
 }
