@@ -423,8 +423,8 @@ static const struct {
 	  "latency: no command given (-- CMD [ARGS])" },
 	{ { "latency", FIXTURES "/sample_pie:sample_mul", "--" },
 	  "latency: no command given (-- CMD [ARGS])" },
-	{ { "latency", FIXTURES "/sample_pie:sample_mul", "-j", "--", "true" },
-	  "latency: options go before the probe ('-j')" },
+	{ { "latency", FIXTURES "/sample_pie:sample_mul", "--frob", "--", "true" },
+	  "latency: unrecognized option '--frob'" },
 	{ { "latency", FIXTURES "/sample_pie:nope", "--", "true" },
 	  "no function 'nope'" },
 	{ { "latency", FIXTURES "/sample_pie:sample_*", "--", "true" },
@@ -455,8 +455,8 @@ static const struct {
 	  "two values named 'a' (give one a name: NAME=VALUE)" },
 	{ { "trace", ARGS_PIE ":args_sum", "$retval" },
 	  "$retval is the value a function returns: probe SPEC%return" },
-	{ { "trace", ARGS_PIE ":args_sum", "--json", "a" },
-	  "trace: options go before the probe ('--json')" },
+	{ { "trace", ARGS_PIE ":args_sum", "a", "--filter", "a > 1" },
+	  "trace: unrecognized option '--filter'" },
 	{ { "hist", ARGS_PIE ":args_sum" },
 	  "hist: give one probe and one value (SPEC VALUE [-- CMD])" },
 	{ { "hist", ARGS_PIE ":args_sum", "s", "--", "true" },
@@ -1247,6 +1247,127 @@ START_TEST(count_return_probes)
 }
 END_TEST
 
+/*
+ * Exit statuses, the same in every command: 2 for a command line that
+ * cannot run as it is, 1 for a failure at run time, 0 for success; one
+ * message for an error, whatever comes after it.
+ */
+static const struct {
+	const char *args[10];
+	int status;
+} statuses[] = {
+	{ { "--frob" }, 2 },
+	{ { "frobnicate" }, 2 },
+	{ { "help", "frobnicate" }, 2 },
+	{ { "add" }, 2 },
+	{ { "add", "--frob", "--frob", FIXTURES "/sample_pie:sample_add" }, 2 },
+	{ { "add", "-p", "x", "-p", "y", FIXTURES "/sample_pie:sample_add" }, 2 },
+	{ { "del" }, 2 },
+	{ { "count", "--", "true" }, 2 },
+	{ { "count", "--frob", "--frob", "-e", FIXTURES "/sample_pie:sample_add",
+	    "--", "true" }, 2 },
+	{ { "count", "--top", "0", "--size", "x", "-e",
+	    FIXTURES "/sample_pie:sample_add", "--", "true" }, 2 },
+	{ { "count", "--all", "--by", "a", "-e", ARGS_PIE ":args_sum", "--",
+	    "true" }, 2 },
+	{ { "latency" }, 2 },
+	{ { "latency", FIXTURES "/sample_pie:sample_mul", "--frob", "--frob",
+	    "--", "true" }, 2 },
+	{ { "trace" }, 2 },
+	{ { "hist", FIXTURES "/sample_pie:sample_mul" }, 2 },
+	{ { "list", "--format=xml" }, 2 },
+	{ { "stat", "-i", "0" }, 2 },
+	{ { "serve" }, 2 },
+	{ { "top", "-i", "0", "-n", "0" }, 2 },
+	{ { "top" }, 2 },
+	{ { "funcs" }, 2 },
+	{ { "resolve" }, 2 },
+	{ { "add", FIXTURES "/sample_pie:nope" }, 1 },
+	{ { "resolve", FIXTURES "/sample_pie:nope" }, 1 },
+	{ { "funcs", FIXTURES "/nope" }, 1 },
+	{ { "latency", FIXTURES "/sample_pie:sample_*", "--", "true" }, 1 },
+	{ { "resolve", FIXTURES "/sample_pie:sample_add" }, 0 },
+	{ { "list" }, 0 },
+};
+
+START_TEST(exit_statuses)
+{
+	const char *const *a = statuses[_i].args;
+	struct result r;
+
+	cli(&r, 0, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8],
+	    a[9], NULL);
+	ck_assert_msg(r.status == statuses[_i].status,
+		      "%s %s: exit status %d, not %d (%s)", a[0],
+		      a[1] ? a[1] : "", r.status, statuses[_i].status, r.err);
+	if (r.status)
+		assert_one_error(&r, "");
+	ck_assert_str_eq(get_file("utprobe_events"), "");
+}
+END_TEST
+
+/*
+ * help COMMAND and COMMAND --help: that command's forms of the usage
+ * and what the words mean, on stdout, exit 0; help alone, all of it.
+ */
+START_TEST(help_of_each_command)
+{
+	static const char *const names[] = {
+		"add", "del", "count", "latency", "trace", "serve", "top",
+		"hist", "list", "stat", "funcs", "resolve",
+	};
+	struct result all, r, h;
+
+	cli(&all, 0, "--help", NULL);
+	cli(&r, 0, "help", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, all.out);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char head[64], *line, *blank;
+
+		cli(&r, 0, "help", names[i], NULL);
+		cli(&h, 0, names[i], "--help", NULL);
+		ck_assert_msg(r.status == 0 && h.status == 0, "%s: %d, %d",
+			      names[i], r.status, h.status);
+		ck_assert_str_eq(r.out, h.out);
+		ck_assert_str_eq(r.err, "");
+		snprintf(head, sizeof(head), "usage: uprobe-cli %s ", names[i]);
+		ck_assert_msg(!strncmp(r.out, head, strlen(head)), "%s: %s",
+			      names[i], r.out);
+		/* each form is the command's; then the words, as in --help */
+		blank = strstr(r.out, "\n\n");
+		ck_assert_ptr_nonnull(blank);
+		ck_assert_ptr_nonnull(strstr(all.out, blank));
+		snprintf(head, sizeof(head), "uprobe-cli %s ", names[i]);
+		for (line = r.out; line < blank; line = strchr(line, '\n') + 1)
+			ck_assert_msg(!strncmp(line + 7, head, strlen(head)) ||
+				      line[7] == ' ', "%s: '%.40s'", names[i],
+				      line);
+	}
+}
+END_TEST
+
+/*
+ * Options anywhere before "--": latency's -j after the probe does what
+ * it does before it.
+ */
+START_TEST(options_after_the_probe)
+{
+	static const char returns[] = "returns=2 unwound=1 missed=0 pending=0 min_ns=40 max_ns=3000 sum_ns=3040 hist=6:1,12:1";
+	struct result before, after;
+
+	cli(&before, 0, "latency", "-j", FIXTURES "/sample_pie:sample_mul",
+	    "--", "sh", "-c", play_kernel, "sh", returns, NULL);
+	put_file("utprobe_events", "", 0644);
+	cli(&after, 0, "latency", FIXTURES "/sample_pie:sample_mul", "-j",
+	    "--", "sh", "-c", play_kernel, "sh", returns, NULL);
+	ck_assert_int_eq(after.status, 3);
+	ck_assert_str_eq(after.err, "");
+	ck_assert_ptr_nonnull(strstr(after.out, "\"calls\":3"));
+	ck_assert_str_eq(after.out, before.out);
+}
+END_TEST
+
 /* A stand-in kernel whose probes got the hits "$1" lists, in order. */
 static const char hits_kernel[] =
 	"d=$UPROBE_CLI_TRACEFS\n"
@@ -1413,6 +1534,10 @@ static void add_tests(TCase *tc)
 			    sizeof(errors) / sizeof(errors[0]));
 	tcase_add_loop_test(tc, errors_in_json, 0,
 			    sizeof(json_errors) / sizeof(json_errors[0]));
+	tcase_add_loop_test(tc, exit_statuses, 0,
+			    sizeof(statuses) / sizeof(statuses[0]));
+	tcase_add_test(tc, help_of_each_command);
+	tcase_add_test(tc, options_after_the_probe);
 	tcase_add_test(tc, kernel_without_utprobes);
 	tcase_add_test(tc, kernel_without_sessions);
 	tcase_add_test(tc, add_sdt_markers);

@@ -54,9 +54,9 @@ offers() {
 }
 
 ktap_print_header
-ktap_set_plan 21
+ktap_set_plan 22
 offers "the commands" "uprobe-cli l" "latency list"
-offers "a command's options" "uprobe-cli stat -" "--format --textfile -i -j -n"
+offers "a command's options" "uprobe-cli stat -" "--format --help --textfile -i -j -n"
 offers "the options before the command" "uprobe-cli -" \
 	"--format --help --json --version -j"
 offers "the commands after those options" "uprobe-cli -j --format json l" \
@@ -64,8 +64,8 @@ offers "the commands after those options" "uprobe-cli -j --format json l" \
 offers "the commands after -f FORMAT" "uprobe-cli -f json l" "latency list"
 offers "-f's values" "uprobe-cli -f o" "openmetrics"
 offers "a command's options after those options" "uprobe-cli --format json latency -" \
-	"-- --format -j"
-offers "serve's options" "uprobe-cli serve -" "--listen --trap -e"
+	"-- --format --help -j"
+offers "serve's options" "uprobe-cli serve -" "--help --listen --trap -e"
 COMP_WORDBREAKS=$' \t\n"\'><=;|&(:'
 offers "--format's values, the word cut at =" "uprobe-cli list --format=j" "json"
 COMP_WORDBREAKS=$' \t\n"\'><;|&('
@@ -79,7 +79,8 @@ COMP_WORDBREAKS=$' \t\n"\'><=;|&(:'
 offers "its functions after the colon, the word cut at :" \
 	"uprobe-cli latency $t/bin/probed_prog:m" "main"
 offers "the probes del removes" "uprobe-cli del " "mine uprobe_cli_1"
-offers "the commands that read values" "uprobe-cli h" "hist"
+offers "the commands that read values, and help" "uprobe-cli h" "help hist"
+offers "help's command" "uprobe-cli help l" "latency list"
 offers "trace's probe" "uprobe-cli trace -j $t/bin/probed_prog:w" "wait_all work"
 offers "trace's probe after --format" \
 	"uprobe-cli -j trace --format json $t/bin/probed_prog:w" "wait_all work"

@@ -57,9 +57,14 @@ struct run_ops {
 
 /*
  * "uprobe-cli: " and the message, on stderr, and in JSON mode as
- * {"error":"MESSAGE"} on stdout too; returns 1.
+ * {"error":"MESSAGE"} on stdout too.  die() returns 1, the exit status
+ * of a failure at run time; usage_error() 2, that of a command line
+ * that cannot run as it is.
  */
 int die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Where the first "--" of @argv is (after argv[0]), or @argc. */
+int dashes_at(int argc, char **argv);
 /* A positive number from @arg, or 0 after a message naming @what. */
 long parse_pos(const char *what, const char *arg);
 /* Write @text to the file at @path opened with @flags; 0 or -errno. */

@@ -360,11 +360,14 @@ int cmd_serve(int argc, char **argv)
 			jump_ok = false;
 		else
 			ret = 2;
+		/* one message: the first bad option's */
+		if (ret)
+			break;
 	}
 	if (!ret && optind < argc)
-		ret = die("serve: '%s': give probes with -e SPEC", argv[optind]);
+		ret = usage_error("serve: '%s': give probes with -e SPEC", argv[optind]);
 	if (!ret && !addr)
-		ret = die("serve: no address given (--listen HOST:PORT)");
+		ret = usage_error("serve: no address given (--listen HOST:PORT)");
 	/* until ^C or SIGTERM, taken by sigwait() alone */
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);

@@ -355,21 +355,23 @@ int cmd_top(int argc, char **argv)
 	};
 	struct top t = { .interval = 1 };
 	const char **specs = calloc(argc, sizeof(*specs));
-	int c, nspecs = 0, ret = 0, status = 0;
+	int c, nspecs = 0, ret = 0, status = 0, dashes = dashes_at(argc, argv);
 	char **cmd = NULL;
 	char *end;
 
 	if (!specs)
 		return die("out of memory");
 	jump_ok = true;
-	while ((c = getopt_long(argc, argv, "+jf:i:n:p:", opts, NULL)) != -1) {
+	/* options anywhere before "--" */
+	while (!ret &&
+	       (c = getopt_long(dashes, argv, "jf:i:n:p:", opts, NULL)) != -1) {
 		if (c == 'j' || c == 'f') {
 			ret |= format_option(c, optarg) ? 2 : 0;
 		} else if (c == 'i') {
 			t.interval = strtod(optarg, &end);
 			if (end == optarg || *end || !(t.interval >= 0.1))
-				ret = die("top: -i '%s': give seconds, 0.1 or more",
-					  optarg) + 1;
+				ret = usage_error("top: -i '%s': give seconds, 0.1 or more",
+						  optarg);
 		} else if (c == 'n') {
 			t.count = parse_pos("-n", optarg);
 			ret |= t.count ? 0 : 2;
@@ -382,16 +384,12 @@ int cmd_top(int argc, char **argv)
 			ret = 2;
 		}
 	}
-	if (optind > 1 && !strcmp(argv[optind - 1], "--"))
-		cmd = argv + optind;
-	for (int i = optind; !cmd && i < argc; i++) {
-		if (!strcmp(argv[i], "--"))
-			cmd = argv + i + 1;
-		else
-			specs[nspecs++] = argv[i];
-	}
+	for (int i = optind; i < dashes; i++)
+		specs[nspecs++] = argv[i];
+	if (dashes < argc)
+		cmd = argv + dashes + 1;
 	if (!ret && !t.pid == !(cmd && *cmd))
-		ret = die("top: give -p PID or -- CMD [ARGS], one of them") + 1;
+		ret = usage_error("top: give -p PID or -- CMD [ARGS], one of them");
 	if (!ret && t.pid) {
 		ret = top_pid(&t, specs, nspecs);
 	} else if (!ret) {

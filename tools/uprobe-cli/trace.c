@@ -224,7 +224,7 @@ static int fetch_args(struct probe *ps, int n, char **exprs, int nexprs,
 			for (int j = 0; j < k && !ret; j++)
 				if (!strcmp(v->f[i * nexprs + j].name,
 					    f->name))
-					ret = die("two values named '%s' (give one a name: NAME=VALUE)",
+					ret = usage_error("two values named '%s' (give one a name: NAME=VALUE)",
 						  f->name);
 		}
 		up_binary_close(&b);
@@ -850,24 +850,11 @@ static int session_probes(struct session *s, const char *cmd_name,
 	return ret;
 }
 
-/* "SPEC ARG... [-- CMD]": the command after "--", or NULL */
-static char **after_dashes(int argc, char **argv, int *nargs)
-{
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--")) {
-			*nargs = i;
-			return i + 1 < argc ? argv + i + 1 : NULL;
-		}
-	}
-	*nargs = argc;
-	return NULL;
-}
-
 /*
- * "[-j | --format=F] SPEC [VALUE...] [-- CMD [ARGS]]" of command @name,
- * with @min to @max words before "--": those words into *@words
- * (*@nwords of them), the command into *@cmd (NULL if none).  0, or the
- * exit status after a message.
+ * "SPEC [VALUE...] [-- CMD [ARGS]]" of command @name, its options (-j,
+ * --format=F) anywhere before "--", with @min to @max words before
+ * "--": those words into *@words (*@nwords of them), the command into
+ * *@cmd (NULL if none).  0, or the exit status after a message.
  */
 static int parse_cmdline(int argc, char **argv, const char *name,
 			 const char *usage, int min, int max,
@@ -877,25 +864,21 @@ static int parse_cmdline(int argc, char **argv, const char *name,
 		FORMAT_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, end = dashes_at(argc, argv);
 
-	while ((c = getopt_long(argc, argv, "+jf:", opts, NULL)) != -1)
+	/* getopt sees what is before "--" alone: it keeps its place */
+	while ((c = getopt_long(end, argv, "jf:", opts, NULL)) != -1)
 		if ((c != 'j' && c != 'f') || format_option(c, optarg))
 			return 2;
 	if (table_or_json(name))
 		return 2;
-	argc -= optind;
-	argv += optind;
-	*cmd = after_dashes(argc, argv, nwords);
-	*words = argv;
-	for (int i = 1; i < *nwords; i++)
-		if (argv[i][0] == '-' && argv[i][1] == '-')
-			return die("%s: options go before the probe ('%s')",
-				   name, argv[i]);
+	*words = argv + optind;
+	*nwords = end - optind;
+	*cmd = end + 1 < argc ? argv + end + 1 : NULL;
 	if (*nwords < min || *nwords > max)
-		return die("%s: %s", name, usage);
-	if (*nwords < argc && !*cmd)
-		return die("%s: no command after '--'", name);
+		return usage_error("%s: %s", name, usage);
+	if (end < argc && !*cmd)
+		return usage_error("%s: no command after '--'", name);
 	return 0;
 }
 
@@ -982,8 +965,8 @@ int by_size(const char *arg)
 	long v = parse_pos("--size", arg);
 
 	if (v && (v < BY_SIZE_MIN || v > BY_SIZE_MAX)) {
-		die("count --by: --size %ld is outside the kernel's range, %d to %d",
-		    v, BY_SIZE_MIN, BY_SIZE_MAX);
+		usage_error("count --by: --size %ld is outside the kernel's range, %d to %d",
+			    v, BY_SIZE_MIN, BY_SIZE_MAX);
 		return 0;
 	}
 	return v;

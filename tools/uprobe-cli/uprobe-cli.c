@@ -95,29 +95,67 @@ static void json_error(const char *msg)
 	jsonw_destroy(&w);
 }
 
-int die(const char *fmt, ...)
+/* die() and usage_error(): the message, on stderr and as JSON. */
+static void vmessage(const char *fmt, va_list ap)
 {
 	char *msg = NULL;
-	va_list ap;
+	va_list copy;
 	int len;
 
-	va_start(ap, fmt);
-	len = vasprintf(&msg, fmt, ap);
-	va_end(ap);
+	va_copy(copy, ap);
+	len = vasprintf(&msg, fmt, copy);
+	va_end(copy);
 	if (len < 0) {
 		/* out of memory: the message as it goes, on stderr only */
 		fputs("uprobe-cli: ", stderr);
-		va_start(ap, fmt);
 		vfprintf(stderr, fmt, ap);
-		va_end(ap);
 		fputc('\n', stderr);
-		return 1;
+		return;
 	}
 	fprintf(stderr, "uprobe-cli: %s\n", msg);
 	if (out_fmt == JSON)
 		json_error(msg);
 	free(msg);
+}
+
+/* A failure at run time: its message.  Returns 1, its exit status. */
+int die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage(fmt, ap);
+	va_end(ap);
 	return 1;
+}
+
+/*
+ * A command line that cannot be run as it is (an option or argument
+ * missing, unknown or malformed, two that do not go together): its
+ * message.  Returns 2, its exit status.
+ */
+int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage(fmt, ap);
+	va_end(ap);
+	return 2;
+}
+
+/*
+ * Where the first "--" of @argv[0..@argc) is, or @argc.  A command whose
+ * words come before "--" and its command after parses its options in
+ * what comes before (getopt moves the words after the options, and
+ * would take the "--" with them).
+ */
+int dashes_at(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--"))
+			return i;
+	return argc;
 }
 
 /* A positive number from @arg, or 0 after a message naming @what. */
@@ -135,38 +173,74 @@ long parse_pos(const char *what, const char *arg)
 	return v;
 }
 
+/*
+ * The usage: the synopsis, a line for each form of each command (and
+ * lines that go on one, indented further), a blank line, then what the
+ * words mean.
+ */
+static const char usage_text[] =
+	"usage: uprobe-cli add SPEC... [-p PID] [--name NAME] [--trap]\n"
+	"       uprobe-cli count [-j | --format=F] [--trap] [--all] [--top N]\n"
+	"                  -e SPEC [-e SPEC]... -- CMD [ARGS]\n"
+	"       uprobe-cli count [-j] -e SPEC --by VALUE [--top N] [--size N]\n"
+	"                  -- CMD [ARGS]\n"
+	"       uprobe-cli latency [-j] SPEC -- CMD [ARGS]\n"
+	"       uprobe-cli trace [-j] SPEC [VALUE...] [-- CMD [ARGS]]\n"
+	"       uprobe-cli hist [-j] SPEC VALUE [-- CMD [ARGS]]\n"
+	"       uprobe-cli del NAME... | --all\n"
+	"       uprobe-cli list [-j | --format=F]\n"
+	"       uprobe-cli stat [-i SECONDS] [-n COUNT] [-j | --format=F]\n"
+	"       uprobe-cli stat --format=openmetrics --textfile FILE [-i SECONDS] [-n COUNT]\n"
+	"       uprobe-cli serve --listen HOST:PORT [--trap] [-e SPEC]...\n"
+	"       uprobe-cli top [-j] [-i SECONDS] [-n COUNT] [--trap]\n"
+	"                  (-p PID | [SPEC...] -- CMD [ARGS])\n"
+	"       uprobe-cli funcs [-j] [--sdt] BINARY [GLOB]\n"
+	"       uprobe-cli resolve SPEC [-p PID]\n"
+	"       uprobe-cli help [COMMAND] | COMMAND --help\n"
+	"       uprobe-cli [-j | --format=F] COMMAND ...\n"
+	"       uprobe-cli --version | --help\n"
+	"\n"
+	"SPEC is BINARY:SYMBOL, BINARY:SYMBOL+OFFSET, BINARY:0xADDR,\n"
+	"BINARY:FILE.c:LINE, BINARY:GLOB or BINARY:sdt:PROVIDER:NAME (an\n"
+	"SDT marker); BINARY is a path, a program in $PATH or a library's\n"
+	"short name (libc).  SPEC%return is a return probe on a function's\n"
+	"entry, which counts its returns too.  F is table, json or\n"
+	"openmetrics.  VALUE is a C variable or parameter\n"
+	"visible there (NAME, NAME->FIELD, NAME.FIELD, NAME[N]), $retval\n"
+	"with %return, or a fetch argument (%di:u64), as NAME=VALUE to\n"
+	"name it.  See uprobe-cli(1).\n";
+
+/*
+ * Print the usage, of command @cmd alone if not NULL: its forms of the
+ * synopsis, then what the words mean.
+ */
+static void usage_of(FILE *f, const char *cmd)
+{
+	size_t len = cmd ? strlen(cmd) : 0;
+	const char *line, *nl;
+	bool first = true, in = false;
+
+	for (line = usage_text; *line != '\n'; line = nl + 1) {
+		/* after "usage: ", or the spaces under it */
+		const char *form = line + 7;
+
+		nl = strchr(line, '\n');
+		if (form[0] != ' ')
+			in = !cmd || (!strncmp(form, "uprobe-cli ", 11) &&
+				      !strncmp(form + 11, cmd, len) &&
+				      (form[11 + len] == ' ' ||
+				       form[11 + len] == '\n'));
+		if (in)
+			fprintf(f, "%s%.*s\n", first ? "usage: " : "       ",
+				(int)(nl - form), form);
+		first &= !in;
+	}
+	fputs(line, f);
+}
+
 static void usage(FILE *f)
 {
-	fputs("usage: uprobe-cli add SPEC... [-p PID] [--name NAME] [--trap]\n"
-	      "       uprobe-cli count [-j | --format=F] [--trap] [--all] [--top N]\n"
-	      "                  -e SPEC [-e SPEC]... -- CMD [ARGS]\n"
-	      "       uprobe-cli count [-j] -e SPEC --by VALUE [--top N] [--size N]\n"
-	      "                  -- CMD [ARGS]\n"
-	      "       uprobe-cli latency [-j] SPEC -- CMD [ARGS]\n"
-	      "       uprobe-cli trace [-j] SPEC [VALUE...] [-- CMD [ARGS]]\n"
-	      "       uprobe-cli hist [-j] SPEC VALUE [-- CMD [ARGS]]\n"
-	      "       uprobe-cli del NAME... | --all\n"
-	      "       uprobe-cli list [-j | --format=F]\n"
-	      "       uprobe-cli stat [-i SECONDS] [-n COUNT] [-j | --format=F]\n"
-	      "       uprobe-cli stat --format=openmetrics --textfile FILE [-i SECONDS] [-n COUNT]\n"
-	      "       uprobe-cli serve --listen HOST:PORT [--trap] [-e SPEC]...\n"
-	      "       uprobe-cli top [-j] [-i SECONDS] [-n COUNT] [--trap]\n"
-	      "                  (-p PID | [SPEC...] -- CMD [ARGS])\n"
-	      "       uprobe-cli funcs [-j] [--sdt] BINARY [GLOB]\n"
-	      "       uprobe-cli resolve SPEC [-p PID]\n"
-	      "       uprobe-cli [-j | --format=F] COMMAND ...\n"
-	      "       uprobe-cli --version | --help\n"
-	      "\n"
-	      "SPEC is BINARY:SYMBOL, BINARY:SYMBOL+OFFSET, BINARY:0xADDR,\n"
-	      "BINARY:FILE.c:LINE, BINARY:GLOB or BINARY:sdt:PROVIDER:NAME (an\n"
-	      "SDT marker); BINARY is a path, a program in $PATH or a library's\n"
-	      "short name (libc).  SPEC%return is a return probe on a function's\n"
-	      "entry, which counts its returns too.  F is table, json or\n"
-	      "openmetrics.  VALUE is a C variable or parameter\n"
-	      "visible there (NAME, NAME->FIELD, NAME.FIELD, NAME[N]), $retval\n"
-	      "with %return, or a fetch argument (%di:u64), as NAME=VALUE to\n"
-	      "name it.  See uprobe-cli(1).\n",
-	      f);
+	usage_of(f, NULL);
 }
 
 int file_write(const char *path, int flags, const char *text)
@@ -648,7 +722,7 @@ int resolve_probes(const char *spec, pid_t pid, bool ret_probe,
 	what = strchr(buf, ':');
 	pct = what ? strchr(what, '%') : NULL;
 	if (pct)
-		return die("'%s': unknown suffix '%s' (%%return is the only one)",
+		return usage_error("'%s': unknown suffix '%s' (%%return is the only one)",
 			   spec, pct);
 	k = up_resolve(buf, pid, &p, err, sizeof(err));
 	if (k < 0)
@@ -744,10 +818,10 @@ static int cmd_add(int argc, char **argv)
 			return 2;
 	}
 	if (optind >= argc)
-		return die("add: no probe given");
+		return usage_error("add: no probe given");
 	if (name && (!*name || strlen(name) >= NAME_MAX_LEN ||
 		     strpbrk(name, " \t\n:/")))
-		return die("bad probe name '%s'", name);
+		return usage_error("bad probe name '%s'", name);
 	for (int a = optind; a < argc && !ret; a++)
 		ret = resolve_probes(argv[a], pid, false, &ps, &n);
 	if (ret)
@@ -820,7 +894,7 @@ static int cmd_del(int argc, char **argv)
 	int r, ret = 0;
 
 	if (argc < 2)
-		return die("del: no probe name given (or --all)");
+		return usage_error("del: no probe name given (or --all)");
 	if (!strcmp(argv[1], "--all")) {
 		int fd;
 
@@ -856,7 +930,7 @@ int format_option(int opt, const char *arg)
 	else if (!strcmp(arg, "table"))
 		out_fmt = TABLE;
 	else
-		return die("unknown format '%s' (table, json, openmetrics)",
+		return usage_error("unknown format '%s' (table, json, openmetrics)",
 			   arg) + 1;
 	return 0;
 }
@@ -865,7 +939,8 @@ int table_or_json(const char *cmd)
 {
 	if (out_fmt != OPENMETRICS)
 		return 0;
-	return die("%s: no openmetrics output (table or json)", cmd) + 1;
+	return usage_error("%s: no openmetrics output (table or json)",
+			   cmd);
 }
 
 json_writer_t *json_new(void)
@@ -909,7 +984,7 @@ static int parse_format(int argc, char **argv, struct view_opts *o)
 
 			*o->interval = strtod(optarg, &end);
 			if (end == optarg || *end || !(*o->interval > 0))
-				return die("bad interval '%s'", optarg) + 1;
+				return usage_error("bad interval '%s'", optarg);
 		} else if (c == 'n' && o->count) {
 			*o->count = parse_pos("count", optarg);
 			if (!*o->count)
@@ -1085,7 +1160,7 @@ static int cmd_stat(int argc, char **argv)
 		return r;
 	fmt = out_fmt;
 	if (textfile && fmt != OPENMETRICS)
-		return die("stat --textfile writes metrics: give --format=openmetrics");
+		return usage_error("stat --textfile writes metrics: give --format=openmetrics");
 	if (textfile)
 		return stat_textfile(textfile, interval, count);
 	n = read_probes(&l);
@@ -1458,7 +1533,8 @@ static int cmd_count(int argc, char **argv)
 	if (!specs)
 		return die("out of memory");
 	jump_ok = true;
-	while ((c = getopt_long(argc, argv, "+e:jf:", opts, NULL)) != -1) {
+	while (!ret &&
+	       (c = getopt_long(argc, argv, "+e:jf:", opts, NULL)) != -1) {
 		if (c == 'e') {
 			specs[nspecs++] = optarg;
 		} else if (c == 'T') {
@@ -1488,15 +1564,15 @@ static int cmd_count(int argc, char **argv)
 	}
 	fmt = out_fmt;
 	if (!nspecs)
-		ret = die("count: no probe given (-e SPEC)");
+		ret = usage_error("count: no probe given (-e SPEC)");
 	else if (optind >= argc)
-		ret = die("count: no command given (-- CMD [ARGS])");
+		ret = usage_error("count: no command given (-- CMD [ARGS])");
 	else if (by && (nspecs != 1 || fmt == OPENMETRICS))
-		ret = die("count --by: one probe (-e SPEC), as a table or JSON");
+		ret = usage_error("count --by: one probe (-e SPEC), as a table or JSON");
 	else if (size && !by)
-		ret = die("count: --size goes with --by");
+		ret = usage_error("count: --size goes with --by");
 	else if (all && by)
-		ret = die("count: --all goes without --by");
+		ret = usage_error("count: --all goes without --by");
 	if (ret || by) {
 		if (!ret)
 			ret = count_by(specs[0], by, top ?: 10,
@@ -1585,24 +1661,27 @@ static int cmd_latency(int argc, char **argv)
 	struct probe *ps = NULL;
 	const char *spec;
 	char where[PATH_MAX + 280];
-	int c, n = 0, ret, status = 0;
+	int c, n = 0, ret, status = 0, end = dashes_at(argc, argv);
 
-	while ((c = getopt_long(argc, argv, "+jf:", opts, NULL)) != -1)
+	/*
+	 * SPEC -- CMD: options anywhere before "--".  SPEC CMD, without
+	 * "--": before SPEC, what follows it is the command's.
+	 */
+	while ((c = getopt_long(end, argv, end < argc ? "jf:" : "+jf:", opts,
+				NULL)) != -1)
 		if ((c != 'j' && c != 'f') || format_option(c, optarg))
 			return 2;
 	if (table_or_json("latency"))
 		return 2;
-	/* "latency -- CMD": getopt took the "--" */
-	if (optind >= argc || !strcmp(argv[optind - 1], "--"))
-		return die("latency: no probe given (SPEC -- CMD [ARGS])");
-	spec = argv[optind++];
-	if (optind < argc && !strcmp(argv[optind], "--"))
-		optind++;
-	else if (optind < argc && argv[optind][0] == '-')
-		return die("latency: options go before the probe ('%s')",
-			   argv[optind]);
+	if (optind >= end)
+		return usage_error("latency: no probe given (SPEC -- CMD [ARGS])");
+	if (end < argc && end - optind > 1)
+		return usage_error("latency: one probe (SPEC -- CMD [ARGS]), not '%s'",
+				   argv[optind + 1]);
+	spec = argv[optind];
+	optind = end < argc ? end + 1 : optind + 1;
 	if (optind >= argc)
-		return die("latency: no command given (-- CMD [ARGS])");
+		return usage_error("latency: no command given (-- CMD [ARGS])");
 	ret = resolve_probes(spec, 0, true, &ps, &n);
 	if (!ret && n != 1)
 		ret = die("latency: '%s' names %d functions; give one", spec, n);
@@ -1778,9 +1857,9 @@ static int cmd_funcs(int argc, char **argv)
 	if (r)
 		return r;
 	if (out_fmt == OPENMETRICS)
-		return die("funcs: no counts to print as openmetrics (table or json)");
+		return usage_error("funcs: no counts to print as openmetrics (table or json)");
 	if (optind >= argc)
-		return die("funcs: no binary given");
+		return usage_error("funcs: no binary given");
 	if (up_find_binary(argv[optind], 0, path, sizeof(path), err,
 			   sizeof(err)))
 		return die("%s", err);
@@ -1802,7 +1881,7 @@ static int cmd_resolve(int argc, char **argv)
 			return 2;
 	}
 	if (optind >= argc)
-		return die("resolve: no probe given");
+		return usage_error("resolve: no probe given");
 	if (resolve_probes(argv[optind], pid, false, &ps, &n))
 		return 1;
 	for (int i = 0; i < n; i++) {
@@ -1816,7 +1895,10 @@ static int cmd_resolve(int argc, char **argv)
 	return 0;
 }
 
-/* A command: its name, and what runs it with its own argv[0] its name. */
+/*
+ * A command: its name, and what runs it, its argv[0] "uprobe-cli: NAME"
+ * (getopt's messages begin with it).
+ */
 struct cmd {
 	const char *name;
 	int (*func)(int argc, char **argv);
@@ -1837,13 +1919,51 @@ static const struct cmd cmds[] = {
 	{ "resolve",	cmd_resolve },
 };
 
-/* Run the command argv[0] names, with its arguments. */
-static int cmd_select(int argc, char **argv)
+static const struct cmd *cmd_find(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
-		if (!strcmp(argv[0], cmds[i].name))
-			return cmds[i].func(argc, argv);
-	return die("%s: unknown command (see uprobe-cli --help)", argv[0]);
+		if (!strcmp(name, cmds[i].name))
+			return &cmds[i];
+	return NULL;
+}
+
+/* help [COMMAND]: the usage, or that command's, on stdout. */
+static int cmd_help(int argc, char **argv)
+{
+	if (argc > 2)
+		return usage_error("help: one command at most, not '%s'",
+				   argv[2]);
+	if (argc == 2 && !cmd_find(argv[1]))
+		return usage_error("help: %s: unknown command (see uprobe-cli --help)",
+				   argv[1]);
+	usage_of(stdout, argc == 2 ? argv[1] : NULL);
+	return 0;
+}
+
+/*
+ * Run the command argv[0] names, with its arguments; or print its usage
+ * if --help is among its options (before any "--").
+ */
+static int cmd_select(int argc, char **argv)
+{
+	const struct cmd *c = cmd_find(argv[0]);
+	char name[32];
+
+	if (!strcmp(argv[0], "help"))
+		return cmd_help(argc, argv);
+	if (!c)
+		return usage_error("%s: unknown command (see uprobe-cli --help)",
+				   argv[0]);
+	for (int i = 1; i < dashes_at(argc, argv); i++) {
+		if (!strcmp(argv[i], "--help")) {
+			usage_of(stdout, c->name);
+			return 0;
+		}
+	}
+	/* what getopt's messages begin with, as ours do */
+	snprintf(name, sizeof(name), "uprobe-cli: %s", c->name);
+	argv[0] = name;
+	return c->func(argc, argv);
 }
 
 static void version(void)
@@ -1879,14 +1999,14 @@ static int global_options(int argc, char **argv)
 			if (format_option(c, optarg))
 				return 2;
 		} else if (c == ':') {
-			return die("%s: give a format (table, json, openmetrics)",
-				   argv[optind - 1]) + 1;
+			return usage_error("%s: give a format (table, json, openmetrics)",
+					   argv[optind - 1]);
 		} else if (!strncmp(argv[optind - 1], "--", 2)) {
-			return die("%s: unknown option (see uprobe-cli --help)",
+			return usage_error("%s: unknown option (see uprobe-cli --help)",
 				   argv[optind - 1]);
 		} else {
 			/* argv[optind - 1] may be a cluster it is inside */
-			return die("-%c: unknown option (see uprobe-cli --help)",
+			return usage_error("-%c: unknown option (see uprobe-cli --help)",
 				   optopt);
 		}
 	}
