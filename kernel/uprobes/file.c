@@ -156,6 +156,9 @@ struct utp_kept {
  * kept addresses are theirs to take over (utp_int3_inherited()).
  */
 static LIST_HEAD(utp_forks);
+/* The bytes a fork's copy of the text gets back, written a page at a time. */
+#define UTP_FORK_POKES		256
+
 static DEFINE_SPINLOCK(utp_forks_lock);
 
 static bool utp_point_on_file(struct utp_point *pt)
@@ -288,11 +291,11 @@ static void utp_fork_queue(struct utp_thread *ut, struct task_struct *child)
  */
 void __utprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *mm)
 {
-	struct utp_poke pk[16];
+	struct utp_poke stack_pk[2 * UTP_JUMP_SIZE], *pk;
+	unsigned int n = 0, max = UTP_FORK_POKES;
 	struct utp_thread *ut;
 	struct utp_proc *proc;
 	struct utp_point *pt;
-	unsigned int n = 0;
 	unsigned long idx;
 	int srcu;
 
@@ -309,9 +312,16 @@ void __utprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *mm)
 	/* left by a fork that failed after its copy */
 	if (ut && ut->fork_pending)
 		utp_fork_forget(ut);
+	pk = kmalloc_array(max, sizeof(*pk), GFP_KERNEL);
+	if (!pk) {
+		pk = stack_pk;
+		max = ARRAY_SIZE(stack_pk);
+	}
 	srcu = srcu_read_lock(&utp_srcu);
 	xa_for_each(&proc->points, idx, pt) {
 		unsigned long vaddr = pt->vaddr;
+		bool kept, jumped = false;
+		u8 first;
 
 		/*
 		 * A stale point's int3 is the new text's, but for one that
@@ -323,27 +333,34 @@ void __utprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *mm)
 			vaddr = READ_ONCE(pt->moved_to);
 			if (!vaddr)
 				continue;
-		} else if (READ_ONCE(pt->jumped)) {
-			/* the copy's jump goes back to the int3 first */
-			utp_jump_fork(pt, mm);
+		} else {
+			jumped = READ_ONCE(pt->jumped);
 		}
-		if (!READ_ONCE(pt->stale) && ut && utp_point_on_file(pt) &&
-		    !utp_fork_keep(ut, pt))
+		kept = !READ_ONCE(pt->stale) && ut && utp_point_on_file(pt) &&
+		       !utp_fork_keep(ut, pt);
+		if (kept && !jumped)
 			continue;
 		/* the bytes of one page back with one copy of it */
-		if (n == ARRAY_SIZE(pk) ||
+		if (max - n < UTP_JUMP_SIZE ||
 		    (n && (pk[0].vaddr ^ vaddr) & PAGE_MASK)) {
 			utp_poke_page_locked(mm, pk, n, false);
 			n = 0;
 		}
+		/* a kept point's int3 stays, the copy of a jump goes */
+		first = kept ? UTP_BREAK_INSN : utp_arch_insn_opcode(&pt->ai);
+		if (jumped) {
+			n += utp_jump_fork(pt, first, pk + n);
+			continue;
+		}
 		pk[n++] = (struct utp_poke){
-			.vaddr = vaddr, .old = UTP_BREAK_INSN,
-			.new = utp_arch_insn_opcode(&pt->ai),
+			.vaddr = vaddr, .old = UTP_BREAK_INSN, .new = first,
 		};
 	}
 	if (n)
 		utp_poke_page_locked(mm, pk, n, false);
 	srcu_read_unlock(&utp_srcu, srcu);
+	if (pk != stack_pk)
+		kfree(pk);
 	kref_put(&proc->kref, utp_proc_release);
 }
 

@@ -442,7 +442,8 @@ void utp_jump_clear_at(struct utp_proc *proc, unsigned long vaddr,
 void utp_jump_join(struct utp_point *pt, struct utp_consumer *c);
 void utp_jump_fold(struct utp_consumer *c);
 bool utp_jump_through(struct utp_point *pt, struct pt_regs *regs);
-void utp_jump_fork(struct utp_point *pt, struct mm_struct *mm);
+unsigned int utp_jump_fork(struct utp_point *pt, u8 first,
+			   struct utp_poke *pk);
 void utp_jump_moved(struct utp_proc *proc, unsigned long start,
 		    unsigned long end, unsigned long to);
 bool utp_jump_access_read(struct utp_proc *proc, unsigned long addr,

@@ -1626,22 +1626,24 @@ bool utp_jump_through(struct utp_point *pt, struct pt_regs *regs)
 	return true;
 }
 
-/*
- * A fork copied @pt's window, jump and all, into @mm: the copy gets the
- * int3 and the instructions back (the int3 then goes or stays with the
- * rest of the child's).  Both mmap_locks held for writing.
+/**
+ * utp_jump_fork - what a fork's copy of a jump's window gets back
+ * @pt:		a point whose jump is in
+ * @first:	the byte for the copy's first: the int3, or the
+ *		instruction's own
+ * @pk:		UTP_JUMP_SIZE pokes to fill
+ *
+ * A fork copied @pt's window, jump and all: the copy gets @first and
+ * the instructions' other bytes back (the child has no stubs).  Both
+ * mmap_locks held for writing.  Returns how many pokes it filled.
  */
-void utp_jump_fork(struct utp_point *pt, struct mm_struct *mm)
+unsigned int utp_jump_fork(struct utp_point *pt, u8 first,
+			   struct utp_poke *pk)
 {
-	struct utp_poke pk[UTP_JUMP_SIZE];
-	unsigned int n;
-
 	pk[0] = (struct utp_poke){
-		.vaddr = pt->vaddr, .old = JMP32_INSN_OPCODE,
-		.new = UTP_BREAK_INSN,
+		.vaddr = pt->vaddr, .old = JMP32_INSN_OPCODE, .new = first,
 	};
-	n = 1 + utp_jump_tail(pt, pt->vaddr, false, pk + 1);
-	utp_poke_page_locked(mm, pk, n, false);
+	return 1 + utp_jump_tail(pt, pt->vaddr, false, pk + 1);
 }
 
 /*
