@@ -439,7 +439,8 @@ void utp_jump_out_probe(struct utp_proc *proc, struct utprobe *up,
 			struct list_head *list, u8 why);
 void utp_jump_clear_at(struct utp_proc *proc, unsigned long vaddr,
 		       bool stopped);
-void utp_jump_join(struct utp_point *pt, struct utp_consumer *c);
+void utp_jump_join(struct utp_point *pt, struct utp_consumer *c,
+		   bool inherited);
 void utp_jump_fold(struct utp_consumer *c);
 bool utp_jump_through(struct utp_point *pt, struct pt_regs *regs);
 unsigned int utp_jump_fork(struct utp_point *pt, u8 first,

@@ -50,6 +50,8 @@
 #define UTP_JUMP_STACK_SCAN	SZ_64K
 /* Times a process is tried again while threads are inside windows. */
 #define UTP_JUMP_TRIES		50
+/* How long a fork's child runs on int3s before its look for jumps. */
+#define UTP_JUMP_FORK_DELAY	(HZ / 10)
 /* How long every thread of a process may take to be looked at. */
 #define UTP_JUMP_GRACE_JIFFIES	(HZ / 5)
 
@@ -1574,9 +1576,12 @@ void utp_jump_clear_at(struct utp_proc *proc, unsigned long vaddr,
 /*
  * @c has just joined @pt: its stub's count so far is not @c's.  A probe
  * that gives its function's extent has the process looked at for a
- * jump.  utp_mutex held.
+ * jump; a little later if @pt is a fork's child's (@inherited), which
+ * mostly execs at once: the look and the jumps would be for nothing.
+ * utp_mutex held.
  */
-void utp_jump_join(struct utp_point *pt, struct utp_consumer *c)
+void utp_jump_join(struct utp_point *pt, struct utp_consumer *c,
+		   bool inherited)
 {
 	/* without the memory, it is not entered by a jump: see write_in */
 	if (pt->jump && !pt->jump->sys)
@@ -1584,7 +1589,8 @@ void utp_jump_join(struct utp_point *pt, struct utp_consumer *c)
 	if (c->up->func_size) {
 		if (pt->jwhy == UTP_JW_OFF)
 			pt->jwhy = UTP_JW_PENDING;
-		utp_jump_kick(pt->proc);
+		utp_jump_kick_later(pt->proc,
+				    inherited ? UTP_JUMP_FORK_DELAY : 0);
 	}
 }
 

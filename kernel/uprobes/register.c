@@ -174,7 +174,7 @@ again:
 	list_add_tail_rcu(&c->point_node, &pt->consumers);
 	list_add_tail(&c->probe_node, &up->consumers);
 	utp_ref_raise(proc, c);
-	utp_jump_join(pt, c);
+	utp_jump_join(pt, c, mode == UTP_ADD_INHERITED);
 	c = NULL;
 out:
 	if (quiesced)
