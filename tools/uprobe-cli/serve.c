@@ -274,19 +274,19 @@ static struct MHD_Daemon *listen_any(uint16_t port)
 }
 
 /*
- * Listen on @addr, HOST:PORT (HOST a numeric IPv4 or [IPv6] address,
- * or empty for every address, IPv4 and IPv6): the daemon, or NULL after
- * a message.
+ * Read @addr, HOST:PORT (HOST a numeric IPv4 or [IPv6] address, or
+ * empty for every address, IPv4 and IPv6), into *@ai (NULL for every
+ * address, with *@port).  0, or 2 after a message: a command line that
+ * cannot run, found before anything is placed.
  */
-static struct MHD_Daemon *listen_on(const char *addr)
+static int listen_parse(const char *addr, struct addrinfo **ai,
+			unsigned short *port)
 {
 	struct addrinfo hints = {
 		.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE,
 		.ai_socktype = SOCK_STREAM,
 	};
 	const char *colon = strrchr(addr, ':'), *h = addr;
-	struct addrinfo *ai = NULL;
-	struct MHD_Daemon *d;
 	char host[64];
 	int len, r;
 
@@ -295,26 +295,38 @@ static struct MHD_Daemon *listen_on(const char *addr)
 		h++;
 		len -= 2;
 	}
-	if (!colon || !colon[1] || len >= (int)sizeof(host)) {
-		die("--listen '%s': give HOST:PORT, :PORT or [IPv6]:PORT", addr);
-		return NULL;
-	}
+	if (!colon || !colon[1] || len >= (int)sizeof(host))
+		return usage_error("--listen '%s': give HOST:PORT, :PORT or [IPv6]:PORT",
+				   addr);
 	snprintf(host, sizeof(host), "%.*s", len, h);
-	r = getaddrinfo(len ? host : NULL, colon + 1, &hints, &ai);
-	if (r) {
-		die("--listen '%s': %s", addr, gai_strerror(r));
-		return NULL;
+	r = getaddrinfo(len ? host : NULL, colon + 1, &hints, ai);
+	if (r)
+		return usage_error("--listen '%s': %s", addr, gai_strerror(r));
+	*port = ntohs(((struct sockaddr_in *)(*ai)->ai_addr)->sin_port);
+	if (!len) {
+		freeaddrinfo(*ai);
+		*ai = NULL;
 	}
-	if (len)
+	return 0;
+}
+
+/*
+ * Listen where listen_parse() read @addr to: @ai, or every address on
+ * @port if NULL.  The daemon, or NULL after a message.
+ */
+static struct MHD_Daemon *listen_on(const char *addr, struct addrinfo *ai,
+				    unsigned short port)
+{
+	struct MHD_Daemon *d;
+
+	if (ai)
 		d = start(ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0, 0,
 			  ai->ai_addr);
 	else
-		d = listen_any(ntohs(((struct sockaddr_in *)
-				      ai->ai_addr)->sin_port));
+		d = listen_any(port);
 	if (!d)
 		die("cannot listen on %s (the port in use, or not an address of this machine)",
 		    addr);
-	freeaddrinfo(ai);
 	return d;
 }
 
@@ -341,6 +353,8 @@ int cmd_serve(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char **specs = calloc(argc, sizeof(*specs));
+	struct addrinfo *ai = NULL;
+	unsigned short port = 0;
 	const char *addr = NULL;
 	struct probe *ps = NULL;
 	struct MHD_Daemon *d;
@@ -368,6 +382,8 @@ int cmd_serve(int argc, char **argv)
 		ret = usage_error("serve: '%s': give probes with -e SPEC", argv[optind]);
 	if (!ret && !addr)
 		ret = usage_error("serve: no address given (--listen HOST:PORT)");
+	if (!ret)
+		ret = listen_parse(addr, &ai, &port);
 	/* until ^C or SIGTERM, taken by sigwait() alone */
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
@@ -378,7 +394,9 @@ int cmd_serve(int argc, char **argv)
 		ret = place(specs, nspecs, &ps, &n);
 	placed = !ret;
 	free(specs);
-	d = ret ? NULL : listen_on(addr);
+	d = ret ? NULL : listen_on(addr, ai, port);
+	if (ai)
+		freeaddrinfo(ai);
 	if (!ret && !d)
 		ret = 1;
 	if (!ret) {
