@@ -1326,6 +1326,10 @@ START_TEST(help_of_each_command)
 	cli(&r, 0, "help", NULL);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_str_eq(r.out, all.out);
+	cli(&r, 0, "help", "help", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(!strncmp(r.out, "usage: uprobe-cli help [COMMAND]", 32),
+		      "%s", r.out);
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char head[64], *line, *blank;
 

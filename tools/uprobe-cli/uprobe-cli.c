@@ -1933,7 +1933,7 @@ static int cmd_help(int argc, char **argv)
 	if (argc > 2)
 		return usage_error("help: one command at most, not '%s'",
 				   argv[2]);
-	if (argc == 2 && !cmd_find(argv[1]))
+	if (argc == 2 && strcmp(argv[1], "help") && !cmd_find(argv[1]))
 		return usage_error("help: %s: unknown command (see uprobe-cli --help)",
 				   argv[1]);
 	usage_of(stdout, argc == 2 ? argv[1] : NULL);
