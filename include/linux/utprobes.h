@@ -174,8 +174,8 @@ struct utprobe {
 	seqcount_t jseq;
 	/*
 	 * The last scan of its function for branches into a window (the
-	 * jump look of each process decodes the whole function): the hash
-	 * of the bytes scanned, the window's length and the outcome.  A
+	 * jump look of each process decodes the whole function): the keyed
+	 * hash of the bytes scanned, the window's length and the outcome.  A
 	 * process whose function reads the same takes it as it is.  Under
 	 * the engine's mutex.
 	 */

@@ -36,7 +36,9 @@
  * write (which the others exclude), and is read anywhere.
  */
 #include <linux/moduleparam.h>
-#include <linux/xxhash.h>
+#include <linux/once.h>
+#include <linux/random.h>
+#include <linux/siphash.h>
 
 #include "internal.h"
 
@@ -560,6 +562,13 @@ static bool utp_jump_point_inside(struct utp_proc *proc, unsigned long vaddr,
 }
 
 /*
+ * The key of the scans' hashes, random: a process in a probe's scope
+ * that writes its own copy of the function cannot make bytes of the
+ * same hash, and so have its outcome taken for another process's.
+ */
+static siphash_key_t utp_jscan_key;
+
+/*
  * utp_arch_jump_scan() of @up's function, as @buf holds it, for a
  * window of @wlen bytes: the outcome of the last scan of the same bytes
  * if there was one.  A library's function reads the same in every
@@ -569,8 +578,11 @@ static bool utp_jump_point_inside(struct utp_proc *proc, unsigned long vaddr,
  */
 static int utp_jump_scan(struct utprobe *up, const u8 *buf, u8 wlen)
 {
-	u64 hash = xxh64(buf, up->func_size, up->func_pos);
+	u64 hash;
 	int ret;
+
+	get_random_once(&utp_jscan_key, sizeof(utp_jscan_key));
+	hash = siphash(buf, up->func_size, &utp_jscan_key);
 
 	if (up->jscan_wlen == wlen && up->jscan_hash == hash)
 		return up->jscan_ret;
