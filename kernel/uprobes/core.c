@@ -384,15 +384,16 @@ int utp_thread_attach(struct utp_proc *proc, struct task_struct *task)
 	xa_store(&utp_tids, ut->tid, ut, GFP_KERNEL);
 	ret = utrace_set_events(task, engine, UTP_EVENTS);
 	if (ret) {
-		/* dying already, with no death report for us: take it out */
-		xa_cmpxchg(&utp_tids, ut->tid, ut, NULL, 0);
-		spin_lock(&proc->lock);
-		list_del_init(&ut->node);
-		wake_up_all(&proc->wq);
-		spin_unlock(&proc->lock);
+		/*
+		 * Dying already, with no death report for us: take it out.
+		 * Or let go of meanwhile by utp_proc_idle(), which a clone
+		 * report (not under utp_mutex) runs alongside: a new thread
+		 * has never run, so it looks asleep.  Its gone_work, queued
+		 * then, frees it when the thread first runs, not we.
+		 */
 		utp_control(task, engine, UTRACE_DETACH);
-		utp_thread_free(ut);
-		utp_proc_free_if_empty(proc);
+		if (utp_thread_leave(ut))
+			utp_thread_free(ut);
 	}
 	return 0;
 }

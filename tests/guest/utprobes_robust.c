@@ -871,4 +871,94 @@ TEST(let_go_asleep_then_killed_exec_or_continued)
 	}
 }
 
+/* What the breeder and the test share: flags set by one, read by the other. */
+struct breed {
+	volatile int stop;	/* the test: stop breeding */
+	volatile int waiting;	/* the breeder: stopped, waits for go */
+	volatile int go;	/* the test: make CALLS threads, then exit */
+	volatile int made;	/* the breeder: threads made while breeding */
+};
+
+static void *born_thread(void *arg)
+{
+	long x = (long)arg;
+
+	return (void *)(long)(r_fn(x) != 2 * x + 1);
+}
+
+/* Make a thread that calls r_fn() once and join it: 0 if all went well. */
+static int born_one(long x)
+{
+	pthread_t t;
+	void *bad;
+
+	if (pthread_create(&t, NULL, born_thread, (void *)x) ||
+	    pthread_join(t, &bad))
+		return 1;
+	return bad != NULL;
+}
+
+/* Make threads one after another until @b->stop, then CALLS on @b->go. */
+static int breeder(struct breed *b)
+{
+	long i;
+
+	while (!b->stop) {
+		if (born_one(b->made))
+			return 1;
+		b->made++;
+	}
+	b->waiting = 1;
+	while (!b->go)
+		usleep(1000);
+	for (i = 0; i < CALLS; i++)
+		if (born_one(i))
+			return 2;
+	return 0;
+}
+
+/*
+ * Threads are born while the process's last probe goes and comes back,
+ * again and again: a new thread gets its engine from its creator's
+ * clone report, which runs alongside the removal letting the threads
+ * go; one let go of while its engine was being set up was freed twice
+ * (its own task_work freed it again when it first ran).  Every thread
+ * runs right, and a probe placed afterwards counts each thread's call
+ * exactly.  UTP_BORN_ROUNDS sets how many times the probe comes and
+ * goes.
+ */
+TEST(threads_born_while_let_go)
+{
+	int rounds = getenv("UTP_BORN_ROUNDS") ?
+		     atoi(getenv("UTP_BORN_ROUNDS")) : 150;
+	struct breed *b = mmap(NULL, sizeof(*b), PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	double t0;
+	pid_t pid;
+	int i;
+
+	ASSERT_NE(MAP_FAILED, b);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(breeder(b));
+	for (i = 0; i < rounds; i++) {
+		ASSERT_EQ(0, events("p:born %d:%p\n", pid, r_fn));
+		ASSERT_EQ(0, events("-:born\n"));
+	}
+	b->stop = 1;
+	t0 = now();
+	while (!b->waiting && now() - t0 < BOUND_S)
+		usleep(1000);
+	ASSERT_TRUE(b->waiting);
+	TH_LOG("%d threads born over %d rounds", b->made, rounds);
+	EXPECT_LT(0, b->made);
+	ASSERT_EQ(0, events("p:born %d:%p\n", pid, r_fn));
+	b->go = 1;
+	EXPECT_EQ(0, wait_status(pid, 0));
+	EXPECT_EQ(CALLS, hits("born"));
+	EXPECT_EQ(0, events("-:born\n"));
+	munmap(b, sizeof(*b));
+}
+
 TEST_HARNESS_MAIN
