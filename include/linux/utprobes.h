@@ -10,9 +10,11 @@
  * the instruction is executed as if nothing had happened.
  *
  * A probe with a return handler, placed on the first instruction of a
- * function, is a return probe: on entry the function's return address
- * is replaced by a trampoline of the engine, and the return handler runs
- * when the function returns, with the return value in the registers.
+ * function, is a return probe: at entry the thread notes the call (its
+ * return address and stack slot), the instruction at the return address
+ * gets a breakpoint of its own (a return site; the stack is not
+ * touched), and the return handler runs when the thread comes back
+ * there from that call, with the return value in the registers.
  *
  * These names do not collide with mainline uprobes (CONFIG_UPROBES),
  * which can be enabled in the same kernel; see

@@ -175,8 +175,8 @@ static inline bool utp_arch_user_stepping(struct pt_regs *regs)
 /*
  * Return probes.  At a function's first instruction its return address
  * is the word at the stack pointer (64-bit tasks only: 0 otherwise);
- * once a function has returned to the trampoline, that word lies just
- * below the stack pointer.
+ * once the function has returned, at the return site, that word lies
+ * just below the stack pointer.
  */
 static inline unsigned long utp_arch_ret_slot(struct pt_regs *regs)
 {
