@@ -409,7 +409,7 @@ static void mark_engine_detached(struct utrace_engine *engine)
 {
 	engine->stop_wanted = 0;
 	WRITE_ONCE(engine->flags, 0);
-	/* pairs with smp_mb() in report_callback() */
+	/* pairs with smp_mb() in start_callback() */
 	smp_store_mb(engine->ops, &utrace_detached_ops);
 }
 
@@ -608,7 +608,7 @@ int utrace_barrier(struct task_struct *task, struct utrace_engine *engine)
 	if (!utrace)
 		return -ESRCH;
 	for (;;) {
-		/* pairs with smp_mb() in report_callback() */
+		/* pairs with smp_mb() in start_callback() */
 		smp_mb();
 		if (!READ_ONCE(engine->ops))
 			return -ESRCH;
