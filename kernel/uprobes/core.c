@@ -372,11 +372,17 @@ int utp_thread_attach(struct utp_proc *proc, struct task_struct *task)
 	}
 	ut->engine = engine;
 	spin_lock(&proc->lock);
-	if (proc->dead) {
+	/*
+	 * Dead, or letting go of its threads (no point left): a clone
+	 * report's look at proc->detaching, without the lock, may be
+	 * stale, and a thread added now would keep its engine.
+	 */
+	if (proc->dead || proc->detaching) {
+		ret = proc->dead ? -ESRCH : 0;
 		spin_unlock(&proc->lock);
 		utp_control(task, engine, UTRACE_DETACH);
 		utp_thread_free(ut);
-		return -ESRCH;
+		return ret;
 	}
 	list_add_tail(&ut->node, &proc->threads);
 	spin_unlock(&proc->lock);

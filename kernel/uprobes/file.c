@@ -386,7 +386,10 @@ u32 utp_report_clone(enum utrace_resume_action action,
 		utp_fork_queue(ut, child);
 		return utp_resume(ut);
 	}
-	/* no point left: the child needs nothing, the parent lets go */
+	/*
+	 * No point left: the child needs nothing, the parent lets go.
+	 * utp_thread_attach() looks again, under the lock.
+	 */
 	if (READ_ONCE(proc->detaching))
 		return utp_resume(ut);
 	/*

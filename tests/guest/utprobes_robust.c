@@ -17,6 +17,7 @@
 #include <string.h>
 #include <linux/capability.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <sys/ptrace.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -879,40 +880,66 @@ struct breed {
 	volatile int made;	/* the breeder: threads made while breeding */
 };
 
+/* A thread the breeder made: it calls r_fn() once, then waits. */
+struct born {
+	pthread_t t;
+	long x;
+	sem_t leave;
+};
+
 static void *born_thread(void *arg)
 {
-	long x = (long)arg;
+	struct born *b = arg;
+	long bad = r_fn(b->x) != 2 * b->x + 1;
 
-	return (void *)(long)(r_fn(x) != 2 * x + 1);
+	while (sem_wait(&b->leave))
+		;
+	return (void *)bad;
 }
 
-/* Make a thread that calls r_fn() once and join it: 0 if all went well. */
-static int born_one(long x)
+static int born_start(struct born *b, long x)
 {
-	pthread_t t;
+	b->x = x;
+	return sem_init(&b->leave, 0, 0) ||
+	       pthread_create(&b->t, NULL, born_thread, b);
+}
+
+/* Let @b end and join it: 0 if it called r_fn() right. */
+static int born_end(struct born *b)
+{
 	void *bad;
 
-	if (pthread_create(&t, NULL, born_thread, (void *)x) ||
-	    pthread_join(t, &bad))
+	sem_post(&b->leave);
+	if (pthread_join(b->t, &bad))
 		return 1;
+	sem_destroy(&b->leave);
 	return bad != NULL;
 }
 
-/* Make threads one after another until @b->stop, then CALLS on @b->go. */
+/*
+ * Make threads one after another until @b->stop, each living until the
+ * next is made, the last until @b->go; then CALLS more, one at a time.
+ */
 static int breeder(struct breed *b)
 {
+	struct born two[2];	/* the one alive, the next */
+	int cur = 0;
 	long i;
 
+	if (born_start(&two[cur], 0))
+		return 1;
 	while (!b->stop) {
-		if (born_one(b->made))
+		if (born_start(&two[!cur], ++b->made) || born_end(&two[cur]))
 			return 1;
-		b->made++;
+		cur = !cur;
 	}
 	b->waiting = 1;
 	while (!b->go)
 		usleep(1000);
+	if (born_end(&two[cur]))
+		return 1;
 	for (i = 0; i < CALLS; i++)
-		if (born_one(i))
+		if (born_start(&two[0], i) || born_end(&two[0]))
 			return 2;
 	return 0;
 }
@@ -921,9 +948,11 @@ static int breeder(struct breed *b)
  * Threads are born while the process's last probe goes and comes back,
  * again and again: a new thread gets its engine from its creator's
  * clone report, which runs alongside the removal letting the threads
- * go; one let go of while its engine was being set up was freed twice
- * (its own task_work freed it again when it first ran).  Every thread
- * runs right, and a probe placed afterwards counts each thread's call
+ * go.  One let go of while its engine was being set up was freed twice
+ * (its own task_work freed it again when it first ran); one attached
+ * just after the threads were let go of kept its engine.  Every thread
+ * runs right, none is left with an engine once the last probe has
+ * gone, and a probe placed afterwards counts each new thread's call
  * exactly.  UTP_BORN_ROUNDS sets how many times the probe comes and
  * goes.
  */
@@ -953,6 +982,7 @@ TEST(threads_born_while_let_go)
 	ASSERT_TRUE(b->waiting);
 	TH_LOG("%d threads born over %d rounds", b->made, rounds);
 	EXPECT_LT(0, b->made);
+	EXPECT_TRUE(engines_gone(pid));
 	ASSERT_EQ(0, events("p:born %d:%p\n", pid, r_fn));
 	b->go = 1;
 	EXPECT_EQ(0, wait_status(pid, 0));
