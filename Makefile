@@ -102,13 +102,16 @@ ELF_FIX := $(abspath $(B))/host/elf
 $(ELF_FIX)/.built: tests/host/elf/sample.c tests/host/elf/args.c \
 		tests/host/elf/ver.c tests/host/elf/sdt_sem.c \
 		tests/host/elf/sdt_plain.c tests/host/elf/dup_a.c \
-		tests/host/elf/dup_b.c tests/host/elf/jtab.c
+		tests/host/elf/dup_b.c tests/host/elf/jtab.c \
+		tests/targets/inline_target.c
 	@mkdir -p $(@D)
 	cd $(@D) && cp $(abspath tests/host/elf/sdt_sem.c) \
 		$(abspath tests/host/elf/sdt_plain.c) . && \
 	$(CC) -g -O2 -o sdt_fix sdt_sem.c sdt_plain.c && \
 	cp $(abspath tests/host/elf/dup_a.c) $(abspath tests/host/elf/dup_b.c) . && \
 	$(CC) -g -O2 -o dup_statics dup_a.c dup_b.c && \
+	cp $(abspath tests/targets/inline_target.c) . && \
+	$(CC) -g -O2 -o inline_target inline_target.c && \
 	cp $(abspath tests/host/elf/jtab.c) . && \
 	$(CC) -g -O2 -o jtab_pie jtab.c && \
 	$(CC) -g -O2 -DJTAB_ABS -fno-pie -no-pie -o jtab_nopie jtab.c && \

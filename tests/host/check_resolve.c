@@ -254,12 +254,59 @@ START_TEST(static_functions_of_one_name)
 		free(p);
 	}
 	/* a function of a name of its own is not marked */
-	ck_assert(!resolve_one(FIXTURES "/dup_statics:dup_a").dup);
+	ck_assert(!resolve_one(FIXTURES "/dup_statics:dup_b").dup);
 	/* at an offset: each one's own, checked against each one's size */
 	ck_assert_int_eq(up_resolve(FIXTURES "/dup_statics:helper+0x1000", 0,
 				    &p, err, sizeof(err)), -1);
 	ck_assert_msg(strstr(err, "beyond the end of the helper at"), "%s",
 		      err);
+}
+END_TEST
+
+/*
+ * A function is also each copy the compiler inlined into a caller: its
+ * own entry first, then each copy, at its DWARF entry, marked with the
+ * function's name and placed in its caller.  A function only inlined
+ * has no symbol and is found all the same; --no-inline gives the entry
+ * alone, and refuses a function that has none.
+ */
+START_TEST(inlined_copies)
+{
+	static const char *const callers[] = { "it_a", "it_b", "it_c" };
+	struct up_place *p;
+	bool seen[3] = { false };
+	char err[1024];
+	int n;
+
+	n = up_resolve(FIXTURES "/inline_target:it_step", 0, &p, err, sizeof(err));
+	ck_assert_msg(n == 4, "%d places: %s", n, err);
+	ck_assert_uint_eq(p[0].vaddr, nm_address("inline_target", "it_step"));
+	ck_assert_ptr_null(p[0].inline_of);
+	for (int i = 1; i < 4; i++) {
+		ck_assert_str_eq(p[i].inline_of, "it_step");
+		for (int k = 0; k < 3; k++) {
+			if (strcmp(p[i].symbol, callers[k]))
+				continue;
+			ck_assert(!seen[k]);
+			seen[k] = true;
+			ck_assert_uint_eq(p[i].vaddr,
+					  nm_address("inline_target", callers[k]) +
+					  p[i].sym_off);
+		}
+	}
+	ck_assert(seen[0] && seen[1] && seen[2]);
+	free(p);
+	n = up_resolve(FIXTURES "/inline_target:it_only", 0, &p, err, sizeof(err));
+	ck_assert_msg(n == 1, "%d places: %s", n, err);
+	ck_assert_str_eq(p[0].inline_of, "it_only");
+	ck_assert_str_eq(p[0].symbol, "it_b");
+	free(p);
+	up_no_inline = true;
+	ck_assert_ptr_null(resolve_one(FIXTURES "/inline_target:it_step").inline_of);
+	ck_assert_int_eq(up_resolve(FIXTURES "/inline_target:it_only", 0, &p, err,
+				    sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "no function 'it_only'"), "%s", err);
+	up_no_inline = false;
 }
 END_TEST
 
@@ -296,6 +343,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, library_by_short_name);
 	tcase_add_test(tc, versioned_names);
 	tcase_add_test(tc, static_functions_of_one_name);
+	tcase_add_test(tc, inlined_copies);
 	tcase_add_test(tc, branches_and_jump_tables_into_the_window);
 }
 

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,8 @@
 
 #include "resolve.h"
 #include "sdt.h"
+
+bool up_no_inline;
 
 /* The strings up_intern() kept, newest first. */
 static struct interned {
@@ -1265,7 +1268,8 @@ static int spec_symbol(const struct spec_ctx *c, const char *what,
 		suggest(c->f, c->nf, name, hint, sizeof(hint));
 		set_err(c->err, c->errlen, "%s: no function '%s'%s", c->path,
 			name, hint);
-		return -1;
+		/* only inlined, maybe: see spec_inlined() */
+		return plus ? -1 : -2;
 	}
 	/* static functions of one name in several source files: all */
 	if (t->fn->dup && !t->fn->old_version)
@@ -1278,6 +1282,75 @@ static int spec_symbol(const struct spec_ctx *c, const char *what,
 	}
 	t->vaddr = t->fn->vaddr + off;
 	return 0;
+}
+
+/* A walk for the inlined copies of a function of a name. */
+struct inl_walk {
+	const struct spec_ctx *c;
+	const char *name;	/* up_intern()'ed */
+	struct up_place **places;
+	int n;
+	int err;
+};
+
+/* An inlined copy: a place at its entry, unless one is there already. */
+static int inl_instance(Dwarf_Die *inst, void *arg)
+{
+	struct inl_walk *w = arg;
+	struct target t = { .check = true };
+	Dwarf_Addr entry, base, end;
+
+	/* the entry, or where its code begins if it has no entry_pc */
+	if (dwarf_entrypc(inst, &entry) &&
+	    dwarf_ranges(inst, 0, &base, &entry, &end) <= 0)
+		return DWARF_CB_OK;
+	for (int i = 0; i < w->n; i++)
+		if ((*w->places)[i].vaddr == entry)
+			return DWARF_CB_OK;
+	t.vaddr = entry;
+	t.fn = containing(w->c->f, w->c->nf, entry);
+	if (target_place(w->c, &t, w->places, &w->n)) {
+		w->err = -1;
+		return DWARF_CB_ABORT;
+	}
+	(*w->places)[w->n - 1].inline_of = w->name;
+	return DWARF_CB_OK;
+}
+
+/* A function of the CU: if it is @w's and inlined, each of its copies. */
+static int inl_func(Dwarf_Die *die, void *arg)
+{
+	struct inl_walk *w = arg;
+	const char *name = dwarf_diename(die);
+
+	if (name && !strcmp(name, w->name) && dwarf_func_inline(die))
+		dwarf_func_inline_instances(die, inl_instance, w);
+	return w->err ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+/*
+ * The copies of function @name that the compiler inlined, after the
+ * @n places in *@places: the new count, or -1.  Each compile unit's
+ * own (a static inline function of a header has one per unit that
+ * inlined it); a copy that link-time optimization moved into another
+ * unit is not found.
+ */
+static int spec_inlined(const struct spec_ctx *c, const char *name,
+			struct up_place **places, int n)
+{
+	struct inl_walk w = {
+		.c = c, .name = up_intern(name), .places = places, .n = n,
+	};
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+
+	if (!w.name) {
+		set_err(c->err, c->errlen, "out of memory");
+		return -1;
+	}
+	while (!w.err && (cu = dwfl_module_nextcu(c->b->mod, cu, &bias)))
+		dwarf_getfuncs(cu, inl_func, &w, 0);
+	return w.err ? -1 : w.n;
 }
 
 /*
@@ -1351,6 +1424,7 @@ static int resolve_in(struct up_binary *b, const char *path, const char *what,
 	const char *colon = strrchr(what, ':');
 	struct target t = { 0 };
 	struct func *f = functions(b, &c.nf);
+	bool inline_too = false;
 	int n;
 
 	if (!f) {
@@ -1370,9 +1444,20 @@ static int resolve_in(struct up_binary *b, const char *path, const char *what,
 		n = spec_glob(&c, what, places);
 	} else {
 		n = spec_symbol(&c, what, &t, places);
+		/* its copies inlined into its callers too */
+		inline_too = !up_no_inline && !strchr(what, '+');
 	}
 	/* one place, unless a glob or a shared name gave their own */
 	if (!n && target_place(&c, &t, places, &n))
+		n = -1;
+	/* -2: no symbol, which a function the compiler only inlined lacks */
+	if (inline_too && n != -1) {
+		int k = spec_inlined(&c, what, places, n < 0 ? 0 : n);
+
+		if (k)
+			n = k;
+	}
+	if (n == -2)
 		n = -1;
 	free(f);
 	if (n < 0) {

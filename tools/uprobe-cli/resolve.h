@@ -35,6 +35,8 @@ struct up_place {
 	bool entered_in_window;	/* at its entry, a branch of the binary */
 				/* or a jump table of the function lands */
 				/* in its first bytes */
+	const char *inline_of;	/* a copy of this function inlined into */
+				/* @symbol, or NULL (up_intern()) */
 	bool sdt;		/* an SDT marker: */
 	unsigned long ref_offset; /* its semaphore's file offset, or 0 */
 	char sdt_args[UP_SDT_ARGS_MAX]; /* its argument specs */
@@ -58,6 +60,14 @@ const char *up_intern(const char *s);
  */
 int up_resolve(const char *spec, pid_t pid, struct up_place **places,
 	       char *err, size_t errlen);
+
+/*
+ * BINARY:SYMBOL names a function wherever its code runs: its own entry
+ * (if it has an out-of-line copy) and each place the compiler inlined
+ * it, from the DWARF (DW_TAG_inlined_subroutine), as perf probe does.
+ * Set this to resolve the entry alone (--no-inline).
+ */
+extern bool up_no_inline;
 
 /* An open binary: libdwfl's view and the main ELF file's. */
 struct up_binary {

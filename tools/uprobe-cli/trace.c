@@ -812,6 +812,13 @@ static int session_probes(struct session *s, const char *cmd_name,
 
 	s->ps = NULL;
 	s->n = 0;
+	/*
+	 * Values are read in the function's own scope: at its entry, not
+	 * in the copies inlined into callers, whose parameters live in
+	 * the callers' registers (not looked up yet).
+	 */
+	if (nexprs)
+		up_no_inline = true;
 	ret = resolve_probes(spec, 0, false, &s->ps, &s->n);
 	/* a marker's values, by default: all its arguments */
 	if (!ret && !nexprs && s->ps[0].place.sdt) {
@@ -862,14 +869,18 @@ static int parse_cmdline(int argc, char **argv, const char *name,
 {
 	static const struct option opts[] = {
 		FORMAT_LONGOPTS,
+		{ "no-inline", no_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, end = dashes_at(argc, argv);
 
 	/* getopt sees what is before "--" alone: it keeps its place */
-	while ((c = getopt_long(end, argv, "jf:", opts, NULL)) != -1)
-		if ((c != 'j' && c != 'f') || format_option(c, optarg))
+	while ((c = getopt_long(end, argv, "jf:", opts, NULL)) != -1) {
+		if (c == 'I')
+			up_no_inline = true;
+		else if ((c != 'j' && c != 'f') || format_option(c, optarg))
 			return 2;
+	}
 	if (table_or_json(name))
 		return 2;
 	*words = argv + optind;

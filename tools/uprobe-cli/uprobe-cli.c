@@ -180,13 +180,14 @@ long parse_pos(const char *what, const char *arg)
  */
 static const char usage_text[] =
 	"usage: uprobe-cli add SPEC... [-p PID] [--name NAME] [--trap]\n"
+	"                  [--no-inline]\n"
 	"       uprobe-cli count [-j | --format=F] [--trap] [--all] [--top N]\n"
-	"                  -e SPEC [-e SPEC]... -- CMD [ARGS]\n"
+	"                  [--no-inline] -e SPEC [-e SPEC]... -- CMD [ARGS]\n"
 	"       uprobe-cli count [-j] -e SPEC --by VALUE [--top N] [--size N]\n"
 	"                  -- CMD [ARGS]\n"
 	"       uprobe-cli latency [-j] SPEC -- CMD [ARGS]\n"
-	"       uprobe-cli trace [-j] SPEC [VALUE...] [-- CMD [ARGS]]\n"
-	"       uprobe-cli hist [-j] SPEC VALUE [-- CMD [ARGS]]\n"
+	"       uprobe-cli trace [-j] [--no-inline] SPEC [VALUE...] [-- CMD [ARGS]]\n"
+	"       uprobe-cli hist [-j] [--no-inline] SPEC VALUE [-- CMD [ARGS]]\n"
 	"       uprobe-cli del NAME... | --all\n"
 	"       uprobe-cli list [-j | --format=F]\n"
 	"       uprobe-cli stat [-i SECONDS] [-n COUNT] [-j | --format=F]\n"
@@ -203,7 +204,9 @@ static const char usage_text[] =
 	"SPEC is BINARY:SYMBOL, BINARY:SYMBOL+OFFSET, BINARY:0xADDR,\n"
 	"BINARY:FILE.c:LINE, BINARY:GLOB or BINARY:sdt:PROVIDER:NAME (an\n"
 	"SDT marker); BINARY is a path, a program in $PATH or a library's\n"
-	"short name (libc).  SPEC%return is a return probe on a function's\n"
+	"short name (libc).  BINARY:SYMBOL is also every copy of the\n"
+	"function inlined into its callers, unless --no-inline.\n"
+	"SPEC%return is a return probe on a function's\n"
 	"entry, which counts its returns too.  F is table, json or\n"
 	"openmetrics.  VALUE is a C variable or parameter\n"
 	"visible there (NAME, NAME->FIELD, NAME.FIELD, NAME[N]), $retval\n"
@@ -387,7 +390,8 @@ int need_returns(void)
 static void probe_name(char *out, size_t len, const struct probe *pr)
 {
 	const struct up_place *p = &pr->place;
-	const char *s = *p->symbol ? p->symbol : "probe";
+	const char *s = p->inline_of ? p->inline_of :
+			*p->symbol ? p->symbol : "probe";
 	/*
 	 * leave room for "_OFFSET" (at most 17 characters), for the
 	 * function's address where another has its name, and "_return"
@@ -400,9 +404,10 @@ static void probe_name(char *out, size_t len, const struct probe *pr)
 	for (i = 0; s[i] && k < room; i++)
 		out[k++] = isalnum((unsigned char)s[i]) ? s[i] : '_';
 	out[k] = '\0';
-	if (*p->symbol && p->dup)
+	/* an inlined copy: unique_names() numbers it */
+	if (*p->symbol && p->dup && !p->inline_of)
 		k += snprintf(out + k, len - k, "_%lx", p->func_vaddr);
-	if (*p->symbol && p->sym_off)
+	if (*p->symbol && p->sym_off && !p->inline_of)
 		k += snprintf(out + k, len - k, "_%lx", p->sym_off);
 	if (pr->ret)
 		snprintf(out + k, len - k, "_return");
@@ -742,6 +747,10 @@ int resolve_probes(const char *spec, pid_t pid, bool ret_probe,
 				 p[i].symbol);
 		else if (strchr(what, ':'))
 			snprintf(err, sizeof(err), "not a source line (%s)", what);
+		else if (p[i].inline_of)
+			snprintf(err, sizeof(err),
+				 "and %s is inlined into %s at %#lx, where no call returns (--no-inline probes its own entry alone)",
+				 p[i].inline_of, p[i].symbol, p[i].vaddr);
 		else if (!*p[i].symbol)
 			snprintf(err, sizeof(err), "not %#lx, which is in no function",
 				 p[i].vaddr);
@@ -796,6 +805,7 @@ static int cmd_add(int argc, char **argv)
 		{ "name", required_argument, NULL, 'n' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "trap", no_argument, NULL, 'T' },
+		{ "no-inline", no_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, n = 0, ret = 0, i, r, bad = 0;
@@ -812,6 +822,8 @@ static int cmd_add(int argc, char **argv)
 			name = optarg;
 		else if (c == 'T')
 			jump_ok = false;
+		else if (c == 'I')
+			up_no_inline = true;
 		else
 			return 2;
 		if (c == 'p' && !pid)
@@ -1364,7 +1376,14 @@ void function_name(char *out, size_t len, const struct up_place *p)
 
 	if (p->dup)
 		snprintf(at, sizeof(at), "@%#lx", p->func_vaddr);
-	if (p->sym_off)
+	if (p->inline_of) {
+		char off[24] = "";
+
+		if (p->sym_off)
+			snprintf(off, sizeof(off), "+%#lx", p->sym_off);
+		snprintf(out, len, "%s:%s (inlined in %s%s%s)", bin,
+			 p->inline_of, *p->symbol ? p->symbol : "?", at, off);
+	} else if (p->sym_off)
 		snprintf(out, len, "%s:%s%s+%#lx", bin, p->symbol, at,
 			 p->sym_off);
 	else
@@ -1379,7 +1398,11 @@ static void function_sample(const char *metric, const struct up_place *p,
 	printf("%s{binary=", metric);
 	metrics_label(stdout, p->path);
 	printf(",function=");
-	metrics_label(stdout, p->symbol);
+	metrics_label(stdout, p->inline_of ? p->inline_of : p->symbol);
+	if (p->inline_of) {
+		printf(",inlined_in=");
+		metrics_label(stdout, p->symbol);
+	}
 	printf(",offset=\"%lu\"} %lld\n", p->sym_off, value);
 }
 
@@ -1399,7 +1422,10 @@ static int print_count_json(const struct probe *ps, int n, const char *cmd)
 
 		jsonw_start_object(w);
 		json_string_field(w, "binary", p->path);
-		json_string_field(w, "function", p->symbol);
+		json_string_field(w, "function",
+				  p->inline_of ? p->inline_of : p->symbol);
+		if (p->inline_of)
+			json_string_field(w, "inlined_in", p->symbol);
 		jsonw_uint_field(w, "offset", p->sym_off);
 		jsonw_uint_field(w, "file_offset", p->offset);
 		jsonw_int_field(w, "hits", ps[i].hits);
@@ -1521,6 +1547,7 @@ static int cmd_count(int argc, char **argv)
 		{ "size", required_argument, NULL, 's' },
 		{ "trap", no_argument, NULL, 'T' },
 		{ "all", no_argument, NULL, 'a' },
+		{ "no-inline", no_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct probe *ps = NULL;
@@ -1541,6 +1568,8 @@ static int cmd_count(int argc, char **argv)
 			jump_ok = false;
 		} else if (c == 'a') {
 			all = true;
+		} else if (c == 'I') {
+			up_no_inline = true;
 		} else if (c == 'j' || c == 'f') {
 			if (format_option(c, optarg))
 				ret = 2;
