@@ -916,14 +916,14 @@ START_TEST(funcs_table_and_json)
 
 	cli(&r, 0, "funcs", FIXTURES "/sample_pie", "sample_ad*", NULL);
 	ck_assert_int_eq(r.status, 0);
-	snprintf(want, sizeof(want), "%-40s %14s %10s %6s\n"
-		 "%-40s %#14lx %#10lx %6d\n", "FUNCTION", "ADDRESS", "OFFSET",
-		 "SIZE", "sample_add", add, add, 4);
+	snprintf(want, sizeof(want), "%-40s %14s %10s %6s %7s\n"
+		 "%-40s %#14lx %#10lx %6d %7d\n", "FUNCTION", "ADDRESS",
+		 "OFFSET", "SIZE", "INLINED", "sample_add", add, add, 4, 0);
 	ck_assert_str_eq(r.out, want);
 	cli(&r, 0, "funcs", "-j", FIXTURES "/sample_pie", "sample_ad*", NULL);
 	ck_assert_int_eq(r.status, 0);
 	snprintf(want, sizeof(want),
-		 "[{\"function\":\"sample_add\",\"address\":%lu,\"offset\":%lu,\"size\":4}]\n",
+		 "[{\"function\":\"sample_add\",\"address\":%lu,\"offset\":%lu,\"size\":4,\"inlined\":0}]\n",
 		 add, add);
 	ck_assert_str_eq(r.out, want);
 	/* the format before the command, as after it */
@@ -939,6 +939,25 @@ START_TEST(funcs_table_and_json)
 	    "sample_ad*", NULL);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_ptr_nonnull(strstr(r.out, "FUNCTION"));
+}
+END_TEST
+
+/*
+ * funcs says how many copies of each function the compiler inlined:
+ * inline_target's it_step, in its three callers.
+ */
+START_TEST(funcs_count_inlined_copies)
+{
+	struct result r;
+
+	cli(&r, 0, "funcs", "-j", FIXTURES "/inline_target", "it_*", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.out, "{\"function\":\"it_step\",") &&
+		      strstr(strstr(r.out, "{\"function\":\"it_step\","),
+			     "\"inlined\":3}"), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "{\"function\":\"it_a\",") &&
+		      strstr(strstr(r.out, "{\"function\":\"it_a\","),
+			     "\"inlined\":0}"), "%s", r.out);
 }
 END_TEST
 
@@ -1555,6 +1574,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, list_modes);
 	tcase_add_test(tc, list_json_and_openmetrics);
 	tcase_add_test(tc, funcs_table_and_json);
+	tcase_add_test(tc, funcs_count_inlined_copies);
 	tcase_add_test(tc, json_escapes_control_characters);
 	tcase_add_test(tc, funcs_on_a_broken_elf_file);
 	tcase_add_test(tc, fifo_is_not_a_binary);

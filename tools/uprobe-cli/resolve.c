@@ -1495,12 +1495,93 @@ int up_resolve(const char *spec, pid_t pid, struct up_place **places,
 	return n;
 }
 
+/* How many inlined copies a function of a name has, for funcs. */
+struct inl_count {
+	const char *name;	/* libdw's, while the binary is open */
+	unsigned int n;
+};
+
+struct inl_counts {
+	struct inl_count *c;
+	size_t n;
+	bool failed;
+};
+
+static int inl_count_one(Dwarf_Die *inst, void *arg)
+{
+	(void)inst;
+	(*(unsigned int *)arg)++;
+	return DWARF_CB_OK;
+}
+
+static int inl_count_func(Dwarf_Die *die, void *arg)
+{
+	struct inl_counts *ic = arg;
+	const char *name = dwarf_diename(die);
+	unsigned int n = 0;
+	struct inl_count *more;
+
+	if (!name || !dwarf_func_inline(die))
+		return DWARF_CB_OK;
+	dwarf_func_inline_instances(die, inl_count_one, &n);
+	if (!n)
+		return DWARF_CB_OK;
+	more = realloc(ic->c, (ic->n + 1) * sizeof(*more));
+	if (!more) {
+		ic->failed = true;
+		return DWARF_CB_ABORT;
+	}
+	ic->c = more;
+	ic->c[ic->n++] = (struct inl_count){ .name = name, .n = n };
+	return DWARF_CB_OK;
+}
+
+static int inl_count_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct inl_count *)a)->name,
+		      ((const struct inl_count *)b)->name);
+}
+
+/* The inlined copies of every function of @b, by name, summed; 0 or -1 */
+static int inl_counts(struct up_binary *b, struct inl_counts *ic)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	size_t k = 0;
+
+	while (!ic->failed && (cu = dwfl_module_nextcu(b->mod, cu, &bias)))
+		dwarf_getfuncs(cu, inl_count_func, ic, 0);
+	if (ic->failed)
+		return -1;
+	if (ic->n)
+		qsort(ic->c, ic->n, sizeof(*ic->c), inl_count_cmp);
+	for (size_t i = 0; i < ic->n; i++) {
+		if (k && !strcmp(ic->c[k - 1].name, ic->c[i].name))
+			ic->c[k - 1].n += ic->c[i].n;
+		else
+			ic->c[k++] = ic->c[i];
+	}
+	ic->n = k;
+	return 0;
+}
+
+static unsigned int inl_count_of(const struct inl_counts *ic,
+				 const char *name)
+{
+	struct inl_count key = { .name = name }, *c;
+
+	c = ic->n ? bsearch(&key, ic->c, ic->n, sizeof(*ic->c),
+			    inl_count_cmp) : NULL;
+	return c ? c->n : 0;
+}
+
 int up_functions(const char *path, const char *glob,
 		 void (*fn)(const struct up_place *place, unsigned long size,
-			    void *arg),
+			    unsigned int inlined, void *arg),
 		 void *arg, char *err, size_t errlen)
 {
 	const char *kept = up_intern(path);
+	struct inl_counts ic = { 0 };
 	struct up_binary b;
 	struct func *f;
 	size_t nf = 0;
@@ -1513,6 +1594,10 @@ int up_functions(const char *path, const char *glob,
 	if (up_binary_open(path, &b, err, errlen))
 		return -1;
 	f = functions(&b, &nf);
+	if (f && inl_counts(&b, &ic)) {
+		free(f);
+		f = NULL;
+	}
 	if (!f)
 		set_err(err, errlen, "out of memory");
 	for (size_t i = 0; f && i < nf; i++) {
@@ -1523,9 +1608,10 @@ int up_functions(const char *path, const char *glob,
 		if (vaddr_to_offset(&b, f[i].vaddr, &p.offset))
 			continue;
 		snprintf(p.symbol, sizeof(p.symbol), "%s", f[i].name);
-		fn(&p, f[i].size, arg);
+		fn(&p, f[i].size, inl_count_of(&ic, f[i].name), arg);
 	}
 	ret = f ? 0 : -1;
+	free(ic.c);
 	free(f);
 	up_binary_close(&b);
 	return ret;

@@ -124,11 +124,13 @@ int up_libraries(const char *path, pid_t pid, const char ***libs, char *err,
 
 /*
  * Call @fn for each function symbol of @path whose name matches @glob
- * (every one if NULL), in address order; -1 with a message in @err.
+ * (every one if NULL), in address order, with its size and how many
+ * copies of a function of its name the compiler inlined (DWARF); -1
+ * with a message in @err.
  */
 int up_functions(const char *path, const char *glob,
 		 void (*fn)(const struct up_place *place, unsigned long size,
-			    void *arg),
+			    unsigned int inlined, void *arg),
 		 void *arg, char *err, size_t errlen);
 
 /* The function and offset of file offset @offset of @path ("" if none). */

@@ -1737,13 +1737,13 @@ static int cmd_latency(int argc, char **argv)
 
 /* A function of funcs: a table's row, or an object of the JSON writer @arg */
 static void print_func(const struct up_place *p, unsigned long size,
-		       void *arg)
+		       unsigned int inlined, void *arg)
 {
 	json_writer_t *w = arg;
 
 	if (!w) {
-		printf("%-40s %#14lx %#10lx %6lu\n", p->symbol, p->vaddr,
-		       p->offset, size);
+		printf("%-40s %#14lx %#10lx %6lu %7u\n", p->symbol, p->vaddr,
+		       p->offset, size, inlined);
 		return;
 	}
 	jsonw_start_object(w);
@@ -1751,6 +1751,7 @@ static void print_func(const struct up_place *p, unsigned long size,
 	jsonw_uint_field(w, "address", p->vaddr);
 	jsonw_uint_field(w, "offset", p->offset);
 	jsonw_uint_field(w, "size", size);
+	jsonw_uint_field(w, "inlined", inlined);
 	jsonw_end_object(w);
 }
 
@@ -1841,7 +1842,8 @@ struct func_rows {
 	json_writer_t *w;
 };
 
-static void func_row(const struct up_place *p, unsigned long size, void *arg)
+static void func_row(const struct up_place *p, unsigned long size,
+		     unsigned int inlined, void *arg)
 {
 	struct func_rows *fr = arg;
 
@@ -1850,7 +1852,7 @@ static void func_row(const struct up_place *p, unsigned long size, void *arg)
 		fr->failed = begin_rows(fr->json, fr->header, &fr->w);
 	}
 	if (!fr->failed)
-		print_func(p, size, fr->w);
+		print_func(p, size, inlined, fr->w);
 }
 
 /*
@@ -1864,8 +1866,8 @@ static int print_funcs(const char *path, const char *glob, bool json)
 	struct func_rows fr = { .header = header, .json = json };
 	int r;
 
-	snprintf(header, sizeof(header), "%-40s %14s %10s %6s\n", "FUNCTION",
-		 "ADDRESS", "OFFSET", "SIZE");
+	snprintf(header, sizeof(header), "%-40s %14s %10s %6s %7s\n",
+		 "FUNCTION", "ADDRESS", "OFFSET", "SIZE", "INLINED");
 	r = up_functions(path, glob, func_row, &fr, err, sizeof(err));
 	if (!r && !fr.begun)
 		fr.failed = begin_rows(json, header, &fr.w);
