@@ -37,7 +37,8 @@ BENCH_PROGS := $(patsubst tests/bench/%.c,$(B)/tests/bench/%,$(wildcard tests/be
 TARGET_LIBS := $(B)/tests/targets/libutp_torture.so
 TARGET_PROGS := $(patsubst tests/targets/%.c,$(B)/tests/targets/%,$(wildcard tests/targets/*.c)) \
 		$(patsubst tests/targets/%.cc,$(B)/tests/targets/%,$(wildcard tests/targets/*.cc)) \
-		$(B)/tests/targets/probe_target_static
+		$(B)/tests/targets/probe_target_static \
+		$(B)/tests/targets/values_target_stripped
 VERDICT_SRCS := scripts/verdict/verdict.c scripts/verdict/verdict.h
 # The kernel's own ptrace and x86 selftests that build for 64-bit, run by
 # tests/guest/kselftests.sh: dynamically linked, built as their own
@@ -230,6 +231,13 @@ $(B)/tests/targets/%: tests/targets/%.c $(wildcard tests/targets/*.h)
 $(B)/tests/targets/probe_target_static: tests/targets/probe_target.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -static-pie -o $@ $<
+
+# values_target without its debug information (symbols kept), and that
+# apart, for a debuginfod server to serve by build id: not NAME.debug,
+# which libdwfl would find next to the binary
+$(B)/tests/targets/values_target_stripped: $(B)/tests/targets/values_target
+	objcopy --only-keep-debug $< $@.dwarf
+	strip --strip-debug -o $@ $<
 
 # gdb's tests need probed() to begin with its frame-pointer prologue
 $(B)/tests/targets/gdb_target: CFLAGS += -O0 -fcf-protection=none \

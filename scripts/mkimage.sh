@@ -121,6 +121,10 @@ install_prog /usr/bin/strace usr/bin/strace
 # and gdb (gdb-minimal, unpacked by deps.sh), with the libthread_db it
 # loads for threaded programs
 install_prog "$build/pkgs/gdb-minimal/usr/bin/gdb" usr/bin/gdb
+# Debian's debuginfod server and its client, for uprobe-cli's debug
+# files fetched by build id (libdw loads the client library itself)
+install_prog /usr/bin/debuginfod usr/bin/debuginfod
+install_prog /usr/bin/debuginfod-find usr/bin/debuginfod-find
 install_path /usr/lib/x86_64-linux-gnu/libthread_db.so.1
 # and the character set conversions it makes (names, to UTF-32)
 for f in gconv-modules gconv-modules.cache UTF-32.so UTF-16.so; do

@@ -575,8 +575,8 @@ static int variable(struct at *at, const char *expr, const char *name,
 	cu = dwfl_module_addrdie(at->b->mod, at->vaddr + at->b->bias,
 				 &at->dwbias);
 	if (!cu)
-		return fail(at, "no DWARF debug info for %#lx (install the program's debug symbols)",
-			    at->vaddr);
+		return fail(at, "no DWARF debug info for %#lx (%s)",
+			    at->vaddr, up_debuginfo_hint());
 	at->pc = at->vaddr + at->b->bias - at->dwbias;
 	nscopes = dwarf_getscopes(cu, at->pc, &scopes);
 	if (nscopes <= 0)

@@ -29,6 +29,19 @@
 
 bool up_no_inline;
 
+const char *up_debuginfo_hint(void)
+{
+	static char hint[512];
+	const char *urls = getenv("DEBUGINFOD_URLS");
+
+	if (!urls || !*urls)
+		return "install its debug symbols, or name a debuginfod server in DEBUGINFOD_URLS";
+	snprintf(hint, sizeof(hint),
+		 "not found locally, nor by debuginfod at %.300s: DEBUGINFOD_VERBOSE=1 says why",
+		 urls);
+	return hint;
+}
+
 /* The strings up_intern() kept, newest first. */
 static struct interned {
 	struct interned *next;
@@ -1173,11 +1186,13 @@ static int spec_line(const struct spec_ctx *c, const char *what,
 	}
 	if (dwfl_module_getsrc_file(c->b->mod, file, line, 0, &lines,
 				    &nlines) || !nlines) {
+		bool dwarf = dwfl_module_getdwarf(c->b->mod,
+						  &(Dwarf_Addr){ 0 });
+
 		set_err(c->err, c->errlen,
-			"%s: no code for %s:%ld in its line table%s", c->path,
-			file, line,
-			dwfl_module_getdwarf(c->b->mod, &(Dwarf_Addr){ 0 }) ?
-			"" : " (no DWARF debug info)");
+			"%s: no code for %s:%ld in its line table%s%s%s",
+			c->path, file, line, dwarf ? "" : " (no DWARF debug info: ",
+			dwarf ? "" : up_debuginfo_hint(), dwarf ? "" : ")");
 		free(lines);
 		return -1;
 	}

@@ -69,6 +69,13 @@ int up_resolve(const char *spec, pid_t pid, struct up_place **places,
  */
 extern bool up_no_inline;
 
+/*
+ * What a message about a binary without debug information adds: where
+ * it was looked for, and how to get it (DEBUGINFOD_URLS, the servers
+ * libdw asks through libdebuginfod, with its cache).
+ */
+const char *up_debuginfo_hint(void);
+
 /* An open binary: libdwfl's view and the main ELF file's. */
 struct up_binary {
 	Dwfl *dwfl;

@@ -2052,6 +2052,12 @@ int main(int argc, char **argv)
 
 	if (env)
 		tracefs = env;
+	/*
+	 * A debug file fetched from a debuginfod server (DEBUGINFOD_URLS)
+	 * may take a while: libdebuginfod shows its progress on a terminal.
+	 */
+	if (isatty(STDERR_FILENO))
+		setenv("DEBUGINFOD_PROGRESS", "1", 0);
 	ret = global_options(argc, argv);
 	if (ret)
 		return ret < 0 ? 0 : ret;
