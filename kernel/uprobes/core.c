@@ -386,7 +386,11 @@ int utp_thread_attach(struct utp_proc *proc, struct task_struct *task)
 	}
 	list_add_tail(&ut->node, &proc->threads);
 	spin_unlock(&proc->lock);
-	/* without it, the thread's hits take the slow path */
+	/*
+	 * Where the thread's traps, stub system calls and works find it.
+	 * Before it has events it cannot be let go of, so no engine of a
+	 * revival (utp_proc_cover()) can have stored its own here yet.
+	 */
 	xa_store(&utp_tids, ut->tid, ut, GFP_KERNEL);
 	ret = utrace_set_events(task, engine, UTP_EVENTS);
 	if (ret) {
@@ -515,13 +519,17 @@ again:
  * be woken for a report) and holds nothing that needs our callbacks: no
  * step, no hit under way or queued, no handler running, no SIGTRAP of an
  * int3 to deliver, no fork or mmap work of ours under way, not exiting.
- * With no point left, none of these can begin.  proc->lock held.
+ * With no point left, none of these can begin.  Nor while it is being
+ * attached (its engine has no event yet): a clone report attaches a
+ * new thread, which looks asleep, without utp_mutex, and its entry in
+ * utp_tids goes in after it is listed.  proc->lock held.
  */
 static bool utp_thread_releasable(struct utp_thread *ut)
 {
 	struct task_struct *task = ut->task;
 
-	return task != current && !task_curr(task) && utp_asleep(task) &&
+	return READ_ONCE(ut->engine->flags) &&
+	       task != current && !task_curr(task) && utp_asleep(task) &&
 	       !utp_thread_holds_hit(ut) && !ut->in_handler &&
 	       !ut->in_work && !ut->fork_pending &&
 	       !(task->flags & PF_EXITING);
