@@ -343,7 +343,8 @@ void utp_thread_free(struct utp_thread *ut)
 		utp_fork_work_free(ut->fork_pending);
 	put_task_struct(ut->task);
 	utrace_engine_put(ut->engine);
-	kfree(ut);
+	/* utp_own_thread() may be reading it, found by another's pid */
+	kfree_rcu(ut, rcu);
 }
 
 /* Attach our engine to @task, a thread of @proc, and add it there. */
@@ -949,6 +950,28 @@ struct utp_proc *utp_proc_get(struct task_struct *task)
 	if (ret)
 		return ERR_PTR(ret);
 	return proc;
+}
+
+/*
+ * current's thread state, looked up by its pid in utp_tids, or NULL: the
+ * fast paths' lookup.  For a moment the entry may be another task's,
+ * which that task may be freeing: a thread that is not its group's
+ * leader takes the leader's pid in an exec, before the leader's death
+ * report frees the leader's state.  So the entry is checked under RCU,
+ * and thread states are freed after a grace period.  What is returned
+ * is current's own, which goes only in current, or once released while
+ * current sleeps.
+ */
+struct utp_thread *utp_own_thread(void)
+{
+	struct utp_thread *ut;
+
+	rcu_read_lock();
+	ut = xa_load(&utp_tids, task_pid_nr(current));
+	if (ut && ut->task != current)
+		ut = NULL;
+	rcu_read_unlock();
+	return ut;
 }
 
 /* current's thread state, if its process is probed. */

@@ -713,11 +713,10 @@ static void utp_mark_stale(struct utp_proc *proc, unsigned long start,
 /* current's state if @mm is its process's, else NULL. */
 static struct utp_thread *utp_mm_thread(struct mm_struct *mm)
 {
-	/* current's own: it stays while current runs */
-	struct utp_thread *ut = xa_load(&utp_tids, current->pid);
+	struct utp_thread *ut = utp_own_thread();
 
 	/* not the mm an exec is leaving: the new image is mapped first */
-	if (ut && ut->task == current && ut->proc->mm == mm)
+	if (ut && ut->proc->mm == mm)
 		return ut;
 	return NULL;
 }

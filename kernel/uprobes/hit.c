@@ -328,12 +328,8 @@ static bool utp_trap(struct pt_regs *regs, unsigned long bp)
 	struct utp_thread *ut;
 	struct utp_point *pt;
 
-	/*
-	 * A thread looks up only its own pid: what it finds is its own
-	 * state, which goes only at its death or exec, or nothing.
-	 */
-	ut = xa_load(&utp_tids, task_pid_nr(current));
-	if (!ut || ut->task != current)
+	ut = utp_own_thread();
+	if (!ut)
 		return false;
 	/* a SIGTRAP with SI_KERNEL is this int3's only if it comes next */
 	ut->int3_bp = bp;
@@ -552,10 +548,8 @@ long utp_sys_hit(struct pt_regs *regs)
 	struct utp_point *pt;
 	int idx;
 
-	/* current's own state, as in utp_trap() */
-	ut = xa_load(&utp_tids, task_pid_nr(current));
-	if (!ut || ut->task != current ||
-	    !utp_jump_sys_find(ut->proc, stub, &vaddr, &info)) {
+	ut = utp_own_thread();
+	if (!ut || !utp_jump_sys_find(ut->proc, stub, &vaddr, &info)) {
 		/* not from a stub: an error, as mainline's answer is */
 		if (!utp_jump_sys_orphan(stub, &info))
 			return -ENXIO;

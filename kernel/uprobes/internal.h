@@ -225,6 +225,7 @@ struct utp_thread {
 	unsigned long dbg_bp;		/* stopped for a debugger's int3 there */
 	unsigned long dbg_sp;		/* ... with this stack pointer */
 	unsigned int jgp_seq;		/* the last proc->jgp it was seen by */
+	struct rcu_head rcu;		/* freed after readers of utp_tids */
 };
 
 /*
@@ -371,6 +372,7 @@ void utp_point_drop(struct utp_proc *proc, struct utp_point *pt);
 struct utp_proc *utp_proc_find(struct mm_struct *mm);
 struct utp_proc *utp_proc_get(struct task_struct *task);
 struct utp_thread *utp_current_thread(void);
+struct utp_thread *utp_own_thread(void);
 void utp_set_in_work(struct utp_thread *ut, bool in_work);
 
 /* register.c */
