@@ -376,6 +376,7 @@ u32 utp_report_clone(enum utrace_resume_action action,
 {
 	struct utp_thread *ut = engine->data;
 	struct utp_proc *proc = ut->proc;
+	int err;
 
 	/*
 	 * A fork: __utprobe_dup_mmap() took the int3s out of its copy of the
@@ -395,9 +396,11 @@ u32 utp_report_clone(enum utrace_resume_action action,
 	/*
 	 * A thread, or a vfork child: it runs in the same mm, on the same
 	 * breakpoints, so it is one of the process's threads for us until
-	 * it execs or exits.
+	 * it execs or exits.  A registration's utp_proc_cover() may have
+	 * attached it first (-EEXIST): it is followed all the same.
 	 */
-	if (!utp_thread_attach(proc, child)) {
+	err = utp_thread_attach(proc, child);
+	if (!err || err == -EEXIST) {
 		struct utp_thread *cut = NULL, *t;
 
 		spin_lock(&proc->lock);
