@@ -42,6 +42,8 @@
 
 const char *tracefs = "/sys/kernel/tracing";
 enum format out_fmt = TABLE;
+/* main() set DEBUGINFOD_PROGRESS for libdebuginfod, not for the user */
+static bool progress_set;
 
 void json_string(json_writer_t *w, const char *s)
 {
@@ -1307,6 +1309,8 @@ int run_probed(struct probe *ps, int *np, char **cmd, int *status,
 		if (read(go[0], &x, 1) != 1)
 			_exit(127);
 		close(go[0]);
+		if (progress_set)
+			unsetenv("DEBUGINFOD_PROGRESS");
 		execvp(cmd[0], cmd);
 		fprintf(stderr, "uprobe-cli: %s: %s\n", cmd[0],
 			strerror(errno));
@@ -2055,9 +2059,13 @@ int main(int argc, char **argv)
 	/*
 	 * A debug file fetched from a debuginfod server (DEBUGINFOD_URLS)
 	 * may take a while: libdebuginfod shows its progress on a terminal.
+	 * Not in the command run (see run_probed()), whose environment is
+	 * the user's.
 	 */
-	if (isatty(STDERR_FILENO))
+	if (isatty(STDERR_FILENO) && !getenv("DEBUGINFOD_PROGRESS")) {
 		setenv("DEBUGINFOD_PROGRESS", "1", 0);
+		progress_set = true;
+	}
 	ret = global_options(argc, argv);
 	if (ret)
 		return ret < 0 ? 0 : ret;
