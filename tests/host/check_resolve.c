@@ -311,6 +311,44 @@ START_TEST(inlined_copies)
 END_TEST
 
 /*
+ * A command keeps each binary open for its specs: a second spec of the
+ * same path reads the same file (one open), but a path that names
+ * another file since is read afresh, and up_binaries_close() closes all.
+ */
+START_TEST(binary_replaced_between_specs)
+{
+	char dir[] = "/tmp/check_resolve.XXXXXX", path[64], cmd[1024];
+	struct up_binary *a, *b;
+	char err[1024];
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/prog", dir);
+	snprintf(cmd, sizeof(cmd), "cp %s/sample_pie %s", FIXTURES, path);
+	ck_assert_int_eq(system(cmd), 0);
+	a = up_binary_get(path, err, sizeof(err));
+	ck_assert_msg(a != NULL, "%s", err);
+	ck_assert_ptr_eq(up_binary_get(path, err, sizeof(err)), a);
+	snprintf(cmd, sizeof(cmd), "%s:sample_mul", path);
+	ck_assert_str_eq(resolve_one(cmd).symbol, "sample_mul");
+	/* another file at the path: its own symbols, not the first's */
+	snprintf(cmd, sizeof(cmd), "cp %s/args_pie %s.new && mv %s.new %s",
+		 FIXTURES, path, path, path);
+	ck_assert_int_eq(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s:sample_mul", path);
+	ck_assert_ptr_nonnull(strstr(resolve_err(cmd), "no function 'sample_mul'"));
+	b = up_binary_get(path, err, sizeof(err));
+	ck_assert_msg(b != NULL, "%s", err);
+	ck_assert_ptr_eq(up_binary_get(path, err, sizeof(err)), b);
+	up_binaries_close();
+	/* gone: an error, nothing kept */
+	snprintf(cmd, sizeof(cmd), "rm -r %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_ptr_null(up_binary_get(path, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "No such file"), "%s", err);
+}
+END_TEST
+
+/*
  * A function whose jump table lands inside the first bytes a jump at
  * its entry would replace is marked, in a PIE (a table of offsets) and
  * without PIE (of addresses), and so is one that another function's
@@ -344,6 +382,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, versioned_names);
 	tcase_add_test(tc, static_functions_of_one_name);
 	tcase_add_test(tc, inlined_copies);
+	tcase_add_test(tc, binary_replaced_between_specs);
 	tcase_add_test(tc, branches_and_jump_tables_into_the_window);
 }
 

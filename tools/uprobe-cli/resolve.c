@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -553,9 +554,95 @@ int up_binary_open(const char *path, struct up_binary *b, char *err,
 void up_binary_close(struct up_binary *b)
 {
 	free(b->targets);
+	free(b->inlined);
 	if (b->fd >= 0)
 		close(b->fd);
 	dwfl_end(b->dwfl);
+}
+
+/*
+ * The binaries opened for this command's specs, kept open until
+ * up_binaries_close(): a binary's symbols, DWARF and inlined copies are
+ * read once however many specs, values and listings name it.
+ */
+struct kept_binary {
+	struct up_binary b;
+	const char *path;	/* up_intern()'ed */
+	const char *debug_dirs;	/* where debug files were looked for */
+	struct stat st;		/* of its file, when opened */
+};
+
+static struct kept_binary **kept;
+static size_t nkept;
+
+/*
+ * Whether @path still names the file @k opened, and its debug file would
+ * be looked for where it was (the tests change that)
+ */
+static bool kept_current(const struct kept_binary *k, const char *path,
+			 const char *debug_dirs)
+{
+	struct stat st;
+
+	return k->debug_dirs == debug_dirs && !stat(path, &st) &&
+	       st.st_dev == k->st.st_dev &&
+	       st.st_ino == k->st.st_ino &&
+	       st.st_mtim.tv_sec == k->st.st_mtim.tv_sec &&
+	       st.st_mtim.tv_nsec == k->st.st_mtim.tv_nsec;
+}
+
+struct up_binary *up_binary_get(const char *path, char *err, size_t errlen)
+{
+	const char *name = up_intern(path), *dirs = NULL;
+	struct kept_binary *k, **more;
+
+	if (getenv("UPROBE_CLI_DEBUGINFO_PATH"))
+		dirs = up_intern(getenv("UPROBE_CLI_DEBUGINFO_PATH"));
+	if (!name) {
+		set_err(err, errlen, "out of memory");
+		return NULL;
+	}
+	for (size_t i = 0; i < nkept; i++) {
+		if (kept[i]->path != name)
+			continue;
+		if (kept_current(kept[i], path, dirs))
+			return &kept[i]->b;
+		/* replaced since: open it afresh */
+		up_binary_close(&kept[i]->b);
+		free(kept[i]);
+		kept[i] = kept[--nkept];
+		break;
+	}
+	k = calloc(1, sizeof(*k));
+	more = realloc(kept, (nkept + 1) * sizeof(*more));
+	if (!k || !more) {
+		free(k);
+		if (more)
+			kept = more;
+		set_err(err, errlen, "out of memory");
+		return NULL;
+	}
+	kept = more;
+	if (up_binary_open(path, &k->b, err, errlen)) {
+		free(k);
+		return NULL;
+	}
+	k->path = name;
+	k->debug_dirs = dirs;
+	fstat(k->b.fd, &k->st);
+	kept[nkept++] = k;
+	return &k->b;
+}
+
+void up_binaries_close(void)
+{
+	for (size_t i = 0; i < nkept; i++) {
+		up_binary_close(&kept[i]->b);
+		free(kept[i]);
+	}
+	free(kept);
+	kept = NULL;
+	nkept = 0;
 }
 
 int up_translate(struct up_binary *b, unsigned long in, bool to_offset,
@@ -1299,73 +1386,171 @@ static int spec_symbol(const struct spec_ctx *c, const char *what,
 	return 0;
 }
 
-/* A walk for the inlined copies of a function of a name. */
-struct inl_walk {
-	const struct spec_ctx *c;
-	const char *name;	/* up_intern()'ed */
-	struct up_place **places;
-	int n;
-	int err;
+/* A function's copy that the compiler inlined, by its entry. */
+struct up_inlined {
+	const char *name;	/* libdw's, while the binary is open */
+	unsigned long entry;
 };
 
-/* An inlined copy: a place at its entry, unless one is there already. */
-static int inl_instance(Dwarf_Die *inst, void *arg)
+static int inlined_cmp(const void *a, const void *b)
 {
-	struct inl_walk *w = arg;
-	struct target t = { .check = true };
-	Dwarf_Addr entry, base, end;
+	const struct up_inlined *x = a, *y = b;
+	int r = strcmp(x->name, y->name);
 
-	/* the entry, or where its code begins if it has no entry_pc */
-	if (dwarf_entrypc(inst, &entry) &&
-	    dwarf_ranges(inst, 0, &base, &entry, &end) <= 0)
-		return DWARF_CB_OK;
-	for (int i = 0; i < w->n; i++)
-		if ((*w->places)[i].vaddr == entry)
-			return DWARF_CB_OK;
-	t.vaddr = entry;
-	t.fn = containing(w->c->f, w->c->nf, entry);
-	if (target_place(w->c, &t, w->places, &w->n)) {
-		w->err = -1;
-		return DWARF_CB_ABORT;
-	}
-	(*w->places)[w->n - 1].inline_of = w->name;
-	return DWARF_CB_OK;
+	if (r)
+		return r;
+	return x->entry < y->entry ? -1 : x->entry > y->entry;
 }
 
-/* A function of the CU: if it is @w's and inlined, each of its copies. */
-static int inl_func(Dwarf_Die *die, void *arg)
+/* The DIEs whose children may hold inlined copies (code, or scopes) */
+static bool inl_scope(int tag)
 {
-	struct inl_walk *w = arg;
-	const char *name = dwarf_diename(die);
+	return tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
+	       tag == DW_TAG_inlined_subroutine || tag == DW_TAG_namespace;
+}
 
-	if (name && !strcmp(name, w->name) && dwarf_func_inline(die))
-		dwarf_func_inline_instances(die, inl_instance, w);
-	return w->err ? DWARF_CB_ABORT : DWARF_CB_OK;
+/* One more inlined copy into @b's table: 0, or -1 if out of memory */
+static int inl_add(struct up_binary *b, size_t *cap, const char *name,
+		   unsigned long entry)
+{
+	if (b->ninlined == *cap) {
+		size_t more = *cap ? *cap * 2 : 256;
+		struct up_inlined *t = realloc(b->inlined, more * sizeof(*t));
+
+		if (!t)
+			return -1;
+		b->inlined = t;
+		*cap = more;
+	}
+	b->inlined[b->ninlined++] = (struct up_inlined){ name, entry };
+	return 0;
+}
+
+/*
+ * The inlined copies among the children of @parent, into @b's table,
+ * by their entry (DW_AT_entry_pc, or where their code begins): 0, or
+ * -1 if out of memory.  Each under its function's name and, if it has
+ * another, its linkage name: a C++ function's symbol, or the name a C
+ * function's symbol has through an asm label (glibc's __GI_ aliases).
+ */
+static int inl_walk(struct up_binary *b, Dwarf_Die *parent, size_t *cap)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Addr entry, base, end;
+	const char *name, *linkage;
+	Dwarf_Die die;
+	int tag;
+
+	if (dwarf_child(parent, &die))
+		return 0;
+	do {
+		tag = dwarf_tag(&die);
+		if (!inl_scope(tag))
+			continue;
+		if (tag == DW_TAG_inlined_subroutine &&
+		    (!dwarf_entrypc(&die, &entry) ||
+		     dwarf_ranges(&die, 0, &base, &entry, &end) > 0)) {
+			name = dwarf_diename(&die);
+			linkage = dwarf_formstring(dwarf_attr_integrate(&die,
+					DW_AT_linkage_name, &attr));
+			if (name && inl_add(b, cap, name, entry))
+				return -1;
+			if (linkage && (!name || strcmp(name, linkage)) &&
+			    inl_add(b, cap, linkage, entry))
+				return -1;
+		}
+		if (inl_walk(b, &die, cap))
+			return -1;
+	} while (!dwarf_siblingof(&die, &die));
+	return 0;
+}
+
+/*
+ * @b's inlined copies of every function, sorted by name and entry,
+ * found once (one walk of every compile unit) for all the specs and
+ * the funcs listing of a command: 0, or -1 if out of memory.  Each
+ * unit's own (a header's static inline function has copies in every
+ * unit that inlined it); a copy link-time optimization moved into
+ * another unit is not found.
+ */
+static int inlined_copies(struct up_binary *b)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	size_t cap = 0, k = 0;
+
+	if (b->inlined_found)
+		return 0;
+	while ((cu = dwfl_module_nextcu(b->mod, cu, &bias)))
+		if (inl_walk(b, cu, &cap)) {
+			free(b->inlined);
+			b->inlined = NULL;
+			b->ninlined = 0;
+			return -1;
+		}
+	if (b->ninlined)
+		qsort(b->inlined, b->ninlined, sizeof(*b->inlined),
+		      inlined_cmp);
+	/* one copy an entry: DWARF may describe one twice */
+	for (size_t i = 0; i < b->ninlined; i++)
+		if (!k || inlined_cmp(&b->inlined[k - 1], &b->inlined[i]))
+			b->inlined[k++] = b->inlined[i];
+	b->ninlined = k;
+	b->inlined_found = true;
+	return 0;
+}
+
+/* The first of @b's inlined copies of @name, and (*@n) how many. */
+static const struct up_inlined *inlined_of(const struct up_binary *b,
+					   const char *name, size_t *n)
+{
+	size_t lo = 0, hi = b->ninlined, end;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(b->inlined[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < b->ninlined &&
+	     !strcmp(b->inlined[end].name, name); end++)
+		;
+	*n = end - lo;
+	return &b->inlined[lo];
 }
 
 /*
  * The copies of function @name that the compiler inlined, after the
- * @n places in *@places: the new count, or -1.  Each compile unit's
- * own (a static inline function of a header has one per unit that
- * inlined it); a copy that link-time optimization moved into another
- * unit is not found.
+ * @n places in *@places (each at most once): the new count, or -1.
  */
 static int spec_inlined(const struct spec_ctx *c, const char *name,
 			struct up_place **places, int n)
 {
-	struct inl_walk w = {
-		.c = c, .name = up_intern(name), .places = places, .n = n,
-	};
-	Dwarf_Die *cu = NULL;
-	Dwarf_Addr bias;
+	const struct up_inlined *in;
+	const char *kept = up_intern(name);
+	size_t k;
 
-	if (!w.name) {
+	if (!kept || inlined_copies(c->b)) {
 		set_err(c->err, c->errlen, "out of memory");
 		return -1;
 	}
-	while (!w.err && (cu = dwfl_module_nextcu(c->b->mod, cu, &bias)))
-		dwarf_getfuncs(cu, inl_func, &w, 0);
-	return w.err ? -1 : w.n;
+	in = inlined_of(c->b, name, &k);
+	for (size_t i = 0; i < k; i++) {
+		struct target t = { .check = true, .vaddr = in[i].entry };
+		bool there = false;
+
+		for (int j = 0; j < n && !there; j++)
+			there = (*places)[j].vaddr == t.vaddr;
+		if (there)
+			continue;
+		t.fn = containing(c->f, c->nf, t.vaddr);
+		if (target_place(c, &t, places, &n))
+			return -1;
+		(*places)[n - 1].inline_of = kept;
+	}
+	return n;
 }
 
 /*
@@ -1487,8 +1672,7 @@ int up_resolve(const char *spec, pid_t pid, struct up_place **places,
 {
 	const char *colon = strchr(spec, ':');
 	char name[PATH_MAX], path[PATH_MAX];
-	struct up_binary b;
-	int n;
+	struct up_binary *b;
 
 	*places = NULL;
 	if (!colon || colon == spec) {
@@ -1500,94 +1684,12 @@ int up_resolve(const char *spec, pid_t pid, struct up_place **places,
 	snprintf(name, sizeof(name), "%.*s", (int)(colon - spec), spec);
 	if (up_find_binary(name, pid, path, sizeof(path), err, errlen))
 		return -1;
-	if (up_binary_open(path, &b, err, errlen))
+	b = up_binary_get(path, err, errlen);
+	if (!b)
 		return -1;
 	if (!strncmp(colon + 1, "sdt:", 4))
-		n = resolve_sdt(&b, path, colon + 5, places, err, errlen);
-	else
-		n = resolve_in(&b, path, colon + 1, places, err, errlen);
-	up_binary_close(&b);
-	return n;
-}
-
-/* How many inlined copies a function of a name has, for funcs. */
-struct inl_count {
-	const char *name;	/* libdw's, while the binary is open */
-	unsigned int n;
-};
-
-struct inl_counts {
-	struct inl_count *c;
-	size_t n;
-	bool failed;
-};
-
-static int inl_count_one(Dwarf_Die *inst, void *arg)
-{
-	(void)inst;
-	(*(unsigned int *)arg)++;
-	return DWARF_CB_OK;
-}
-
-static int inl_count_func(Dwarf_Die *die, void *arg)
-{
-	struct inl_counts *ic = arg;
-	const char *name = dwarf_diename(die);
-	unsigned int n = 0;
-	struct inl_count *more;
-
-	if (!name || !dwarf_func_inline(die))
-		return DWARF_CB_OK;
-	dwarf_func_inline_instances(die, inl_count_one, &n);
-	if (!n)
-		return DWARF_CB_OK;
-	more = realloc(ic->c, (ic->n + 1) * sizeof(*more));
-	if (!more) {
-		ic->failed = true;
-		return DWARF_CB_ABORT;
-	}
-	ic->c = more;
-	ic->c[ic->n++] = (struct inl_count){ .name = name, .n = n };
-	return DWARF_CB_OK;
-}
-
-static int inl_count_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct inl_count *)a)->name,
-		      ((const struct inl_count *)b)->name);
-}
-
-/* The inlined copies of every function of @b, by name, summed; 0 or -1 */
-static int inl_counts(struct up_binary *b, struct inl_counts *ic)
-{
-	Dwarf_Die *cu = NULL;
-	Dwarf_Addr bias;
-	size_t k = 0;
-
-	while (!ic->failed && (cu = dwfl_module_nextcu(b->mod, cu, &bias)))
-		dwarf_getfuncs(cu, inl_count_func, ic, 0);
-	if (ic->failed)
-		return -1;
-	if (ic->n)
-		qsort(ic->c, ic->n, sizeof(*ic->c), inl_count_cmp);
-	for (size_t i = 0; i < ic->n; i++) {
-		if (k && !strcmp(ic->c[k - 1].name, ic->c[i].name))
-			ic->c[k - 1].n += ic->c[i].n;
-		else
-			ic->c[k++] = ic->c[i];
-	}
-	ic->n = k;
-	return 0;
-}
-
-static unsigned int inl_count_of(const struct inl_counts *ic,
-				 const char *name)
-{
-	struct inl_count key = { .name = name }, *c;
-
-	c = ic->n ? bsearch(&key, ic->c, ic->n, sizeof(*ic->c),
-			    inl_count_cmp) : NULL;
-	return c ? c->n : 0;
+		return resolve_sdt(b, path, colon + 5, places, err, errlen);
+	return resolve_in(b, path, colon + 1, places, err, errlen);
 }
 
 int up_functions(const char *path, const char *glob,
@@ -1596,20 +1698,20 @@ int up_functions(const char *path, const char *glob,
 		 void *arg, char *err, size_t errlen)
 {
 	const char *kept = up_intern(path);
-	struct inl_counts ic = { 0 };
-	struct up_binary b;
+	struct up_binary *b;
 	struct func *f;
-	size_t nf = 0;
+	size_t nf = 0, k;
 	int ret;
 
 	if (!kept) {
 		set_err(err, errlen, "out of memory");
 		return -1;
 	}
-	if (up_binary_open(path, &b, err, errlen))
+	b = up_binary_get(path, err, errlen);
+	if (!b)
 		return -1;
-	f = functions(&b, &nf);
-	if (f && inl_counts(&b, &ic)) {
+	f = functions(b, &nf);
+	if (f && inlined_copies(b)) {
 		free(f);
 		f = NULL;
 	}
@@ -1620,15 +1722,14 @@ int up_functions(const char *path, const char *glob,
 
 		if (glob && fnmatch(glob, f[i].name, 0))
 			continue;
-		if (vaddr_to_offset(&b, f[i].vaddr, &p.offset))
+		if (vaddr_to_offset(b, f[i].vaddr, &p.offset))
 			continue;
 		snprintf(p.symbol, sizeof(p.symbol), "%s", f[i].name);
-		fn(&p, f[i].size, inl_count_of(&ic, f[i].name), arg);
+		inlined_of(b, f[i].name, &k);
+		fn(&p, f[i].size, k, arg);
 	}
 	ret = f ? 0 : -1;
-	free(ic.c);
 	free(f);
-	up_binary_close(&b);
 	return ret;
 }
 

@@ -76,6 +76,8 @@ extern bool up_no_inline;
  */
 const char *up_debuginfo_hint(void);
 
+struct up_inlined;
+
 /* An open binary: libdwfl's view and the main ELF file's. */
 struct up_binary {
 	Dwfl *dwfl;
@@ -86,6 +88,9 @@ struct up_binary {
 	unsigned long *targets;	/* direct branches' targets, sorted */
 	size_t ntargets;	/* ... how many, once found */
 	bool targets_found;
+	struct up_inlined *inlined; /* functions' inlined copies, by name */
+	size_t ninlined;	/* ... how many, once found */
+	bool inlined_found;
 };
 
 /*
@@ -95,6 +100,22 @@ struct up_binary {
 int up_binary_open(const char *path, struct up_binary *b, char *err,
 		   size_t errlen);
 void up_binary_close(struct up_binary *b);
+
+/*
+ * @path opened by up_binary_open() once for the command, and kept open
+ * (its symbols, DWARF and what was found in them) for every later spec,
+ * value or listing that names it, until up_binaries_close(); opened
+ * afresh if the path names another file since.  NULL, with a message in
+ * @err, if it cannot be opened.
+ */
+struct up_binary *up_binary_get(const char *path, char *err, size_t errlen);
+
+/*
+ * Close every binary up_binary_get() kept: done by the time probes are
+ * placed, so that a command that runs for long holds no file (nor the
+ * mount it is on) open for them.
+ */
+void up_binaries_close(void);
 
 /*
  * "/proc/PID/root" into @root if process @pid has another root or mount

@@ -187,23 +187,24 @@ static int fetch_args(struct probe *ps, int n, char **exprs, int nexprs,
 		return die("out of memory");
 	for (int i = 0; i < n && !ret; i++) {
 		struct up_place *p = &ps[i].place;
-		struct up_binary b;
+		struct up_binary *b = up_binary_get(p->path, err,
+						    sizeof(err));
 		unsigned long after;
 		bool moved = false;
 		size_t len = 1;
 
-		if (up_binary_open(p->path, &b, err, sizeof(err)))
+		if (!b)
 			return die("%s", err);
 		for (int k = 0; k < nexprs && !ret; k++) {
 			struct up_fetch *f = &v->f[i * nexprs + k];
 			char raw[600];
 			const char *e = marker_arg(p, exprs[k], raw,
 						   sizeof(raw));
-			int r = e ? up_fetch_arg(&b, p->vaddr, ps[i].ret, e, f,
+			int r = e ? up_fetch_arg(b, p->vaddr, ps[i].ret, e, f,
 						 err, sizeof(err)) : -2;
 
 			if (r == 1 && !moved && !p->sym_off &&
-			    !up_after_prologue(&b, p->vaddr, &after)) {
+			    !up_after_prologue(b, p->vaddr, &after)) {
 				fprintf(stderr, "uprobe-cli: probing %s+%#lx, past its prologue, where '%s' is stored\n",
 					p->symbol, after - p->vaddr, exprs[k]);
 				p->offset += after - p->vaddr;
@@ -227,7 +228,6 @@ static int fetch_args(struct probe *ps, int n, char **exprs, int nexprs,
 					ret = usage_error("two values named '%s' (give one a name: NAME=VALUE)",
 						  f->name);
 		}
-		up_binary_close(&b);
 		for (int k = 0; k < nexprs; k++)
 			len += strlen(v->f[i * nexprs + k].text) + 1;
 		ps[i].fetch = calloc(1, len);

@@ -613,6 +613,8 @@ int place_probes(struct probe *ps, char **lines, int *n, int *bad)
 	int first = 0, i, r = 0;
 	char *buf;
 
+	/* resolved: what was read of the binaries is no longer needed */
+	up_binaries_close();
 	buf = malloc(WRITE_MAX + 1);
 	if (!buf)
 		return -ENOMEM;
