@@ -16,11 +16,6 @@ dir=/tmp/dbgd.$$
 mkdir -p "$dir/served" "$dir/cache"
 cp "$S.dwarf" "$dir/served/"
 
-# The values of each record of a trace's table, one per line
-values() {
-	sed -n -E 's/^ *[0-9]+\.[0-9]+ +[0-9]+ +[0-9]+ +[^ ]+ +//p'
-}
-
 # vt_label's id and name in each of N rounds
 want() {
 	i=0

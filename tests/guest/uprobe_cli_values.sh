@@ -12,11 +12,6 @@ T=/usr/libexec/utrace-tests/targets/values_target
 N=20
 . /usr/libexec/utrace-tests/utp_helpers.sh
 
-# The values of each record of a trace's table, one per line
-values() {
-	sed -n -E 's/^ *[0-9]+\.[0-9]+ +[0-9]+ +[0-9]+ +[^ ]+ +//p'
-}
-
 # What "$@" prints for round i of N (i from 0), one line per round
 rounds() {
 	i=0
@@ -34,17 +29,6 @@ name_of() {
 	esac
 }
 
-# compare WHAT EXPECTED ACTUAL: 0 if equal, else the difference shown
-compare() {
-	if [ "$2" = "$3" ]; then
-		return 0
-	fi
-	echo "# $1 differs: expected, then got:"
-	echo "$2" | head -5 | sed 's/^/#   /'
-	echo "$3" | head -5 | sed 's/^/#   /'
-	return 1
-}
-
 ktap_print_header
 ktap_set_plan 15
 
@@ -53,23 +37,23 @@ st=$?
 echo "$out" | head -4 | sed 's/^/# /'
 check $st "trace runs the command, which exits 0"
 want=$(rounds 'id=$i name=\"$(name_of $i)\"')
-compare "vt_label's values" "$want" "$(echo "$out" | values)"
+same "vt_label's values" "$want" "$(echo "$out" | values)"
 check $? "trace: a parameter and a char * string, exactly those of each call"
 
 out=$(uprobe-cli trace "$T:vt_square%return" '$retval' -- "$T" $N 2>&1)
 want=$(rounds 'retval=$(((i - 5) * (i - 5) - 3))')
-compare "vt_square's \$retval" "$want" "$(echo "$out" | values)"
+same "vt_square's \$retval" "$want" "$(echo "$out" | values)"
 check $? "trace: \$retval of %return, negative values included"
 
 out=$(uprobe-cli trace "$T:values_target.c:50" other local keep -- "$T" $N 2>&1)
 want=$(rounds 'other=$((7 * i)) local=$((21 * i)) keep=$i')
-compare "values at line 50" "$want" "$(echo "$out" | values)"
+same "values at line 50" "$want" "$(echo "$out" | values)"
 check $? "trace: a parameter moved to the stack and a local, at a line"
 
 out=$(uprobe-cli trace libc:malloc bytes -- "$T" $N 2>&1)
 echo "$out" | head -3 | sed 's/^/# /'
 want=$(rounds 'bytes=$((1000 + 8 * (i % 5)))')
-compare "malloc's sizes" "$want" "$(echo "$out" | values | grep -E '^bytes=10[0-9][0-9]$')"
+same "malloc's sizes" "$want" "$(echo "$out" | values | grep -E '^bytes=10[0-9][0-9]$')"
 check $? "trace libc:malloc bytes: the sizes the program asked for"
 # and no other malloc() of its tree below 1000 bytes hides among them
 [ "$(echo "$out" | values | grep -c '^bytes=')" -ge $N ]
@@ -86,7 +70,7 @@ check $? "trace -j: one JSON object per record, numbers as numbers"
 out=$(uprobe-cli trace bash:make_child 'cmd=+0(%di):string' -- \
 	bash -c '/bin/true one; /bin/true two; echo three' 2>&1)
 echo "$out" | sed 's/^/# /'
-compare "bash's make_child" 'cmd="/bin/true one"
+same "bash's make_child" 'cmd="/bin/true one"
 cmd="/bin/true two"' "$(echo "$out" | values)"
 check $? "trace bash:make_child: the command line of each fork, as a string"
 
@@ -99,7 +83,7 @@ want="[0, 1] 2
 [5, 8] 4
 [9, 16] 8
 [17, 32] 3"
-compare "the histogram" "$want" "$(echo "$out" | sed -n -E 's/^(\[[0-9]+, [0-9]+\]) +([0-9]+) .*/\1 \2/p')"
+same "the histogram" "$want" "$(echo "$out" | sed -n -E 's/^(\[[0-9]+, [0-9]+\]) +([0-9]+) .*/\1 \2/p')"
 check $? "hist: each bucket's exact count"
 
 out=$(uprobe-cli hist -j "$T:vt_label" id -- "$T" $N 2>&1)
@@ -111,7 +95,7 @@ echo "$out" | sed 's/^/# /'
 want="7 alpha
 7 beta
 6 gamma"
-compare "the counts by name" "$want" "$(echo "$out" | sed -n -E 's/^ +([0-9]+)  (.*)/\1 \2/p')"
+same "the counts by name" "$want" "$(echo "$out" | sed -n -E 's/^ +([0-9]+)  (.*)/\1 \2/p')"
 check $? "count --by: the hits of each value, the most frequent first"
 
 # the smallest table the kernel makes: the default's (16384 values) takes
@@ -137,7 +121,7 @@ out=$(uprobe-cli trace "$T:vt_label" id name -- "$T" $N 2>&1)
 echo 0 > $tr/events/uprobes/vt_twin_ml/enable
 theirs=$(sed -n -E 's/.* vt_twin_ml: \([^)]*\) //p' $tr/trace)
 echo "-:uprobes/vt_twin_ml" >> $tr/uprobe_events
-compare "ours against mainline's" "$theirs" "$(echo "$out" | values)"
+same "ours against mainline's" "$theirs" "$(echo "$out" | values)"
 check $? "trace's values equal mainline uprobe_events' in the same run"
 
 [ -z "$(uprobe-cli list | sed 1d)" ] && [ -z "$(ls $tr/instances)" ]
