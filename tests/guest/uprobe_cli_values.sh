@@ -38,7 +38,7 @@ echo "$out" | head -4 | sed 's/^/# /'
 check $st "trace runs the command, which exits 0"
 want=$(rounds 'id=$i name=\"$(name_of $i)\"')
 same "vt_label's values" "$want" "$(echo "$out" | values)"
-check $? "trace: a parameter and a char * string, exactly those of each call"
+check $? "trace: a parameter and a char pointer as a string, exactly those of each call"
 
 out=$(uprobe-cli trace "$T:vt_square%return" '$retval' -- "$T" $N 2>&1)
 want=$(rounds 'retval=$(((i - 5) * (i - 5) - 3))')
