@@ -24,7 +24,8 @@ CHECK_LIBS = $(shell pkg-config --cflags --libs check)
 HOST_TESTS := $(patsubst tests/host/%.c,$(B)/host/%,$(wildcard tests/host/*.c))
 # the CLI's Check tests again, on a CLI built with AddressSanitizer and UBSan
 SAN_TESTS := $(B)/host/check_cli_san $(B)/host/check_fetch_san \
-	     $(B)/host/check_resolve_san $(B)/host/check_sdt_san
+	     $(B)/host/check_resolve_san $(B)/host/check_sdt_san \
+	     $(B)/host/check_filter_san
 HOST_TESTS += $(SAN_TESTS)
 GUEST_TESTS := $(patsubst tests/guest/%.c,$(B)/tests/t/%,$(wildcard tests/guest/*.c)) \
 	       $(patsubst tests/guest/%.sh,$(B)/tests/t/%.sh,$(wildcard tests/guest/*.sh))
@@ -188,6 +189,19 @@ $(B)/host/check_cli: tests/host/check_cli.c tests/host/check_main.h $(CLI_OBJ)/u
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DFIXTURES='"$(ELF_FIX)"' -DCLI='"$(CLI_OBJ)/uprobe-cli"' \
 		-DCLI_VERSION='"$(CLI_VERSION)"' -o $@ $< -ldw $(CHECK_LIBS)
+
+# --filter's parser and checks, uprobe-cli's filter.c on its own
+$(B)/host/check_filter: tests/host/check_filter.c tests/host/check_main.h \
+		tools/uprobe-cli/filter.c tools/uprobe-cli/filter.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itools/uprobe-cli -o $@ $< tools/uprobe-cli/filter.c \
+		$(CHECK_LIBS)
+
+$(B)/host/check_filter_san: tests/host/check_filter.c tests/host/check_main.h \
+		tools/uprobe-cli/filter.c tools/uprobe-cli/filter.h
+	@mkdir -p $(@D)
+	$(CC) $(SAN_CFLAGS) -Itools/uprobe-cli -o $@ $< tools/uprobe-cli/filter.c \
+		$(CHECK_LIBS)
 
 # the latency histograms' arithmetic, uprobe-cli's hist.c on its own
 $(B)/host/check_hist: tests/host/check_hist.c tests/host/check_main.h tools/uprobe-cli/hist.c \

@@ -369,7 +369,7 @@ END_TEST
 #define ARGS_PIE FIXTURES "/args_pie"
 
 static const struct {
-	const char *args[8];
+	const char *args[9];
 	const char *message;
 } errors[] = {
 	{ { "add", "/no/such/file:main" },
@@ -455,8 +455,26 @@ static const struct {
 	  "two values named 'a' (give one a name: NAME=VALUE)" },
 	{ { "trace", ARGS_PIE ":args_sum", "$retval" },
 	  "$retval is the value a function returns: probe SPEC%return" },
-	{ { "trace", ARGS_PIE ":args_sum", "a", "--filter", "a > 1" },
-	  "trace: unrecognized option '--filter'" },
+	/* --filter: refused before anything is placed */
+	{ { "trace", ARGS_PIE ":args_sum", "a", "--filter", "a > 1 &&" },
+	  "--filter: expected a field name, '!' or '(' at the end" },
+	{ { "trace", "--filter", "a >> 1", ARGS_PIE ":args_sum", "a" },
+	  "--filter: expected a number or a string at column 4, not '>'" },
+	{ { "trace", ARGS_PIE ":args_sum", "a", "--filter", "s > 1" },
+	  "--filter: 's' is a string: compare it with ==, != or ~ (a glob), not >" },
+	{ { "trace", ARGS_PIE ":args_sum", "--filter", "zz == 1" },
+	  "args_sum: no variable or parameter 'zz' at 0x11e0 (there: a, b, s, p)" },
+	{ { "hist", ARGS_PIE ":args_sum", "a", "--filter", "p == -1" },
+	  "--filter: 'p' is unsigned; it is never -1" },
+	{ { "count", "-e", ARGS_PIE ":args_sum", "--by", "a", "--filter",
+	    "b ~ \"x*\"", "--", "true" },
+	  "--filter: 'b' is a number; ~ matches a string against a glob" },
+	{ { "count", "-e", ARGS_PIE ":args_sum", "--filter", "a > 1 || b =",
+	    "--", "true" },
+	  "--filter: unexpected '=' at column 12" },
+	{ { "count", "-e", ARGS_PIE ":args_sum%return", "--filter", "a > 1",
+	    "--", "true" },
+	  "count --filter: no return probes (the filter applies to a function's entry)" },
 	{ { "hist", ARGS_PIE ":args_sum" },
 	  "hist: give one probe and one value (SPEC VALUE [-- CMD])" },
 	{ { "hist", ARGS_PIE ":args_sum", "s", "--", "true" },
@@ -487,7 +505,7 @@ START_TEST(errors_name_the_problem)
 	const char *const *a = errors[_i].args;
 	struct result r;
 
-	cli(&r, 0, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], NULL);
+	cli(&r, 0, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], NULL);
 	assert_one_error(&r, errors[_i].message);
 	ck_assert_str_eq(get_file("utprobe_events"), "");
 }
@@ -1288,6 +1306,10 @@ static const struct {
 	{ { "count", "--top", "0", "--size", "x", "-e",
 	    FIXTURES "/sample_pie:sample_add", "--", "true" }, 2 },
 	{ { "count", "--all", "--by", "a", "-e", ARGS_PIE ":args_sum", "--",
+	    "true" }, 2 },
+	{ { "count", "--by", "a", "--filter", "a >", "-e", ARGS_PIE ":args_sum",
+	    "--", "true" }, 2 },
+	{ { "trace", "--filter", "b == \"x\"", ARGS_PIE ":args_sum", "--",
 	    "true" }, 2 },
 	{ { "latency" }, 2 },
 	{ { "latency", FIXTURES "/sample_pie:sample_mul", "--frob", "--frob",

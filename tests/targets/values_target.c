@@ -11,7 +11,9 @@
  *			vt_keep(i, 7 * i), which keeps its parameter
  *			"other" on its stack across calls (line 50 below)
  *
- * and exits 0 if the results were right.
+ * and exits 0 if the results were right.  With VT_LOG=FILE it writes
+ * each round's values there, "ID NAME BYTES" (vt_label's and malloc's),
+ * for the tests of filters to select from.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,10 +56,16 @@ __attribute__((noinline)) long vt_keep(long keep, long other)
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 0;
-	int bad = 0;
+	const char *log_path = getenv("VT_LOG");
+	FILE *log = log_path ? fopen(log_path, "w") : NULL;
+	int bad = log_path && !log;
 
 	for (long i = 0; i < n; i++) {
 		char *p = malloc(1000 + 8 * (i % 5));
+
+		if (log)
+			fprintf(log, "%ld %s %ld\n", i, names[i % 3],
+				1000 + 8 * (i % 5));
 
 		bad += !p;
 		free(p);
@@ -66,5 +74,7 @@ int main(int argc, char **argv)
 		bad += vt_square(i - 5) != (i - 5) * (i - 5) - 3;
 		bad += vt_keep(i, 7 * i) != i + 21 * i + 7 * i;
 	}
+	if (log && fclose(log))
+		bad++;
 	return bad ? 1 : 0;
 }

@@ -23,6 +23,7 @@
 
 #include "cli.h"
 #include "dwarfvar.h"
+#include "filter.h"
 #include "json_writer.h"
 #include "sdt.h"
 #include "trace.h"
@@ -53,7 +54,13 @@ struct session {
 	struct bucket *b;	/* the trigger's table, at the end */
 	int nb;			/* its rows, or -1 if it was not read */
 	unsigned long long dropped;	/* entries it had no room for */
+	char filter[1100];	/* --filter as the kernel takes it, or "" */
+	long long *counts;	/* count --filter: each probe's trigger's */
+				/* hits, or NULL */
 };
+
+/* --filter EXPR of the command, or NULL */
+const char *filter_expr;
 
 /* Set by ^C or SIGTERM when no program runs: the session ends */
 static volatile sig_atomic_t stop_requested;
@@ -282,6 +289,15 @@ static int session_placed(struct probe *ps, int n, void *arg)
 				 "events/utprobes/%s/trigger", ps[i].name);
 			r = inst_write(s, file, s->trigger);
 		} else {
+			snprintf(file, sizeof(file),
+				 "events/utprobes/%s/filter", ps[i].name);
+			r = *s->filter ? inst_write(s, file, s->filter) : 0;
+			if (r) {
+				session_off(s);
+				return die("%s: the kernel refuses the filter '%s': %s",
+					   ps[i].name, s->filter,
+					   strerror(-r));
+			}
 			snprintf(file, sizeof(file),
 				 "events/utprobes/%s/enable", ps[i].name);
 			r = inst_write(s, file, "1");
@@ -590,8 +606,21 @@ static int session_wait(pid_t pid, int *status, void *arg)
 	if (s->pipe >= 0)
 		drain(s, buf, sizeof(buf), &len);
 	/* the table goes with the trigger */
-	if (s->trigger)
+	if (s->trigger && !s->counts)
 		s->nb = read_hist(s, s->ps[0].name, &s->b, &s->dropped);
+	for (int i = 0; s->counts && i < s->n; i++) {
+		struct bucket *b;
+		unsigned long long dropped;
+		int nb = read_hist(s, s->ps[i].name, &b, &dropped);
+
+		s->nb = nb < 0 ? nb : s->n;
+		if (nb < 0)
+			break;
+		s->counts[i] = 0;
+		for (int k = 0; k < nb; k++)
+			s->counts[i] += b[k].count;
+		free(b);
+	}
 	session_off(s);
 	return 0;
 }
@@ -798,6 +827,83 @@ static int print_top(const struct probe *pr, const struct up_fetch *by,
 	return 0;
 }
 
+/* What field @f of an event holds, by its fetch type */
+static enum up_field_kind field_kind(const struct up_fetch *f)
+{
+	const char *type = strrchr(f->text, ':');
+
+	if (f->string)
+		return UP_FIELD_STRING;
+	return type && type[1] == 's' ? UP_FIELD_SIGNED : UP_FIELD_UNSIGNED;
+}
+
+/*
+ * --filter for the session's probes, whose values are @exprs: a field
+ * it names that is not among them is fetched too (fetch_args() again,
+ * with it), then the filter is checked against each probe's fields and
+ * kept as the kernel takes it.  0, or the exit status after a message.
+ */
+static int session_filter(struct session *s, char **exprs, int nexprs)
+{
+	const char *const *names;
+	struct up_filter_field *fields;
+	struct up_filter *f;
+	int nnames, more = 0, ret = 0;
+	char err[512];
+	char **all;
+
+	if (up_filter_parse(filter_expr, &f, err, sizeof(err)))
+		return usage_error("%s", err);
+	nnames = up_filter_names(f, &names);
+	all = calloc(nexprs + nnames + 1, sizeof(*all));
+	if (!all) {
+		up_filter_free(f);
+		return die("out of memory");
+	}
+	if (nexprs)
+		memcpy(all, exprs, nexprs * sizeof(*all));
+	for (int i = 0; i < nnames; i++) {
+		bool have = false;
+
+		for (int k = 0; k < s->v->nargs && !have; k++)
+			have = !strcmp(s->v->f[k].name, names[i]);
+		if (have)
+			continue;
+		/* the value a return probe has is $retval */
+		all[nexprs + more++] = s->ps[0].ret &&
+				       !strcmp(names[i], "retval") ?
+				       "$retval" : (char *)names[i];
+	}
+	if (more) {
+		for (int i = 0; i < s->n; i++) {
+			free(s->ps[i].fetch);
+			s->ps[i].fetch = NULL;
+		}
+		free(s->v->f);
+		s->v->f = NULL;
+		ret = fetch_args(s->ps, s->n, all, nexprs + more, s->v);
+	}
+	free(all);
+	fields = ret ? NULL : calloc(s->v->nargs + 1, sizeof(*fields));
+	if (!ret && !fields)
+		ret = die("out of memory");
+	for (int i = 0; fields && i < s->n && !ret; i++) {
+		for (int k = 0; k < s->v->nargs; k++) {
+			const struct up_fetch *v = &s->v->f[i * s->v->nargs + k];
+
+			fields[k] = (struct up_filter_field){
+				v->name, field_kind(v)
+			};
+		}
+		if (up_filter_check(f, fields, s->v->nargs, s->filter,
+				    sizeof(s->filter), err, sizeof(err)))
+			ret = usage_error("%s", err);
+	}
+	free(fields);
+	up_filter_free(f);
+	return ret;
+}
+
 /*
  * Resolve @spec into the session's probes named for @cmd_name (one
  * place only if @one), with the values @exprs[0..@nexprs).  0, or 1
@@ -807,17 +913,22 @@ static int session_probes(struct session *s, const char *cmd_name,
 			  const char *spec, bool one, char **exprs,
 			  int nexprs)
 {
-	char prefix[16];
+	struct up_filter *f = NULL;
+	char prefix[16], err[512];
 	int ret;
 
 	s->ps = NULL;
 	s->n = 0;
+	/* a bad filter is refused before anything is resolved */
+	if (filter_expr && up_filter_parse(filter_expr, &f, err, sizeof(err)))
+		return usage_error("%s", err);
+	up_filter_free(f);
 	/*
-	 * Values are read in the function's own scope: at its entry, not
-	 * in the copies inlined into callers, whose parameters live in
-	 * the callers' registers (not looked up yet).
+	 * Values (and a filter's) are read in the function's own scope: at
+	 * its entry, not in the copies inlined into callers, whose
+	 * parameters live in the callers' registers (not looked up yet).
 	 */
-	if (nexprs)
+	if (nexprs || filter_expr)
 		up_no_inline = true;
 	ret = resolve_probes(spec, 0, false, &s->ps, &s->n);
 	/* a marker's values, by default: all its arguments */
@@ -849,6 +960,8 @@ static int session_probes(struct session *s, const char *cmd_name,
 		ret = need_returns();
 	if (!ret)
 		ret = fetch_args(s->ps, s->n, exprs, nexprs, s->v);
+	if (!ret && filter_expr)
+		ret = session_filter(s, exprs, nexprs);
 	/* probes named for the command ("count", not "count --by") */
 	snprintf(prefix, sizeof(prefix), "%.*s", (int)strcspn(cmd_name, " "),
 		 cmd_name);
@@ -870,6 +983,7 @@ static int parse_cmdline(int argc, char **argv, const char *name,
 	static const struct option opts[] = {
 		FORMAT_LONGOPTS,
 		{ "no-inline", no_argument, NULL, 'I' },
+		{ "filter", required_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, end = dashes_at(argc, argv);
@@ -878,6 +992,8 @@ static int parse_cmdline(int argc, char **argv, const char *name,
 	while ((c = getopt_long(end, argv, "jf:", opts, NULL)) != -1) {
 		if (c == 'I')
 			up_no_inline = true;
+		else if (c == 'F')
+			filter_expr = optarg;
 		else if ((c != 'j' && c != 'f') || format_option(c, optarg))
 			return 2;
 	}
@@ -930,7 +1046,7 @@ static int aggregate(struct session *s, const char *name, const char *spec,
 		     char *expr, bool number, const char *trigger_fmt,
 		     char **cmd, int *status)
 {
-	char trigger[128];
+	char trigger[128 + sizeof(s->filter)];
 	int ret;
 
 	ret = session_probes(s, name, spec, true, &expr, 1);
@@ -940,6 +1056,11 @@ static int aggregate(struct session *s, const char *name, const char *spec,
 	if (ret)
 		return ret;
 	snprintf(trigger, sizeof(trigger), trigger_fmt, s->v->f[0].name);
+	/* the hits the filter lets through, alone */
+	if (*s->filter)
+		snprintf(trigger + strlen(trigger),
+			 sizeof(trigger) - strlen(trigger), " if %s",
+			 s->filter);
 	s->trigger = trigger;
 	ret = session_run(s, cmd, status);
 	s->trigger = NULL;
@@ -1002,4 +1123,37 @@ int count_by(const char *spec, const char *by, int top, int size,
 	free(s.b);
 	probes_free(s.ps, s.n, &v);
 	return ret ? ret : status;
+}
+
+int count_filtered(struct probe *ps, int *n, char **cmd, int *status)
+{
+	struct values v = { 0 };
+	struct session s = { .v = &v, .ps = ps, .n = *n };
+	char trigger[64 + sizeof(s.filter)];
+	int ret;
+
+	s.counts = calloc(*n + 1, sizeof(*s.counts));
+	ret = s.counts ? session_filter(&s, NULL, 0) : die("out of memory");
+	if (ret)
+		goto out;
+	/* one row, of every hit the filter lets through */
+	snprintf(trigger, sizeof(trigger), "hist:keys=common_type if %s",
+		 s.filter);
+	s.trigger = trigger;
+	ret = session_run(&s, cmd, status);
+	if (!ret && s.nb < 0)
+		ret = 1;
+	/* the triggers' counts, not every hit's */
+	for (int i = 0; !ret && i < s.n; i++)
+		ps[i].hits = s.counts[i];
+out:
+	/* a glob's probes the kernel refused are gone from @ps */
+	*n = s.n;
+	for (int i = 0; i < s.n; i++) {
+		free(ps[i].fetch);
+		ps[i].fetch = NULL;
+	}
+	free(s.counts);
+	free(v.f);
+	return ret;
 }

@@ -7,6 +7,12 @@
 
 #include "cli.h"
 
+/*
+ * --filter EXPR of trace, hist and count --by: the hits whose values
+ * match, alone (filter.h), or NULL.
+ */
+extern const char *filter_expr;
+
 /* uprobe-cli trace [-j] SPEC [VALUE...] [-- CMD [ARGS]] */
 int cmd_trace(int argc, char **argv);
 /* uprobe-cli hist [-j] SPEC VALUE [-- CMD [ARGS]] */
@@ -18,6 +24,15 @@ int cmd_hist(int argc, char **argv);
  */
 int count_by(const char *spec, const char *by, int top, int size,
 	     enum format fmt, char **cmd);
+
+/*
+ * count --filter: run @cmd with the probes @ps[0..*@n) (entry probes,
+ * resolved and named), each counting the hits whose values match
+ * filter_expr (a field it names fetched at each), into their hits; 0
+ * with the command's status in *@status (*@n less those of a glob the
+ * kernel refused), or the exit status after a message.
+ */
+int count_filtered(struct probe *ps, int *n, char **cmd, int *status);
 
 /*
  * The distinct values count --by has room for: by default, and the range

@@ -184,12 +184,15 @@ static const char usage_text[] =
 	"usage: uprobe-cli add SPEC... [-p PID] [--name NAME] [--trap]\n"
 	"                  [--no-inline]\n"
 	"       uprobe-cli count [-j | --format=F] [--trap] [--all] [--top N]\n"
-	"                  [--no-inline] -e SPEC [-e SPEC]... -- CMD [ARGS]\n"
-	"       uprobe-cli count [-j] -e SPEC --by VALUE [--top N] [--size N]\n"
+	"                  [--no-inline] [--filter EXPR] -e SPEC [-e SPEC]...\n"
 	"                  -- CMD [ARGS]\n"
+	"       uprobe-cli count [-j] -e SPEC --by VALUE [--top N] [--size N]\n"
+	"                  [--filter EXPR] -- CMD [ARGS]\n"
 	"       uprobe-cli latency [-j] SPEC -- CMD [ARGS]\n"
-	"       uprobe-cli trace [-j] [--no-inline] SPEC [VALUE...] [-- CMD [ARGS]]\n"
-	"       uprobe-cli hist [-j] [--no-inline] SPEC VALUE [-- CMD [ARGS]]\n"
+	"       uprobe-cli trace [-j] [--no-inline] [--filter EXPR] SPEC [VALUE...]\n"
+	"                  [-- CMD [ARGS]]\n"
+	"       uprobe-cli hist [-j] [--no-inline] [--filter EXPR] SPEC VALUE\n"
+	"                  [-- CMD [ARGS]]\n"
 	"       uprobe-cli del NAME... | --all\n"
 	"       uprobe-cli list [-j | --format=F]\n"
 	"       uprobe-cli stat [-i SECONDS] [-n COUNT] [-j | --format=F]\n"
@@ -213,7 +216,8 @@ static const char usage_text[] =
 	"openmetrics.  VALUE is a C variable or parameter\n"
 	"visible there (NAME, NAME->FIELD, NAME.FIELD, NAME[N]), $retval\n"
 	"with %return, or a fetch argument (%di:u64), as NAME=VALUE to\n"
-	"name it.  See uprobe-cli(1).\n";
+	"name it.  EXPR is a filter over the values, applied by the\n"
+	"kernel: bytes > 4096 && name ~ \"lib*\".  See uprobe-cli(1).\n";
 
 /*
  * Print the usage, of command @cmd alone if not NULL: its forms of the
@@ -1554,6 +1558,7 @@ static int cmd_count(int argc, char **argv)
 		{ "trap", no_argument, NULL, 'T' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "no-inline", no_argument, NULL, 'I' },
+		{ "filter", required_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct probe *ps = NULL;
@@ -1576,6 +1581,8 @@ static int cmd_count(int argc, char **argv)
 			all = true;
 		} else if (c == 'I') {
 			up_no_inline = true;
+		} else if (c == 'F') {
+			filter_expr = optarg;
 		} else if (c == 'j' || c == 'f') {
 			if (format_option(c, optarg))
 				ret = 2;
@@ -1615,16 +1622,23 @@ static int cmd_count(int argc, char **argv)
 		free(specs);
 		return ret;
 	}
+	/* a filter's values are read in the function's own scope */
+	if (filter_expr)
+		up_no_inline = true;
 	/* resolve everything first: a bad spec runs nothing */
 	for (int i = 0; i < nspecs && !ret; i++)
 		ret = resolve_probes(specs[i], 0, false, &ps, &n);
 	free(specs);
 	any_ret = any_return(ps, n);
-	if (!ret && any_ret)
+	if (!ret && any_ret && filter_expr)
+		ret = usage_error("count --filter: no return probes (the filter applies to a function's entry)");
+	else if (!ret && any_ret)
 		ret = need_returns();
 	for (int i = 0; i < n && !ret; i++)
 		run_name(&ps[i], "count", i);
-	if (!ret)
+	if (!ret && filter_expr)
+		ret = count_filtered(ps, &n, argv + optind, &status);
+	else if (!ret)
 		ret = run_probed(ps, &n, argv + optind, &status, NULL);
 	if (ret) {
 		free(ps);

@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --filter: ftrace's event filter syntax, parsed and checked against a
+ * probe's fields before the kernel is given it.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filter.h"
+
+/* The longest expression taken: it goes into a trigger's line too */
+#define FILTER_MAX	1024
+
+enum tok_kind {
+	T_END, T_IDENT, T_NUMBER, T_STRING, T_OP, T_AND, T_OR, T_NOT,
+	T_OPEN, T_CLOSE,
+};
+
+struct token {
+	enum tok_kind kind;
+	char *text;		/* an ident's, number's or string's, op's */
+	int col;		/* where it starts in the expression, from 1 */
+};
+
+/* FIELD OP VALUE, by its tokens */
+struct pred {
+	int field, op, value;
+};
+
+struct up_filter {
+	struct token *t;
+	int nt;
+	struct pred *p;
+	int np;
+	const char **names;	/* the fields named, each once */
+	int nnames;
+	int pos;		/* the parser's */
+};
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static int add_token(struct up_filter *f, enum tok_kind kind,
+		     const char *s, size_t len, int col)
+{
+	struct token *more = realloc(f->t, (f->nt + 1) * sizeof(*more));
+
+	if (!more)
+		return -1;
+	f->t = more;
+	more[f->nt].text = strndup(s, len);
+	if (!more[f->nt].text)
+		return -1;
+	more[f->nt].kind = kind;
+	more[f->nt].col = col;
+	f->nt++;
+	return 0;
+}
+
+/* The operators, longest first */
+static const char *const ops[] = {
+	"==", "!=", "<=", ">=", "&&", "||", "<", ">", "&", "~", "!", "(", ")",
+};
+
+static enum tok_kind op_kind(const char *op)
+{
+	if (!strcmp(op, "&&"))
+		return T_AND;
+	if (!strcmp(op, "||"))
+		return T_OR;
+	if (!strcmp(op, "!"))
+		return T_NOT;
+	if (!strcmp(op, "("))
+		return T_OPEN;
+	if (!strcmp(op, ")"))
+		return T_CLOSE;
+	return T_OP;
+}
+
+static int tokenize(struct up_filter *f, const char *expr, char *err,
+		    size_t errlen)
+{
+	const char *s = expr;
+
+	while (*s) {
+		int col = s - expr + 1;
+		size_t len = 0;
+		bool op = false;
+
+		if (isspace((unsigned char)*s)) {
+			s++;
+			continue;
+		}
+		for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+			if (!strncmp(s, ops[i], strlen(ops[i]))) {
+				len = strlen(ops[i]);
+				op = true;
+				break;
+			}
+		if (op) {
+			if (add_token(f, T_OP, s, len, col))
+				return -1;
+			f->t[f->nt - 1].kind = op_kind(f->t[f->nt - 1].text);
+		} else if (*s == '"' || *s == '\'') {
+			const char *end = strchr(s + 1, *s);
+
+			if (!end) {
+				set_err(err, errlen,
+					"--filter: the string at column %d has no closing %c",
+					col, *s);
+				return -2;
+			}
+			if (add_token(f, T_STRING, s + 1, end - s - 1, col))
+				return -1;
+			len = end - s + 1;
+		} else if (isdigit((unsigned char)*s) || (*s == '-' &&
+			   isdigit((unsigned char)s[1]))) {
+			/* all of it, to refuse as one what is not a number */
+			len = 1 + strspn(s + 1, "abcdefghijklmnopqrstuvwxyz"
+					 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+			if (add_token(f, T_NUMBER, s, len, col))
+				return -1;
+		} else if (isalpha((unsigned char)*s) || *s == '_') {
+			len = strspn(s, "abcdefghijklmnopqrstuvwxyz"
+				     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+			if (add_token(f, T_IDENT, s, len, col))
+				return -1;
+		} else {
+			set_err(err, errlen,
+				"--filter: unexpected '%c' at column %d", *s,
+				col);
+			return -2;
+		}
+		s += len;
+	}
+	return add_token(f, T_END, "", 0, (int)(s - expr) + 1);
+}
+
+static const struct token *peek(const struct up_filter *f)
+{
+	return &f->t[f->pos];
+}
+
+/* What the parser found where it expected something else */
+static int expected(struct up_filter *f, const char *what, char *err,
+		    size_t errlen)
+{
+	const struct token *t = peek(f);
+
+	if (t->kind == T_END)
+		set_err(err, errlen, "--filter: expected %s at the end",
+			what);
+	else
+		set_err(err, errlen,
+			"--filter: expected %s at column %d, not '%s'", what,
+			t->col, t->text);
+	return -2;
+}
+
+static int note_name(struct up_filter *f, const char *name)
+{
+	const char **more;
+
+	for (int i = 0; i < f->nnames; i++)
+		if (!strcmp(f->names[i], name))
+			return 0;
+	more = realloc(f->names, (f->nnames + 1) * sizeof(*more));
+	if (!more)
+		return -1;
+	f->names = more;
+	more[f->nnames++] = name;
+	return 0;
+}
+
+static bool common_field(const char *name)
+{
+	return !strcmp(name, "common_pid") || !strcmp(name, "comm");
+}
+
+static int parse_or(struct up_filter *f, char *err, size_t errlen);
+
+/* FIELD OP VALUE */
+static int parse_pred(struct up_filter *f, char *err, size_t errlen)
+{
+	struct pred p = { .field = f->pos };
+	struct pred *more;
+
+	if (peek(f)->kind != T_IDENT)
+		return expected(f, "a field name, '!' or '('", err, errlen);
+	f->pos++;
+	if (peek(f)->kind != T_OP)
+		return expected(f, "a comparison (== != < <= > >= & ~)", err,
+				errlen);
+	p.op = f->pos++;
+	if (peek(f)->kind != T_NUMBER && peek(f)->kind != T_STRING &&
+	    peek(f)->kind != T_IDENT)
+		return expected(f, "a number or a string", err, errlen);
+	p.value = f->pos++;
+	more = realloc(f->p, (f->np + 1) * sizeof(*more));
+	if (!more)
+		return -1;
+	f->p = more;
+	more[f->np++] = p;
+	if (!common_field(f->t[p.field].text) &&
+	    note_name(f, f->t[p.field].text))
+		return -1;
+	return 0;
+}
+
+static int parse_unary(struct up_filter *f, char *err, size_t errlen)
+{
+	int r;
+
+	if (peek(f)->kind == T_NOT) {
+		f->pos++;
+		return parse_unary(f, err, errlen);
+	}
+	if (peek(f)->kind != T_OPEN)
+		return parse_pred(f, err, errlen);
+	f->pos++;
+	r = parse_or(f, err, errlen);
+	if (r)
+		return r;
+	if (peek(f)->kind != T_CLOSE)
+		return expected(f, "')'", err, errlen);
+	f->pos++;
+	return 0;
+}
+
+static int parse_and(struct up_filter *f, char *err, size_t errlen)
+{
+	int r = parse_unary(f, err, errlen);
+
+	while (!r && peek(f)->kind == T_AND) {
+		f->pos++;
+		r = parse_unary(f, err, errlen);
+	}
+	return r;
+}
+
+static int parse_or(struct up_filter *f, char *err, size_t errlen)
+{
+	int r = parse_and(f, err, errlen);
+
+	while (!r && peek(f)->kind == T_OR) {
+		f->pos++;
+		r = parse_and(f, err, errlen);
+	}
+	return r;
+}
+
+void up_filter_free(struct up_filter *f)
+{
+	if (!f)
+		return;
+	for (int i = 0; i < f->nt; i++)
+		free(f->t[i].text);
+	free(f->t);
+	free(f->p);
+	free(f->names);
+	free(f);
+}
+
+int up_filter_parse(const char *expr, struct up_filter **out, char *err,
+		    size_t errlen)
+{
+	struct up_filter *f = calloc(1, sizeof(*f));
+	int r;
+
+	*out = NULL;
+	if (!f) {
+		set_err(err, errlen, "out of memory");
+		return -1;
+	}
+	if (strlen(expr) > FILTER_MAX) {
+		set_err(err, errlen, "--filter: longer than %d characters",
+			FILTER_MAX);
+		r = -2;
+	} else {
+		r = tokenize(f, expr, err, errlen);
+	}
+	if (!r && f->t[0].kind == T_END) {
+		set_err(err, errlen, "--filter: the expression is empty");
+		r = -2;
+	}
+	if (!r)
+		r = parse_or(f, err, errlen);
+	if (!r && peek(f)->kind != T_END)
+		r = expected(f, "'&&', '||' or ')'", err, errlen);
+	if (r == -1)
+		set_err(err, errlen, "out of memory");
+	if (r) {
+		up_filter_free(f);
+		return -1;
+	}
+	*out = f;
+	return 0;
+}
+
+int up_filter_names(const struct up_filter *f, const char *const **names)
+{
+	*names = f->names;
+	return f->nnames;
+}
+
+/* @text as a number of @kind, or a message */
+static int check_number(const char *field, enum up_field_kind kind,
+			const struct token *v, char *err, size_t errlen)
+{
+	char *end;
+
+	if (v->kind != T_NUMBER) {
+		set_err(err, errlen,
+			"--filter: '%s' is a number; '%s' (column %d) is not",
+			field, v->text, v->col);
+		return -1;
+	}
+	errno = 0;
+	if (kind == UP_FIELD_SIGNED) {
+		strtoll(v->text, &end, 0);
+	} else {
+		if (*v->text == '-') {
+			set_err(err, errlen,
+				"--filter: '%s' is unsigned; it is never %s",
+				field, v->text);
+			return -1;
+		}
+		strtoull(v->text, &end, 0);
+	}
+	if (*end || errno) {
+		set_err(err, errlen,
+			"--filter: '%s' (column %d) is not a number that fits in 64 bits",
+			v->text, v->col);
+		return -1;
+	}
+	return 0;
+}
+
+/* Append @s to @out (@len so far): 0, or -1 if it does not fit */
+static int put(char *out, size_t outlen, size_t *len, const char *s)
+{
+	size_t l = strlen(s);
+
+	if (*len + l + 1 > outlen)
+		return -1;
+	memcpy(out + *len, s, l + 1);
+	*len += l;
+	return 0;
+}
+
+int up_filter_check(const struct up_filter *f,
+		    const struct up_filter_field *fields, int n, char *out,
+		    size_t outlen, char *err, size_t errlen)
+{
+	size_t len = 0;
+	int k = 0;
+
+	*out = '\0';
+	for (int i = 0; i < f->np; i++) {
+		const struct pred *p = &f->p[i];
+		const char *name = f->t[p->field].text;
+		const char *op = f->t[p->op].text;
+		const struct token *v = &f->t[p->value];
+		enum up_field_kind kind = UP_FIELD_UNSIGNED;
+		bool found = false;
+
+		if (!strcmp(name, "common_pid")) {
+			kind = UP_FIELD_SIGNED;
+			found = true;
+		} else if (!strcmp(name, "comm")) {
+			kind = UP_FIELD_STRING;
+			found = true;
+		}
+		for (int j = 0; j < n && !found; j++)
+			if (!strcmp(fields[j].name, name)) {
+				kind = fields[j].kind;
+				found = true;
+			}
+		if (!found) {
+			set_err(err, errlen,
+				"--filter: the probe has no value '%s'", name);
+			return -1;
+		}
+		if (kind == UP_FIELD_STRING) {
+			if (strcmp(op, "==") && strcmp(op, "!=") &&
+			    strcmp(op, "~")) {
+				set_err(err, errlen,
+					"--filter: '%s' is a string: compare it with ==, != or ~ (a glob), not %s",
+					name, op);
+				return -1;
+			}
+			if (v->kind == T_NUMBER || strchr(v->text, '"')) {
+				set_err(err, errlen,
+					"--filter: '%s' is a string; give a quoted string, not %s (column %d)",
+					name, v->text, v->col);
+				return -1;
+			}
+		} else {
+			if (!strcmp(op, "~")) {
+				set_err(err, errlen,
+					"--filter: '%s' is a number; ~ matches a string against a glob",
+					name);
+				return -1;
+			}
+			if (check_number(name, kind, v, err, errlen))
+				return -1;
+		}
+	}
+	/* the kernel's text: the tokens, strings in double quotes */
+	for (int i = 0; i < f->nt - 1; i++) {
+		const struct token *t = &f->t[i];
+		bool str = t->kind == T_STRING ||
+			   (t->kind == T_IDENT && k < f->np &&
+			    i == f->p[k].value);
+
+		if (k < f->np && i == f->p[k].value)
+			k++;
+		if ((i && put(out, outlen, &len, " ")) ||
+		    (str && put(out, outlen, &len, "\"")) ||
+		    put(out, outlen, &len, t->text) ||
+		    (str && put(out, outlen, &len, "\""))) {
+			set_err(err, errlen, "--filter: longer than %zu characters",
+				outlen - 1);
+			return -1;
+		}
+	}
+	return 0;
+}
