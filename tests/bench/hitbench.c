@@ -23,6 +23,10 @@
  *	"start" opens a window (answered "measuring") and "stop" closes
  *	it, answered "max_gap_ns N": the longest time any thread went
  *	without a turn within the window; exit at the end of the input
+ *   hitbench write FILE SOURCE
+ *	open FILE truncated and write all of SOURCE to it in one write
+ *	(none if SOURCE is empty: a tracefs events file is cleared),
+ *	and print "wall_ns N", the time from the open to the close
  *
  * The functions: push (push %rbp) and nop (a 1-byte nop), which mainline
  * uprobes emulate; lea, mov, sub (sub $imm,%rsp), endbr (endbr64) and
@@ -31,6 +35,8 @@
  * many probes.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -201,6 +207,36 @@ static int spin_main(int threads, int n)
 	return 0;
 }
 
+/* hitbench write: 0, or 1 with the failed call on stderr */
+static int write_main(const char *file, const char *source)
+{
+	static char buf[4 << 20];
+	unsigned long long t0, t1;
+	ssize_t len = 0, r;
+	int in = open(source, O_RDONLY), out;
+
+	while (in >= 0 && len < (ssize_t)sizeof(buf) &&
+	       (r = read(in, buf + len, sizeof(buf) - len)) > 0)
+		len += r;
+	if (in < 0 || len == sizeof(buf)) {
+		fprintf(stderr, "hitbench: %s: %s\n", source,
+			in < 0 ? strerror(errno) : "too large");
+		return 1;
+	}
+	close(in);
+	t0 = now_ns();
+	out = open(file, O_WRONLY | O_TRUNC);
+	r = out < 0 ? -1 : len ? write(out, buf, len) : 0;
+	if (out < 0 || r != len || close(out)) {
+		fprintf(stderr, "hitbench: %s: %s\n", file,
+			r < 0 || out < 0 ? strerror(errno) : "short write");
+		return 1;
+	}
+	t1 = now_ns();
+	printf("wall_ns %llu\n", t1 - t0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long t0, t1;
@@ -232,6 +268,8 @@ int main(int argc, char **argv)
 			pthread_join(t[i], NULL);
 		return 0;
 	}
+	if (argc >= 4 && !strcmp(argv[1], "write"))
+		return write_main(argv[2], argv[3]);
 	if (argc >= 3 && !strcmp(argv[1], "spin"))
 		return spin_main(atoi(argv[2]),
 				 argc > 3 ? atoi(argv[3]) : atoi(argv[2]));

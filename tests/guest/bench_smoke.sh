@@ -11,8 +11,9 @@ T=$(mktemp -d)
 ktap_print_header
 ktap_set_plan 4
 # 200 calls, 1 run, 20 probes placed among 8 threads, 1,000 probes in
-# the process against one
-out=$($L/bench-run 200 1 20 8 1000 2>&1)
+# the process against one, the functions of libc named str* placed and
+# removed
+out=$($L/bench-run 200 1 20 8 1000 'str*' 2>&1)
 st=$?
 echo "$out" | sed 's/^/# /'
 check $st "every run made, every hit counted by each engine"
@@ -67,6 +68,12 @@ check $st "the JSON parses and every figure in it is a number"
 	for w in in out; do
 		for f in ${w}_ms mainline_${w}_ms ${w}_vs_mainline; do
 			echo pause_while_jumping.$f
+		done
+	done
+	echo whole_library.probes; echo whole_library.processes
+	for w in place remove; do
+		for f in ${w}_ms mainline_${w}_ms ${w}_vs_mainline; do
+			echo whole_library.$f
 		done
 	done
 } | sort > $T/want

@@ -52,6 +52,9 @@ good='{"calls": 20000, "runs": 5, "kernel": "6.12.1", "cpus": 2,
  "pause_while_removing": {"ours_ms": 0.5, "mainline_ms": 1.1, "vs_mainline": 0.45},
  "pause_while_jumping": {"in_ms": 2.5, "mainline_in_ms": 0.8, "in_vs_mainline": 3.13,
   "out_ms": 2.25, "mainline_out_ms": 0.5, "out_vs_mainline": 4.5},
+ "whole_library": {"probes": 2871, "processes": 4, "place_ms": 180.5,
+  "mainline_place_ms": 912.0, "place_vs_mainline": 0.2, "remove_ms": 95.2,
+  "mainline_remove_ms": 350.7, "remove_vs_mainline": 0.27},
  "untraced_syscall_loop": {"utrace_ns": 382.2, "noutrace_ns": 412.0, "ratio": 0.928,
   "calls": 1000000, "runs": 5},
  "date": "2026-12-03", "machine": "QEMU 7.2 TCG guest"}'
@@ -96,7 +99,7 @@ EOF
 cp "$t/page.md" "$t/page.orig"
 
 echo "TAP version 13"
-echo "1..15"
+echo "1..16"
 ok "jsoncheck takes the valid document" "$jc" $S "$t/good.json"
 ok "jsoncheck prints each figure with its path" \
 	bash -c "\"$jc\" $S \"$t/good.json\" | grep -qx 'two_threads_ns.ours.two_threads 1210'"
@@ -117,6 +120,9 @@ ok "bench-md gives the pauses of a jump going in and out" \
 		grep -qF 'while one probe comes out: a jump (utprobes), an \`int3\` (mainline) | 2.25 ms | 0.5 ms | 4.50 |' \"$t/page.md\""
 ok "bench-md gives a handler's hit by a system call beside the trap's" \
 	grep -qF '| 41.5 | **0.011** | 1,012 | **0.45** |' "$t/page.md"
+ok "bench-md gives placing and removing a probe on every function of libc" \
+	bash -c "grep -qF '| placing a probe on each of 2,871 functions of libc, in 4 processes that map it | 180 ms | 912 ms | 0.2 |' \"$t/page.md\" &&
+		grep -qF '| removing a probe on each of 2,871 functions of libc, in 4 processes that map it | 95.2 ms | 351 ms | 0.27 |' \"$t/page.md\""
 ok "bench-md names 64 threads where the document does not say" \
 	grep -qF '| placing 1,000 probes in a process of 64 spinning threads |' "$t/page.md"
 sed 's/"runs": 5,/"runs": 5, "threads": 8,/' "$t/good.json" > "$t/threads.json"
