@@ -5,7 +5,8 @@
 # file fetched by build id through libdebuginfod; a second run, with the
 # server stopped, reads it from the cache; with no server, one line says
 # where the debug information was looked for, and counting by symbol
-# still works.
+# still works.  On a terminal (a tmux pane) libdebuginfod's progress is
+# shown on stderr; into a pipe, never.
 S=/usr/libexec/utrace-tests/targets/values_target_stripped
 N=6
 PORT=8372
@@ -31,7 +32,7 @@ want() {
 }
 
 ktap_print_header
-ktap_set_plan 6
+ktap_set_plan 8
 
 debuginfod -p $PORT -d :memory: -F "$dir/served" > "$dir/log" 2>&1 &
 srv=$!
@@ -51,6 +52,28 @@ out=$(DEBUGINFOD_URLS=$URL uprobe-cli trace "$S:vt_label" id name -- "$S" $N 2>&
 echo "$out" | head -3 | sed 's/^/# /'
 [ "$(echo "$out" | values)" = "$(want)" ]
 check $? "trace: the values of each call, by name, with DWARF from the server"
+
+echo "$out" | grep -q Downloading
+[ $? = 1 ]
+check $? "stderr not a terminal: no download progress on it"
+
+# stderr a tmux pane's terminal, stdout a file; a cache of its own, so
+# that the file is downloaded again
+export TERM=screen
+tmux -S $dir/sock new-session -d -s dl -x 150 -y 20 \
+	"DEBUGINFOD_URLS=$URL DEBUGINFOD_CACHE_PATH=$dir/cache2 \
+	 uprobe-cli trace '$S:vt_label' id name -- '$S' $N > $dir/tty.out; \
+	 echo exit=\$?; sleep 600"
+for i in $(seq 300); do
+	tmux -S $dir/sock capture-pane -p -t dl > $dir/screen
+	grep -q '^exit=' $dir/screen && break
+	sleep 0.1
+done
+tmux -S $dir/sock kill-server 2> /dev/null
+sed '/^$/d; s/^/# pane: /' $dir/screen
+grep -q '^exit=0$' $dir/screen && grep -q "Downloading" $dir/screen &&
+	[ "$(values < $dir/tty.out)" = "$(want)" ]
+check $? "stderr a terminal: libdebuginfod's download progress shown"
 
 kill $srv
 wait $srv 2> /dev/null
