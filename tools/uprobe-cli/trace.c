@@ -1136,9 +1136,12 @@ int count_filtered(struct probe *ps, int *n, char **cmd, int *status)
 	ret = s.counts ? session_filter(&s, NULL, 0) : die("out of memory");
 	if (ret)
 		goto out;
-	/* one row, of every hit the filter lets through */
-	snprintf(trigger, sizeof(trigger), "hist:keys=common_type if %s",
-		 s.filter);
+	/*
+	 * one row, of every hit the filter lets through: the smallest
+	 * table the kernel makes, as a glob may give thousands of probes
+	 */
+	snprintf(trigger, sizeof(trigger),
+		 "hist:keys=common_type:size=%d if %s", BY_SIZE_MIN, s.filter);
 	s.trigger = trigger;
 	ret = session_run(&s, cmd, status);
 	if (!ret && s.nb < 0)
