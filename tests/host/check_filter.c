@@ -13,9 +13,11 @@
 #include "filter.h"
 
 static const struct up_filter_field fields[] = {
-	{ "bytes", UP_FIELD_UNSIGNED },
-	{ "delta", UP_FIELD_SIGNED },
-	{ "name", UP_FIELD_STRING },
+	{ "bytes", UP_FIELD_UNSIGNED, 64 },
+	{ "delta", UP_FIELD_SIGNED, 0 },
+	{ "name", UP_FIELD_STRING, 0 },
+	{ "flags", UP_FIELD_UNSIGNED, 8 },
+	{ "ret", UP_FIELD_SIGNED, 32 },
 };
 
 #define NFIELDS	((int)(sizeof(fields) / sizeof(fields[0])))
@@ -66,6 +68,15 @@ START_TEST(good_expressions_as_the_kernel_takes_them)
 			 "common_pid == 1 || comm == \"sh\"");
 	ck_assert_str_eq(kernel_text("bytes >= 18446744073709551615"),
 			 "bytes >= 18446744073709551615");
+	/* each width's ends */
+	ck_assert_str_eq(kernel_text("flags == 255 || flags & 0x80"),
+			 "flags == 255 || flags & 0x80");
+	ck_assert_str_eq(kernel_text("ret >= -2147483648 && ret <= 2147483647"),
+			 "ret >= -2147483648 && ret <= 2147483647");
+	ck_assert_str_eq(kernel_text("delta > -9223372036854775808"),
+			 "delta > -9223372036854775808");
+	ck_assert_str_eq(kernel_text("common_pid != 2147483647"),
+			 "common_pid != 2147483647");
 }
 END_TEST
 
@@ -114,9 +125,21 @@ START_TEST(bad_expressions_name_their_problem)
 	ck_assert_str_eq(refused("bytes == -1"),
 			 "--filter: 'bytes' is unsigned; it is never -1");
 	ck_assert_str_eq(refused("bytes == 18446744073709551616"),
-			 "--filter: '18446744073709551616' (column 10) is not a number that fits in 64 bits");
+			 "--filter: '18446744073709551616' (column 10) is not a number of 64 bits at most, written in 23 characters at most");
 	ck_assert_str_eq(refused("delta == 0x1g"),
-			 "--filter: '0x1g' (column 10) is not a number that fits in 64 bits");
+			 "--filter: '0x1g' (column 10) is not a number of 64 bits at most, written in 23 characters at most");
+	/* what the kernel would take and compare cut to the field's width */
+	ck_assert_str_eq(refused("flags == 256"),
+			 "--filter: 'flags' is unsigned, of 8 bits; 256 is out of its range");
+	ck_assert_str_eq(refused("ret > 3000000000"),
+			 "--filter: 'ret' is signed, of 32 bits; 3000000000 is out of its range");
+	ck_assert_str_eq(refused("ret > -2147483649"),
+			 "--filter: 'ret' is signed, of 32 bits; -2147483649 is out of its range");
+	ck_assert_str_eq(refused("common_pid == 4294967297"),
+			 "--filter: 'common_pid' is signed, of 32 bits; 4294967297 is out of its range");
+	/* what the kernel's parser refuses: 24 characters, 256 */
+	ck_assert_str_eq(refused("bytes == 0x0000000000000000000001"),
+			 "--filter: '0x0000000000000000000001' (column 10) is not a number of 64 bits at most, written in 23 characters at most");
 }
 END_TEST
 
@@ -125,6 +148,12 @@ START_TEST(too_long)
 	char expr[2048], out[64], err[256];
 	struct up_filter *f;
 	size_t len = 0;
+
+	snprintf(expr, sizeof(expr), "name == \"%0256d\"", 0);
+	ck_assert_str_eq(refused(expr),
+			 "--filter: the string at column 9 is longer than the kernel's 255 characters");
+	snprintf(expr, sizeof(expr), "name ~ \"%0255d\"", 0);
+	ck_assert_int_eq(strlen(kernel_text(expr)), strlen(expr));
 
 	while (len < 1100)
 		len += snprintf(expr + len, sizeof(expr) - len, "%sbytes > 1",

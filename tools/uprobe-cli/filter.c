@@ -16,6 +16,10 @@
 /* The longest expression taken: it goes into a trigger's line too */
 #define FILTER_MAX	1024
 
+/* The kernel's bounds on a value: MAX_FILTER_STR_VAL, its num_buf[24] */
+#define STRING_MAX	255
+#define NUMBER_MAX	23
+
 enum tok_kind {
 	T_END, T_IDENT, T_NUMBER, T_STRING, T_OP, T_AND, T_OR, T_NOT,
 	T_OPEN, T_CLOSE,
@@ -183,9 +187,18 @@ static int note_name(struct up_filter *f, const char *name)
 	return 0;
 }
 
-static bool common_field(const char *name)
+/* The fields every event has that a filter may name */
+static const struct up_filter_field common[] = {
+	{ "common_pid", UP_FIELD_SIGNED, 32 },
+	{ "comm", UP_FIELD_STRING, 0 },
+};
+
+static const struct up_filter_field *common_field(const char *name)
 {
-	return !strcmp(name, "common_pid") || !strcmp(name, "comm");
+	for (size_t i = 0; i < sizeof(common) / sizeof(common[0]); i++)
+		if (!strcmp(common[i].name, name))
+			return &common[i];
+	return NULL;
 }
 
 static int parse_or(struct up_filter *f, char *err, size_t errlen);
@@ -314,34 +327,46 @@ int up_filter_names(const struct up_filter *f, const char *const **names)
 	return f->nnames;
 }
 
-/* @text as a number of @kind, or a message */
-static int check_number(const char *field, enum up_field_kind kind,
+/* @v as a number field @f holds, or a message */
+static int check_number(const struct up_filter_field *f,
 			const struct token *v, char *err, size_t errlen)
 {
+	int bits = f->bits > 0 && f->bits < 64 ? f->bits : 64;
+	bool sign = f->kind == UP_FIELD_SIGNED;
+	unsigned long long u = 0;
+	long long l = 0;
 	char *end;
 
 	if (v->kind != T_NUMBER) {
 		set_err(err, errlen,
 			"--filter: '%s' is a number; '%s' (column %d) is not",
-			field, v->text, v->col);
+			f->name, v->text, v->col);
+		return -1;
+	}
+	if (!sign && *v->text == '-') {
+		set_err(err, errlen,
+			"--filter: '%s' is unsigned; it is never %s", f->name,
+			v->text);
 		return -1;
 	}
 	errno = 0;
-	if (kind == UP_FIELD_SIGNED) {
-		strtoll(v->text, &end, 0);
-	} else {
-		if (*v->text == '-') {
-			set_err(err, errlen,
-				"--filter: '%s' is unsigned; it is never %s",
-				field, v->text);
-			return -1;
-		}
-		strtoull(v->text, &end, 0);
-	}
-	if (*end || errno) {
+	if (sign)
+		l = strtoll(v->text, &end, 0);
+	else
+		u = strtoull(v->text, &end, 0);
+	if (*end || errno || strlen(v->text) > NUMBER_MAX) {
 		set_err(err, errlen,
-			"--filter: '%s' (column %d) is not a number that fits in 64 bits",
-			v->text, v->col);
+			"--filter: '%s' (column %d) is not a number of 64 bits at most, written in %d characters at most",
+			v->text, v->col, NUMBER_MAX);
+		return -1;
+	}
+	/* the kernel compares the value cut to the field's width */
+	if (bits < 64 && (sign ? l < -(1LL << (bits - 1)) ||
+				 l >= 1LL << (bits - 1) :
+				 u >> bits)) {
+		set_err(err, errlen,
+			"--filter: '%s' is %s, of %d bits; %s is out of its range",
+			f->name, sign ? "signed" : "unsigned", bits, v->text);
 		return -1;
 	}
 	return 0;
@@ -372,27 +397,17 @@ int up_filter_check(const struct up_filter *f,
 		const char *name = f->t[p->field].text;
 		const char *op = f->t[p->op].text;
 		const struct token *v = &f->t[p->value];
-		enum up_field_kind kind = UP_FIELD_UNSIGNED;
-		bool found = false;
+		const struct up_filter_field *field = common_field(name);
 
-		if (!strcmp(name, "common_pid")) {
-			kind = UP_FIELD_SIGNED;
-			found = true;
-		} else if (!strcmp(name, "comm")) {
-			kind = UP_FIELD_STRING;
-			found = true;
-		}
-		for (int j = 0; j < n && !found; j++)
-			if (!strcmp(fields[j].name, name)) {
-				kind = fields[j].kind;
-				found = true;
-			}
-		if (!found) {
+		for (int j = 0; j < n && !field; j++)
+			if (!strcmp(fields[j].name, name))
+				field = &fields[j];
+		if (!field) {
 			set_err(err, errlen,
 				"--filter: the probe has no value '%s'", name);
 			return -1;
 		}
-		if (kind == UP_FIELD_STRING) {
+		if (field->kind == UP_FIELD_STRING) {
 			if (strcmp(op, "==") && strcmp(op, "!=") &&
 			    strcmp(op, "~")) {
 				set_err(err, errlen,
@@ -406,6 +421,12 @@ int up_filter_check(const struct up_filter *f,
 					name, v->text, v->col);
 				return -1;
 			}
+			if (strlen(v->text) > STRING_MAX) {
+				set_err(err, errlen,
+					"--filter: the string at column %d is longer than the kernel's %d characters",
+					v->col, STRING_MAX);
+				return -1;
+			}
 		} else {
 			if (!strcmp(op, "~")) {
 				set_err(err, errlen,
@@ -413,7 +434,7 @@ int up_filter_check(const struct up_filter *f,
 					name);
 				return -1;
 			}
-			if (check_number(name, kind, v, err, errlen))
+			if (check_number(field, v, err, errlen))
 				return -1;
 		}
 	}

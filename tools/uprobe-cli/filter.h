@@ -24,6 +24,8 @@ enum up_field_kind {
 struct up_filter_field {
 	const char *name;
 	enum up_field_kind kind;
+	int bits;		/* a number's width (the kernel compares */
+				/* it cut to that): 8 to 64, 0 for 64 */
 };
 
 struct up_filter;
@@ -44,9 +46,11 @@ int up_filter_names(const struct up_filter *f, const char *const **names);
 
 /*
  * Check @f against the event's fields @fields[0..@n) (and its common
- * ones): each field it names exists, and each comparison suits the
- * field's kind.  0 with the text the kernel takes in @out, or -1 with a
- * message in @err.
+ * ones): each field it names exists, each comparison suits the field's
+ * kind, and each value is one the field can hold and the kernel's
+ * filter takes (a number in the field's range, written in fewer than
+ * 24 characters; a string of fewer than 256).  0 with the text the
+ * kernel takes in @out, or -1 with a message in @err.
  */
 int up_filter_check(const struct up_filter *f,
 		    const struct up_filter_field *fields, int n, char *out,

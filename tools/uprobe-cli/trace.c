@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -827,14 +828,36 @@ static int print_top(const struct probe *pr, const struct up_fetch *by,
 	return 0;
 }
 
-/* What field @f of an event holds, by its fetch type */
-static enum up_field_kind field_kind(const struct up_fetch *f)
+/*
+ * What field @f of an event holds, by its fetch type (NAME=FETCH:TYPE):
+ * a string (string, ustring, symstr, or $comm), or a number, signed for
+ * sN, of N bits for sN, uN, xN and bN@..., 8 for char, else 64 (symbol,
+ * or no type).
+ */
+static struct up_filter_field field_of(const struct up_fetch *f)
 {
+	struct up_filter_field out = { f->name, UP_FIELD_UNSIGNED, 64 };
+	const char *what = strchr(f->text, '=');
 	const char *type = strrchr(f->text, ':');
+	int bits = 0;
 
-	if (f->string)
-		return UP_FIELD_STRING;
-	return type && type[1] == 's' ? UP_FIELD_SIGNED : UP_FIELD_UNSIGNED;
+	what = what ? what + 1 : f->text;
+	type = type && type > what ? type + 1 : "";
+	if (f->string || !strcmp(type, "symstr") ||
+	    !strncasecmp(what, "$comm", 5))
+		out.kind = UP_FIELD_STRING;
+	else if (*type && strchr("sux", *type) &&
+		 sscanf(type + 1, "%d", &bits) == 1)
+		out.bits = bits;
+	else if (*type == 'b' && sscanf(type + 1, "%d@", &bits) == 1)
+		out.bits = bits;
+	else if (!strcmp(type, "char"))
+		out.bits = 8;
+	if (*type == 's' && bits)
+		out.kind = UP_FIELD_SIGNED;
+	if (out.bits < 1 || out.bits > 64)
+		out.bits = 64;
+	return out;
 }
 
 /*
@@ -891,9 +914,7 @@ static int session_filter(struct session *s, char **exprs, int nexprs)
 		for (int k = 0; k < s->v->nargs; k++) {
 			const struct up_fetch *v = &s->v->f[i * s->v->nargs + k];
 
-			fields[k] = (struct up_filter_field){
-				v->name, field_kind(v)
-			};
+			fields[k] = field_of(v);
 		}
 		if (up_filter_check(f, fields, s->v->nargs, s->filter,
 				    sizeof(s->filter), err, sizeof(err)))
