@@ -261,20 +261,24 @@ static void probes_free(struct probe *ps, int n, struct values *v)
 /* Turn the events or the trigger off again, so that the probes can go */
 static void session_off(struct session *s)
 {
-	char file[256], off[600];
+	char file[256], *off = NULL;
 
+	/* the trigger as it was given, its filter whole: the kernel parses it */
+	if (s->trigger && asprintf(&off, "!%s", s->trigger) < 0)
+		off = NULL;
 	for (int i = 0; i < s->n; i++) {
 		if (s->trigger) {
 			snprintf(file, sizeof(file),
 				 "events/utprobes/%s/trigger", s->ps[i].name);
-			snprintf(off, sizeof(off), "!%s", s->trigger);
-			inst_write(s, file, off);
+			if (off)
+				inst_write(s, file, off);
 		} else {
 			snprintf(file, sizeof(file),
 				 "events/utprobes/%s/enable", s->ps[i].name);
 			inst_write(s, file, "0");
 		}
 	}
+	free(off);
 }
 
 /* The probes are in: their events on, or the trigger, in the instance */
