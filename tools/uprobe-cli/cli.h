@@ -37,6 +37,8 @@ struct probe {
 	struct up_place place;
 	bool ret;			/* a return probe */
 	char *fetch;			/* its fetch arguments, or NULL */
+	int row;			/* their row in trace.c's table, */
+					/* which placement does not move */
 	long long hits;			/* calls, for a return probe */
 	struct up_returns rets;		/* a return probe's */
 	bool optional;			/* one of a glob's: may be dropped */

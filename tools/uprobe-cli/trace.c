@@ -238,6 +238,7 @@ static int fetch_args(struct probe *ps, int n, char **exprs, int nexprs,
 		}
 		for (int k = 0; k < nexprs; k++)
 			len += strlen(v->f[i * nexprs + k].text) + 1;
+		ps[i].row = i;
 		ps[i].fetch = calloc(1, len);
 		if (!ps[i].fetch && !ret)
 			ret = die("out of memory");
@@ -428,7 +429,7 @@ static int probe_index(const struct session *s, const char *name)
 static void json_value(const struct session *s, int i, int k,
 		       const char *vals, json_writer_t *w)
 {
-	const struct up_fetch *f = &s->v->f[i * s->v->nargs];
+	const struct up_fetch *f = &s->v->f[s->ps[i].row * s->v->nargs];
 	char want[UP_ARG_NAME_MAX + 2], *val;
 	const char *p, *end = NULL;
 	size_t len;
@@ -483,7 +484,7 @@ static void show_json(struct session *s, int i, const struct record *r)
 	jsonw_name(w, "values");
 	jsonw_start_object(w);
 	for (int k = 0; k < s->v->nargs; k++) {
-		jsonw_name(w, s->v->f[i * s->v->nargs + k].name);
+		jsonw_name(w, s->v->f[s->ps[i].row * s->v->nargs + k].name);
 		json_value(s, i, k, r->values, w);
 	}
 	jsonw_end_object(w);

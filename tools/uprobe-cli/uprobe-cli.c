@@ -600,6 +600,7 @@ static void drop_refused(struct probe *ps, char **lines, int *n)
 			if (!dropped++)
 				first = ps[i].place.symbol;
 			free(lines[i]);
+			free(ps[i].fetch);
 			continue;
 		}
 		ps[k] = ps[i];
