@@ -105,6 +105,7 @@ $(ELF_FIX)/.built: tests/host/elf/sample.c tests/host/elf/args.c \
 		tests/host/elf/ver.c tests/host/elf/sdt_sem.c \
 		tests/host/elf/sdt_plain.c tests/host/elf/dup_a.c \
 		tests/host/elf/dup_b.c tests/host/elf/jtab.c \
+		tests/host/elf/lto_a.c tests/host/elf/lto_b.c \
 		tests/targets/inline_target.c
 	@mkdir -p $(@D)
 	cd $(@D) && cp $(abspath tests/host/elf/sdt_sem.c) \
@@ -114,6 +115,8 @@ $(ELF_FIX)/.built: tests/host/elf/sample.c tests/host/elf/args.c \
 	$(CC) -g -O2 -o dup_statics dup_a.c dup_b.c && \
 	cp $(abspath tests/targets/inline_target.c) . && \
 	$(CC) -g -O2 -o inline_target inline_target.c && \
+	cp $(abspath tests/host/elf/lto_a.c) $(abspath tests/host/elf/lto_b.c) . && \
+	$(CC) -g -O2 -flto -o lto_inlined lto_a.c lto_b.c && \
 	cp $(abspath tests/host/elf/jtab.c) . && \
 	$(CC) -g -O2 -o jtab_pie jtab.c && \
 	$(CC) -g -O2 -DJTAB_ABS -fno-pie -no-pie -o jtab_nopie jtab.c && \

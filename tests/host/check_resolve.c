@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "check_main.h"
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,6 +302,12 @@ START_TEST(inlined_copies)
 	ck_assert_str_eq(p[0].inline_of, "it_only");
 	ck_assert_str_eq(p[0].symbol, "it_b");
 	free(p);
+	/* link-time optimization inlined it from another unit */
+	n = up_resolve(FIXTURES "/lto_inlined:lto_step", 0, &p, err, sizeof(err));
+	ck_assert_msg(n == 1, "%d places: %s", n, err);
+	ck_assert_str_eq(p[0].inline_of, "lto_step");
+	ck_assert_str_eq(p[0].symbol, "main");
+	free(p);
 	up_no_inline = true;
 	ck_assert_ptr_null(resolve_one(FIXTURES "/inline_target:it_step").inline_of);
 	ck_assert_int_eq(up_resolve(FIXTURES "/inline_target:it_only", 0, &p, err,
@@ -313,12 +320,24 @@ END_TEST
 /*
  * A command keeps each binary open for its specs: a second spec of the
  * same path reads the same file (one open), but a path that names
- * another file since is read afresh, and up_binaries_close() closes all.
+ * another file since is read afresh; the 32 used last stay open, and
+ * up_binaries_close() closes all.
  */
+/* How many descriptors this process has open */
+static int open_fds(void)
+{
+	int n = 0;
+
+	for (int fd = 0; fd < 4096; fd++)
+		n += fcntl(fd, F_GETFD) != -1;
+	return n;
+}
+
 START_TEST(binary_replaced_between_specs)
 {
 	char dir[] = "/tmp/check_resolve.XXXXXX", path[64], cmd[1024];
 	struct up_binary *a, *b;
+	int fds = open_fds();
 	char err[1024];
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -339,7 +358,20 @@ START_TEST(binary_replaced_between_specs)
 	b = up_binary_get(path, err, sizeof(err));
 	ck_assert_msg(b != NULL, "%s", err);
 	ck_assert_ptr_eq(up_binary_get(path, err, sizeof(err)), b);
+	/* 40 binaries: the first ones are closed to keep 32 open, and */
+	/* opened again when named again */
+	for (int i = 0; i < 40; i++) {
+		snprintf(cmd, sizeof(cmd), "cp %s/sample_pie %s/c%d", FIXTURES,
+			 dir, i);
+		ck_assert_int_eq(system(cmd), 0);
+		snprintf(cmd, sizeof(cmd), "%s/c%d:sample_mul", dir, i);
+		ck_assert_str_eq(resolve_one(cmd).symbol, "sample_mul");
+	}
+	ck_assert_int_le(open_fds(), fds + 32 * 3);
+	snprintf(cmd, sizeof(cmd), "%s/c0:sample_add", dir);
+	ck_assert_str_eq(resolve_one(cmd).symbol, "sample_add");
 	up_binaries_close();
+	ck_assert_int_eq(open_fds(), fds);
 	/* gone: an error, nothing kept */
 	snprintf(cmd, sizeof(cmd), "rm -r %s", dir);
 	ck_assert_int_eq(system(cmd), 0);

@@ -572,8 +572,14 @@ struct kept_binary {
 	struct stat st;		/* of its file, when opened */
 };
 
-static struct kept_binary **kept;
+static struct kept_binary **kept;	/* the last used last */
 static size_t nkept;
+
+/*
+ * The binaries kept open at most: each holds two or three descriptors
+ * (top -p resolves every library of a process)
+ */
+#define KEPT_MAX	32
 
 /*
  * Whether @path still names the file @k opened, and its debug file would
@@ -605,13 +611,23 @@ struct up_binary *up_binary_get(const char *path, char *err, size_t errlen)
 	for (size_t i = 0; i < nkept; i++) {
 		if (kept[i]->path != name)
 			continue;
-		if (kept_current(kept[i], path, dirs))
-			return &kept[i]->b;
+		k = kept[i];
+		memmove(&kept[i], &kept[i + 1], (nkept - i - 1) * sizeof(*kept));
+		nkept--;
+		if (kept_current(k, path, dirs)) {
+			kept[nkept++] = k;
+			return &k->b;
+		}
 		/* replaced since: open it afresh */
-		up_binary_close(&kept[i]->b);
-		free(kept[i]);
-		kept[i] = kept[--nkept];
+		up_binary_close(&k->b);
+		free(k);
 		break;
+	}
+	/* the least recently used goes */
+	if (nkept == KEPT_MAX) {
+		up_binary_close(&kept[0]->b);
+		free(kept[0]);
+		memmove(&kept[0], &kept[1], --nkept * sizeof(*kept));
 	}
 	k = calloc(1, sizeof(*k));
 	more = realloc(kept, (nkept + 1) * sizeof(*more));
@@ -1453,6 +1469,10 @@ static int inl_walk(struct up_binary *b, Dwarf_Die *parent, size_t *cap)
 			name = dwarf_diename(&die);
 			linkage = dwarf_formstring(dwarf_attr_integrate(&die,
 					DW_AT_linkage_name, &attr));
+			/* DWARF 3's, before linkage names were standard */
+			if (!linkage)
+				linkage = dwarf_formstring(dwarf_attr_integrate(
+					&die, DW_AT_MIPS_linkage_name, &attr));
 			if (name && inl_add(b, cap, name, entry))
 				return -1;
 			if (linkage && (!name || strcmp(name, linkage)) &&
@@ -1468,10 +1488,11 @@ static int inl_walk(struct up_binary *b, Dwarf_Die *parent, size_t *cap)
 /*
  * @b's inlined copies of every function, sorted by name and entry,
  * found once (one walk of every compile unit) for all the specs and
- * the funcs listing of a command: 0, or -1 if out of memory.  Each
- * unit's own (a header's static inline function has copies in every
- * unit that inlined it); a copy link-time optimization moved into
- * another unit is not found.
+ * the funcs listing of a command: 0, or -1 if out of memory.  A copy is
+ * found in whatever unit it is, its name read through its abstract
+ * origin wherever that is: a header's static inline function has copies
+ * in every unit that inlined it, and link-time optimization inlines a
+ * function into units other than its own.
  */
 static int inlined_copies(struct up_binary *b)
 {
@@ -1506,6 +1527,9 @@ static const struct up_inlined *inlined_of(const struct up_binary *b,
 {
 	size_t lo = 0, hi = b->ninlined, end;
 
+	*n = 0;
+	if (!b->ninlined)
+		return NULL;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 

@@ -105,8 +105,9 @@ void up_binary_close(struct up_binary *b);
  * @path opened by up_binary_open() once for the command, and kept open
  * (its symbols, DWARF and what was found in them) for every later spec,
  * value or listing that names it, until up_binaries_close(); opened
- * afresh if the path names another file since.  NULL, with a message in
- * @err, if it cannot be opened.
+ * afresh if the path names another file since.  The 32 used last are
+ * kept: the binary returned is valid until the next call.  NULL, with a
+ * message in @err, if it cannot be opened.
  */
 struct up_binary *up_binary_get(const char *path, char *err, size_t errlen);
 
