@@ -3,10 +3,12 @@
  * top_target - a program whose hottest function is known, for the tests
  * of uprobe-cli top.
  *
- *   top_target ROUNDS FILE
+ *   top_target ROUNDS FILE [STOP]
  *	ROUNDS times, 100 ms apart: 1000 calls of hot(), 100 of warm(),
- *	10 of cold(); then write "hot N warm N cold N" (the calls made)
- *	to FILE and exit 0 if every call gave the right result.
+ *	10 of cold(); with STOP, go on with more rounds until the file
+ *	STOP exists.  Then write "hot N warm N cold N rounds N" (the calls
+ *	and rounds made) to FILE and exit 0 if every call gave the right
+ *	result.
  *   top_target wait
  *	call hot() until killed
  */
@@ -27,8 +29,9 @@ asm(".text\n" FN(hot, 1) FN(warm, 2) FN(cold, 3));
 
 int main(int argc, char **argv)
 {
-	long calls[3] = { 0 }, bad = 0;
+	long calls[3] = { 0 }, bad = 0, rounds = 0;
 	FILE *f;
+	int r;
 
 	if (argc == 2 && !strcmp(argv[1], "wait")) {
 		for (long i = 0;; i++) {
@@ -37,9 +40,10 @@ int main(int argc, char **argv)
 				usleep(1000);
 		}
 	}
-	if (argc != 3)
+	if (argc != 3 && argc != 4)
 		return 2;
-	for (int r = atoi(argv[1]); r > 0; r--) {
+	for (r = atoi(argv[1]); r > 0 || (argc == 4 && access(argv[3], F_OK));
+	     r--, rounds++) {
 		for (long i = 0; i < 1000; i++, calls[0]++)
 			bad += hot(i) != i + 1;
 		for (long i = 0; i < 100; i++, calls[1]++)
@@ -51,6 +55,7 @@ int main(int argc, char **argv)
 	f = fopen(argv[2], "w");
 	if (!f)
 		return 3;
-	fprintf(f, "hot %ld warm %ld cold %ld\n", calls[0], calls[1], calls[2]);
+	fprintf(f, "hot %ld warm %ld cold %ld rounds %ld\n",
+		calls[0], calls[1], calls[2], rounds);
 	return fclose(f) || bad ? 1 : 0;
 }
