@@ -50,7 +50,7 @@ check $? "no probe left behind"
 held 400 && uprobe-cli add -p $pid "$T:framed" --name fr &&
 	uprobe-cli add -p $pid "$T:work" --name wk
 check $? "add -p PID: framed and work"
-for i in $(seq 100); do
+for i in $(seq 600); do
 	out=$(uprobe-cli list)
 	echo "$out" | grep -Eq "^fr .* trap:(pending|busy)$" || break
 	sleep 0.1

@@ -96,7 +96,7 @@ check $? "a probe on liblzma enters a running xz -T4 by jumps: one hit per block
 bash -c 'while :; do sleep 0.1; done' &
 pid=$!
 uprobe-cli add -p $pid bash:execute_command --name ec
-for i in $(seq 100); do
+for i in $(seq 600); do
 	mode=$(uprobe-cli list | awk '$1 == "ec" { print $NF }')
 	case $mode in trap:pending | trap:busy) ;; *) break ;; esac
 	sleep 0.1
