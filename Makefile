@@ -366,13 +366,14 @@ GUEST_SKIP = t/kselftests.sh t/utprobes_lockdown_final
 # in the number of events (mainline's event removal); and it fills a
 # process with 65536 points, which takes the debug kernel two minutes;
 # and it counts every function of libc (those with "mem" in their name
-# here: memcpy's and mempcpy's kinds are there), and top probes every
+# here, each compared with mainline: memcpy's and mempcpy's kinds are
+# there), and top probes every
 # function of its target's libraries too (its own here); count --by's
 # default table of 16384 values takes it a minute to make and free; and
 # the benchmark's smoke test takes fewer calls, threads and probes
 GUEST_ENV = KSELFTESTS_SKIP='syscall_numbering_64 vmaccess' \
 	UTP_EDGES_BATCH=5000 UTP_RET_POINTS_MAX=4096 UTP_JUMP_ROUNDS=20 \
-	UTP_WHOLE_GLOB='*mem*' \
+	UTP_WHOLE_GLOB='*mem*' UTP_WHOLE_EVERY=1 \
 	UTP_TOP_SPECS=/usr/libexec/utrace-tests/targets/top_target:\* \
 	UTP_BY_SIZE=128 UTP_BENCH_SMOKE='100 1 10 4 300 strc*'
 endif
