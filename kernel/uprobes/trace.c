@@ -593,25 +593,25 @@ static int utp_event_del(struct utp_named *n)
 }
 
 /*
- * Remove the event of @victim, or of every probe if NULL: all or none
- * (-EBUSY) while one is on or referred to.  Records of the removed
- * events are cleared from the buffers they were in, since another event
- * may take their type.  utp_named_lock held.
+ * Remove the event of every probe: all or none (-EBUSY) while one is on
+ * or referred to.  Records of the removed events are cleared from the
+ * buffers they were in, since another event may take their type.
+ * utp_named_lock held.
  */
-static int utp_events_del(struct utp_named *victim)
+static int utp_events_del_all(void)
 {
 	struct utp_named *n;
 	int ret = 0;
 
 	mutex_lock(&event_mutex);
 	list_for_each_entry(n, &utp_named_list, node)
-		if ((!victim || n == victim) && utp_event_busy(n))
+		if (utp_event_busy(n))
 			ret = -EBUSY;
 	/* a handler may still hold a file the event was on */
 	if (!ret)
 		synchronize_rcu();
 	list_for_each_entry(n, &utp_named_list, node) {
-		if (!ret && (!victim || n == victim))
+		if (!ret)
 			ret = utp_event_del(n);
 		cond_resched();
 	}
@@ -1210,37 +1210,68 @@ static int utp_add_batch(struct utp_line *lines, unsigned int n)
 }
 
 /*
+ * Remove the probes that @lines[0..@n), removals that follow each other,
+ * name, onto @gone: their events in one pass, with one grace period and
+ * one clearing of the buffers for all (one each took a removal of
+ * thousands of probes seconds).  As if each line were done in turn: those
+ * before the first that cannot go are removed, and its error returned,
+ * -%ENOENT no such probe (or, for a session @owner, not its own), -%EBUSY
+ * its event is on or referred to.  utp_named_lock held.
+ */
+static int utp_remove_run(struct utp_line *lines, unsigned int n,
+			  struct list_head *gone, const struct file *owner)
+{
+	struct utp_named *victim;
+	LIST_HEAD(victims);
+	unsigned int i;
+	int ret = 0;
+
+	mutex_lock(&event_mutex);
+	for (i = 0; i < n && !ret; i++) {
+		victim = utp_named_find(lines[i].remove);
+		if (!victim || (owner && victim->owner != owner))
+			ret = -ENOENT;
+		else if (utp_event_busy(victim))
+			ret = -EBUSY;
+		else	/* off the hash: a second line for it finds none */
+			utp_named_unlist(victim, &victims);
+	}
+	utp_events_del_list(&victims);
+	mutex_unlock(&event_mutex);
+	list_for_each_entry(victim, &victims, gone_node) {
+		utprobe_unregister_nosync(&victim->up);
+		cond_resched();
+	}
+	list_splice_tail(&victims, gone);
+	return ret;
+}
+
+/*
  * Do the parsed @lines in order: definitions that follow each other
- * are registered as one batch; a removal is done where it stands, onto
- * @gone.  A session (@owner not NULL) removes only its own probes.
- * Stops at the first error.  utp_named_lock held.
+ * are registered as one batch, removals that follow each other go
+ * together (utp_remove_run()), onto @gone.  A session (@owner not NULL)
+ * removes only its own probes.  Stops at the first error.
+ * utp_named_lock held.
  */
 static int __utp_run(struct utp_line *lines, unsigned int n,
 		     struct list_head *gone, const struct file *owner)
 {
-	unsigned int i, first = 0;
-	struct utp_named *victim;
-	int ret;
+	unsigned int i = 0, first;
+	bool remove;
+	int ret = 0;
 
-	for (i = 0; i <= n; i++) {
-		if (i < n && !lines[i].remove)
-			continue;
-		/* the definitions before this removal, or the end */
-		ret = i > first ? utp_add_batch(lines + first, i - first) : 0;
-		if (ret)
-			return ret;
-		first = i + 1;
-		if (i == n)
-			break;
-		victim = utp_named_find(lines[i].remove);
-		if (!victim || (owner && victim->owner != owner))
-			return -ENOENT;
-		ret = utp_events_del(victim);
-		if (ret)
-			return ret;
-		utp_named_remove(victim, gone);
+	while (i < n && !ret) {
+		first = i;
+		remove = lines[i].remove;
+		while (i < n && !lines[i].remove == !remove)
+			i++;
+		if (remove)
+			ret = utp_remove_run(lines + first, i - first, gone,
+					     owner);
+		else
+			ret = utp_add_batch(lines + first, i - first);
 	}
-	return 0;
+	return ret;
 }
 
 /* __utp_run(), then one wait for the probes it removed; they are freed. */
@@ -1513,7 +1544,7 @@ static int utp_events_open(struct inode *inode, struct file *file)
 		if (mutex_lock_killable(&utp_named_lock))
 			return -EINTR;
 		__utp_reap();
-		ret = utp_events_del(NULL);
+		ret = utp_events_del_all();
 		if (!ret)
 			list_for_each_entry_safe(n, next, &utp_named_list,
 						 node) {

@@ -558,6 +558,42 @@ TEST_F(input, multi_line_write_applied_up_to_first_failure)
 	EXPECT_EQ(1, has_int3(pid, l_jcc));
 }
 
+/*
+ * Removals that follow each other in a write go together, yet as if each
+ * were done in turn: those before the first that fails are gone, that
+ * one and those after stay; a probe named twice is gone at the first,
+ * and the second finds none; one whose event is on is busy.
+ */
+TEST_F(input, removals_in_a_row_stop_at_the_first_failure)
+{
+	const char *en = "/sys/kernel/tracing/events/utprobes/e/enable";
+	char after[4096], want[4096 + 256];
+	int pid = self->pid;
+
+	ASSERT_EQ(0, events("p:a %d:%p\np:b %d:%p\np:c %d:%p\np:d %d:%p\n"
+			    "p:e %d:%p\n",
+			    pid, l_step, pid, l_call, pid, l_jmp, pid, l_jcc,
+			    pid, l_ret));
+	EXPECT_EQ(-ENOENT, events("-:a\n-:nosuch\n-:b\n"));
+	EXPECT_EQ(-ENOENT, events("-:b\n-:b\n-:c\n"));
+	ASSERT_EQ(0, write_file(en, 0, "1"));
+	EXPECT_EQ(-EBUSY, events("-:c\n-:e\n-:d\n"));
+	snprintf(want, sizeof(want), "%sp:d %d:%p\np:e %d:%p\n",
+		 self->before, pid, l_jcc, pid, l_ret);
+	EXPECT_STREQ(want, read_file(EVENTS, after, sizeof(after)));
+	EXPECT_EQ(0, has_int3(pid, l_step));
+	EXPECT_EQ(0, has_int3(pid, l_call));
+	EXPECT_EQ(0, has_int3(pid, l_jmp));
+	EXPECT_EQ(1, has_int3(pid, l_jcc));
+	EXPECT_EQ(1, has_int3(pid, l_ret));
+	EXPECT_EQ(-1, hits("a"));
+	EXPECT_EQ(-1, hits("c"));
+	EXPECT_EQ(0, hits("d"));
+	ASSERT_EQ(0, write_file(en, 0, "0"));
+	EXPECT_EQ(0, events("-:e\n-:d\n"));
+	EXPECT_STREQ(self->before, read_file(EVENTS, after, sizeof(after)));
+}
+
 /* Without CAP_SYS_ADMIN: -EPERM, even for root. */
 TEST_F(input, no_cap_sys_admin_eperm)
 {
