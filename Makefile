@@ -20,6 +20,9 @@ CXX      := g++
 CFLAGS   := -O2 -g -Wall -Wextra -Werror
 GUEST_CFLAGS := $(CFLAGS) -Wno-unused-parameter -Wno-clobbered -static -pthread -I$(SELFTESTS)
 CHECK_LIBS = $(shell pkg-config --cflags --libs check)
+# what the tests linked with uprobe-cli's resolver need (libstdc++: its
+# C++ demangler)
+RESOLVE_LIBS = -ldw -lelf -lstdc++
 
 HOST_TESTS := $(patsubst tests/host/%.c,$(B)/host/%,$(wildcard tests/host/*.c))
 # the CLI's Check tests again, on a CLI built with AddressSanitizer and UBSan
@@ -106,13 +109,14 @@ $(ELF_FIX)/.built: tests/host/elf/sample.c tests/host/elf/args.c \
 		tests/host/elf/sdt_plain.c tests/host/elf/dup_a.c \
 		tests/host/elf/dup_b.c tests/host/elf/jtab.c \
 		tests/host/elf/lto_a.c tests/host/elf/lto_b.c \
-		tests/targets/inline_target.c
+		tests/host/elf/cxx_names.cc tests/targets/inline_target.c
 	@mkdir -p $(@D)
 	cd $(@D) && cp $(abspath tests/host/elf/sdt_sem.c) \
 		$(abspath tests/host/elf/sdt_plain.c) . && \
 	$(CC) -g -O2 -o sdt_fix sdt_sem.c sdt_plain.c && \
 	cp $(abspath tests/host/elf/dup_a.c) $(abspath tests/host/elf/dup_b.c) . && \
 	$(CC) -g -O2 -o dup_statics dup_a.c dup_b.c && \
+	$(CXX) -g -O2 -o cxx_names $(abspath tests/host/elf/cxx_names.cc) && \
 	cp $(abspath tests/targets/inline_target.c) . && \
 	$(CC) -g -O2 -o inline_target inline_target.c && \
 	cp $(abspath tests/host/elf/lto_a.c) $(abspath tests/host/elf/lto_b.c) . && \
@@ -155,34 +159,34 @@ $(B)/host/check_resolve: tests/host/check_resolve.c tests/host/check_main.h $(CL
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
 		$(CLI_OBJ)/resolve.o $(CLI_OBJ)/sdt.o $(CLI_OBJ)/insn.o $(CLI_OBJ)/inat.o \
-		-ldw -lelf $(CHECK_LIBS)
+		$(RESOLVE_LIBS) $(CHECK_LIBS)
 
 $(B)/host/check_sdt: tests/host/check_sdt.c tests/host/check_main.h $(CLI_OBJ)/uprobe-cli $(ELF_FIX)/.built
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
 		$(CLI_OBJ)/resolve.o $(CLI_OBJ)/sdt.o $(CLI_OBJ)/insn.o \
-		$(CLI_OBJ)/inat.o -ldw -lelf $(CHECK_LIBS)
+		$(CLI_OBJ)/inat.o $(RESOLVE_LIBS) $(CHECK_LIBS)
 
 $(B)/host/check_sdt_san: tests/host/check_sdt.c tests/host/check_main.h $(CLI_SAN)/uprobe-cli $(ELF_FIX)/.built
 	$(CC) $(SAN_CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
 		$(CLI_SAN)/resolve.o $(CLI_SAN)/sdt.o $(CLI_SAN)/insn.o \
-		$(CLI_SAN)/inat.o -ldw -lelf $(CHECK_LIBS)
+		$(CLI_SAN)/inat.o $(RESOLVE_LIBS) $(CHECK_LIBS)
 
 $(B)/host/check_fetch: tests/host/check_fetch.c tests/host/check_main.h $(CLI_OBJ)/uprobe-cli $(ELF_FIX)/.built
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
 		$(CLI_OBJ)/dwarfvar.o $(CLI_OBJ)/resolve.o $(CLI_OBJ)/sdt.o $(CLI_OBJ)/insn.o \
-		$(CLI_OBJ)/inat.o -ldw -lelf $(CHECK_LIBS)
+		$(CLI_OBJ)/inat.o $(RESOLVE_LIBS) $(CHECK_LIBS)
 
 $(B)/host/check_fetch_san: tests/host/check_fetch.c tests/host/check_main.h $(CLI_SAN)/uprobe-cli $(ELF_FIX)/.built
 	$(CC) $(SAN_CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
 		$(CLI_SAN)/dwarfvar.o $(CLI_SAN)/resolve.o $(CLI_SAN)/sdt.o $(CLI_SAN)/insn.o \
-		$(CLI_SAN)/inat.o -ldw -lelf $(CHECK_LIBS)
+		$(CLI_SAN)/inat.o $(RESOLVE_LIBS) $(CHECK_LIBS)
 
 $(B)/host/check_resolve_san: tests/host/check_resolve.c tests/host/check_main.h $(CLI_SAN)/uprobe-cli $(ELF_FIX)/.built
 	$(CC) $(SAN_CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
 		$(CLI_SAN)/resolve.o $(CLI_SAN)/sdt.o $(CLI_SAN)/insn.o $(CLI_SAN)/inat.o \
-		-ldw -lelf $(CHECK_LIBS)
+		$(RESOLVE_LIBS) $(CHECK_LIBS)
 
 $(B)/host/check_cli_san: tests/host/check_cli.c tests/host/check_main.h $(CLI_SAN)/uprobe-cli $(ELF_FIX)/.built
 	$(CC) $(SAN_CFLAGS) -DFIXTURES='"$(ELF_FIX)"' -DCLI='"$(CLI_SAN)/uprobe-cli"' \

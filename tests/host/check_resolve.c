@@ -318,6 +318,83 @@ START_TEST(inlined_copies)
 END_TEST
 
 /*
+ * C++: a function goes by its C++ name as well as by its mangled one,
+ * and is shown by its C++ name; without its parameters a name is every
+ * overload, each address once (a constructor's two variants are one);
+ * an operator's '+' is its own, not an offset; "::" is no FILE:LINE;
+ * a glob matches C++ names, and one with glob characters of its own
+ * matches itself.
+ */
+#define CXX FIXTURES "/cxx_names:"
+
+static bool two_at(const struct up_place *p, unsigned long a,
+		   unsigned long b)
+{
+	return (p[0].vaddr == a && p[1].vaddr == b) ||
+	       (p[0].vaddr == b && p[1].vaddr == a);
+}
+
+START_TEST(cxx_names)
+{
+	unsigned long m_int = nm_address("cxx_names", "_ZN2ns5KlassIlE6methodEi");
+	unsigned long m_dbl = nm_address("cxx_names", "_ZNK2ns5KlassIlE6methodEd");
+	unsigned long i_int = nm_address("cxx_names", "_ZN2ns5KlassIiE6methodEi");
+	unsigned long i_dbl = nm_address("cxx_names", "_ZNK2ns5KlassIiE6methodEd");
+	unsigned long ctor = nm_address("cxx_names", "_ZN2ns1VC2El");
+	unsigned long plus = nm_address("cxx_names", "_ZNK2ns1VplERKS0_");
+	unsigned long incr = nm_address("cxx_names", "_ZN2ns1VppEv");
+	unsigned long label = nm_address("cxx_names", "_ZN2ns5labelB5cxx11Ei");
+	struct up_place one, *p;
+	char err[1024];
+	int n;
+
+	ck_assert(m_int && m_dbl && i_int && i_dbl && ctor && plus && incr &&
+		  label);
+	one = resolve_one(CXX "ns::Klass<long>::method(int)");
+	ck_assert_uint_eq(one.vaddr, m_int);
+	ck_assert_str_eq(one.symbol, "ns::Klass<long>::method(int)");
+	one = resolve_one(CXX "_ZN2ns5KlassIlE6methodEi");
+	ck_assert_uint_eq(one.vaddr, m_int);
+	ck_assert_str_eq(one.symbol, "ns::Klass<long>::method(int)");
+	n = up_resolve(CXX "ns::Klass<long>::method", 0, &p, err, sizeof(err));
+	ck_assert_msg(n == 2 && two_at(p, m_int, m_dbl), "%d: %s", n, err);
+	free(p);
+	/* complete and base object constructors: one address, one place */
+	one = resolve_one(CXX "ns::V::V");
+	ck_assert_uint_eq(one.vaddr, ctor);
+	ck_assert_str_eq(one.symbol, "ns::V::V(long)");
+	ck_assert_uint_eq(resolve_one(CXX "ns::V::V(long)").vaddr, ctor);
+	/* operator+ and operator++, with and without an offset */
+	ck_assert_uint_eq(resolve_one(CXX "ns::V::operator+(ns::V const&) const").vaddr,
+			  plus);
+	ck_assert_uint_eq(resolve_one(CXX "ns::V::operator+(ns::V const&) const+0").vaddr,
+			  plus);
+	one = resolve_one(CXX "ns::V::operator++");
+	ck_assert_uint_eq(one.vaddr, incr);
+	ck_assert_str_eq(one.symbol, "ns::V::operator++()");
+	/* an ABI tag, without its parameters and in full ('[' in it) */
+	one = resolve_one(CXX "ns::label");
+	ck_assert_uint_eq(one.vaddr, label);
+	ck_assert_str_eq(one.symbol, "ns::label[abi:cxx11](int)");
+	ck_assert_uint_eq(resolve_one(CXX "ns::label[abi:cxx11](int)").vaddr,
+			  label);
+	/* a glob on C++ names */
+	n = up_resolve(CXX "ns::Klass<int>::*", 0, &p, err, sizeof(err));
+	ck_assert_msg(n == 2 && two_at(p, i_int, i_dbl), "%d: %s", n, err);
+	ck_assert(!strncmp(p[0].symbol, "ns::Klass<int>::method(", 23));
+	free(p);
+	/* a line is still FILE:LINE; a misspelt name is named */
+	one = resolve_one(CXX "cxx_names.cc:16");
+	ck_assert_msg(strstr(one.symbol, "::method(int)"), "%s", one.symbol);
+	ck_assert(strstr(resolve_err(CXX "cxx_names.cc:abc"),
+			 "bad line number in 'cxx_names.cc:abc'"));
+	ck_assert_msg(strstr(resolve_err(CXX "ns::Klass<long>::methd"),
+			     "no function 'ns::Klass<long>::methd' (did you mean: ns::Klass<long>::method("),
+		      "%s", resolve_err(CXX "ns::Klass<long>::methd"));
+}
+END_TEST
+
+/*
  * A command keeps each binary open for its specs: a second spec of the
  * same path reads the same file (one open), but a path that names
  * another file since is read afresh; the 32 used last stay open, and
@@ -414,6 +491,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, versioned_names);
 	tcase_add_test(tc, static_functions_of_one_name);
 	tcase_add_test(tc, inlined_copies);
+	tcase_add_test(tc, cxx_names);
 	tcase_add_test(tc, binary_replaced_between_specs);
 	tcase_add_test(tc, branches_and_jump_tables_into_the_window);
 }

@@ -553,6 +553,9 @@ int up_binary_open(const char *path, struct up_binary *b, char *err,
 
 void up_binary_close(struct up_binary *b)
 {
+	for (size_t i = 0; i < b->ndemangled; i++)
+		free(b->demangled[i]);
+	free(b->demangled);
 	free(b->targets);
 	free(b->inlined);
 	if (b->fd >= 0)
@@ -700,6 +703,7 @@ static int offset_to_vaddr(struct up_binary *b, unsigned long offset,
 /* Function symbols, de-duplicated, in address order. */
 struct func {
 	const char *name;
+	const char *shown;	/* its C++ name if mangled, else @name */
 	unsigned long vaddr;
 	unsigned long size;
 	bool old_version;	/* NAME@VERSION, not the default @@ */
@@ -713,6 +717,25 @@ static int func_cmp(const void *a, const void *b)
 	if (x->vaddr != y->vaddr)
 		return x->vaddr < y->vaddr ? -1 : 1;
 	return strcmp(x->name, y->name);
+}
+
+/* libstdc++'s demangler, the C++ ABI's own, callable from C */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
+		     int *status);
+
+/*
+ * The C++ name that @name is the mangled form of, allocated, or NULL
+ * (not a mangled name, or out of memory): "_ZN2ns5KlassIlE6methodEi" is
+ * "ns::Klass<long>::method(int)", a clone "_Z3fooi.cold" is
+ * "foo(int) [clone .cold]".
+ */
+static char *demangle(const char *name)
+{
+	int status;
+
+	if (strncmp(name, "_Z", 2))
+		return NULL;
+	return __cxa_demangle(name, NULL, NULL, &status);
 }
 
 static int name_cmp(const void *a, const void *b)
@@ -770,6 +793,14 @@ static struct func *functions(struct up_binary *b, size_t *count)
 	f = calloc(1, (n + 1) * sizeof(*f) + pool);
 	if (!f)
 		return NULL;
+	if (!b->demangled_found && n > 0) {
+		b->demangled = calloc(n, sizeof(*b->demangled));
+		if (!b->demangled) {
+			free(f);
+			return NULL;
+		}
+		b->ndemangled = n;
+	}
 	names = (char *)(f + n + 1);
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
@@ -792,10 +823,14 @@ static struct func *functions(struct up_binary *b, size_t *count)
 			names += len + 1;
 		}
 		f[k].name = name;
+		if (!b->demangled_found)
+			b->demangled[i] = demangle(name);
+		f[k].shown = b->demangled[i] ? b->demangled[i] : name;
 		f[k].vaddr = sym.st_value;
 		f[k].size = sym.st_size;
 		k++;
 	}
+	b->demangled_found = true;
 	qsort(f, k, sizeof(*f), func_cmp);
 	/* .symtab and .dynsym, or two versions, list one function twice */
 	*count = 0;
@@ -891,19 +926,19 @@ static void suggest(const struct func *f, size_t n, const char *name,
 	unsigned int limit = strlen(name) / 3 + 1;
 
 	for (size_t i = 0; i < n; i++) {
-		unsigned int d = edit_distance(name, f[i].name);
+		unsigned int d = edit_distance(name, f[i].shown);
 
-		if (d > limit && !strstr(f[i].name, name))
+		if (d > limit && !strstr(f[i].shown, name))
 			continue;
 		for (int k = 0; k < 3; k++) {
-			if (best[k] && !strcmp(best[k], f[i].name))
+			if (best[k] && !strcmp(best[k], f[i].shown))
 				break;
 			if (d < dist[k]) {
 				for (int m = 2; m > k; m--) {
 					best[m] = best[m - 1];
 					dist[m] = dist[m - 1];
 				}
-				best[k] = f[i].name;
+				best[k] = f[i].shown;
 				dist[k] = d;
 				break;
 			}
@@ -1150,7 +1185,7 @@ static int add_place(struct up_place **places, int *n, const char *path,
 	if (vaddr_to_offset(b, vaddr, &p->offset))
 		return -2;
 	if (fn) {
-		snprintf(p->symbol, sizeof(p->symbol), "%s", fn->name);
+		snprintf(p->symbol, sizeof(p->symbol), "%s", fn->shown);
 		p->sym_off = vaddr - fn->vaddr;
 		p->func_size = fn->size;
 		p->dup = fn->dup;
@@ -1272,6 +1307,35 @@ static int target_place(const struct spec_ctx *c, const struct target *t,
 	return r ? -1 : 0;
 }
 
+/*
+ * The colon of FILE:LINE in @what, or NULL: its last colon that is not
+ * half of a C++ "::".  With "::" or a '(' in it, @what is a C++ name
+ * unless a line number follows that colon ("ns::f(int)",
+ * "f[abi:cxx11]()"); without, it is FILE:LINE, a bad one if no number
+ * follows.
+ */
+static const char *line_colon(const char *what)
+{
+	const char *colon = NULL;
+
+	for (const char *p = what; (p = strchr(p, ':')); p++) {
+		if (p[1] == ':') {
+			p++;
+			continue;
+		}
+		colon = p;
+	}
+	if (!colon || (!strstr(what, "::") && !strchr(what, '(')))
+		return colon;
+	return colon[1] && strspn(colon + 1, "0123456789") ==
+			   strlen(colon + 1) ? colon : NULL;
+}
+
+bool up_spec_is_line(const char *what)
+{
+	return line_colon(what) != NULL;
+}
+
 /* FILE:LINE (@colon its colon): the line's lowest address */
 static int spec_line(const struct spec_ctx *c, const char *what,
 		     const char *colon, struct target *t)
@@ -1331,8 +1395,10 @@ static int spec_address(const struct spec_ctx *c, const char *what,
 }
 
 /*
- * SYMBOL[+OFF] where several functions (not older versions) have the
- * name of @t->fn: each of them, at @off, into *@places; their count or -1
+ * SYMBOL[+OFF] where several functions (not older versions) at several
+ * addresses have the name of @t->fn (static functions of two source
+ * files; C++ constructors, whose variants have one C++ name): each of
+ * them, at @off, into *@places; their count or -1.
  */
 static int spec_same_name(const struct spec_ctx *c, struct target *t,
 			  unsigned long off, struct up_place **places)
@@ -1341,14 +1407,17 @@ static int spec_same_name(const struct spec_ctx *c, struct target *t,
 	int n = 0;
 
 	for (size_t i = 0; i < c->nf; i++) {
-		if (strcmp(c->f[i].name, fn->name) || c->f[i].old_version)
+		if (strcmp(c->f[i].shown, fn->shown) || c->f[i].old_version)
+			continue;
+		/* two names of one address (a C++ alias): one place */
+		if (n && (*places)[n - 1].func_vaddr == c->f[i].vaddr)
 			continue;
 		t->fn = &c->f[i];
 		t->vaddr = c->f[i].vaddr + off;
 		if (c->f[i].size && off >= c->f[i].size) {
 			set_err(c->err, c->errlen,
 				"%s: %s+%#lx is beyond the end of the %s at %#lx (size %#lx)",
-				c->path, fn->name, off, fn->name,
+				c->path, fn->shown, off, fn->shown,
 				c->f[i].vaddr, c->f[i].size);
 			return -1;
 		}
@@ -1358,12 +1427,95 @@ static int spec_same_name(const struct spec_ctx *c, struct target *t,
 	return n;
 }
 
-/* SYMBOL[+OFF]: the default version of a versioned name, as ld.so binds */
+/* Do other functions, at other addresses, have @fn's (C++) name? */
+static bool shown_dup(const struct spec_ctx *c, const struct func *fn)
+{
+	if (fn->dup)
+		return true;
+	for (size_t i = 0; i < c->nf; i++)
+		if (c->f[i].vaddr != fn->vaddr && !c->f[i].old_version &&
+		    !strcmp(c->f[i].shown, fn->shown))
+			return true;
+	return false;
+}
+
+/*
+ * Where the offset of SYMBOL+OFF begins: the last '+' if a digit
+ * follows it; else NULL in a C++ operator's name, whose '+' is its own
+ * ("operator+(V const&)", "operator++"); else that '+' (a bad offset).
+ */
+static const char *offset_plus(const char *what)
+{
+	const char *plus = strrchr(what, '+');
+
+	if (!plus || isdigit((unsigned char)plus[1]))
+		return plus;
+	return strstr(what, "operator") ? NULL : plus;
+}
+
+static int spec_inlined(const struct spec_ctx *c, const char *name,
+			const char *shown, struct up_place **places, int n);
+
+/*
+ * A C++ name without its parameters, @name[+@off]: every overload
+ * ("ns::Klass::method" is "ns::Klass::method(int)" and
+ * "ns::Klass::method(double) const", "f" is "f[abi:cxx11]()" too), and
+ * with @inline_too the copies
+ * of each that were inlined.  Their count, 0 if none has the name, or
+ * -1.
+ */
+static int spec_overloads(const struct spec_ctx *c, const char *name,
+			  unsigned long off, bool inline_too,
+			  struct up_place **places)
+{
+	const struct func *fn, *last = NULL;
+	size_t len = strlen(name);
+	int n = 0;
+
+	for (size_t i = 0; i < c->nf; i++) {
+		struct target t = { .check = off != 0, .fn = &c->f[i] };
+
+		fn = &c->f[i];
+		/* a clone (.cold, .isra) is no function's entry */
+		if (fn->shown == fn->name || fn->old_version ||
+		    strncmp(fn->shown, name, len) ||
+		    (fn->shown[len] != '(' &&
+		     strncmp(fn->shown + len, "[abi:", 5)) ||
+		    strstr(fn->shown, " [clone "))
+			continue;
+		/* two names of one address (a C++ alias): one place */
+		if (last && last->vaddr == fn->vaddr)
+			continue;
+		last = fn;
+		if (fn->size && off >= fn->size) {
+			set_err(c->err, c->errlen,
+				"%s: %s+%#lx is beyond the end of %s (size %#lx)",
+				c->path, fn->shown, off, fn->shown, fn->size);
+			return -1;
+		}
+		t.vaddr = fn->vaddr + off;
+		if (target_place(c, &t, places, &n))
+			return -1;
+		if (inline_too) {
+			n = spec_inlined(c, fn->name, fn->shown, places, n);
+			if (n < 0)
+				return -1;
+		}
+	}
+	return n;
+}
+
+/*
+ * SYMBOL[+OFF]: the default version of a versioned name, as ld.so
+ * binds; a C++ name (demangled) as well as its mangled one.  0 with
+ * @t set, the count of places if it gave several, -2 no such function
+ * (which a function the compiler only inlined lacks), or -1.
+ */
 static int spec_symbol(const struct spec_ctx *c, const char *what,
 		       struct target *t, struct up_place **places)
 {
-	const char *plus = strchr(what, '+');
-	char name[256], hint[512], *end;
+	const char *plus = offset_plus(what);
+	char name[1024], hint[512], *end;
 	unsigned long off = 0;
 
 	snprintf(name, sizeof(name), "%.*s",
@@ -1379,9 +1531,17 @@ static int spec_symbol(const struct spec_ctx *c, const char *what,
 		t->check = true;
 	}
 	for (size_t i = 0; i < c->nf; i++)
-		if (!strcmp(c->f[i].name, name) &&
+		if ((!strcmp(c->f[i].name, name) ||
+		     !strcmp(c->f[i].shown, name)) &&
 		    (!t->fn || (t->fn->old_version && !c->f[i].old_version)))
 			t->fn = &c->f[i];
+	if (!t->fn && !strchr(name, '(')) {
+		int n = spec_overloads(c, name, off,
+				       !plus && !up_no_inline, places);
+
+		if (n)
+			return n;
+	}
 	if (!t->fn) {
 		suggest(c->f, c->nf, name, hint, sizeof(hint));
 		set_err(c->err, c->errlen, "%s: no function '%s'%s", c->path,
@@ -1390,7 +1550,7 @@ static int spec_symbol(const struct spec_ctx *c, const char *what,
 		return plus ? -1 : -2;
 	}
 	/* static functions of one name in several source files: all */
-	if (t->fn->dup && !t->fn->old_version)
+	if (!t->fn->old_version && shown_dup(c, t->fn))
 		return spec_same_name(c, t, off, places);
 	if (t->fn->size && off >= t->fn->size) {
 		set_err(c->err, c->errlen,
@@ -1546,14 +1706,15 @@ static const struct up_inlined *inlined_of(const struct up_binary *b,
 }
 
 /*
- * The copies of function @name that the compiler inlined, after the
- * @n places in *@places (each at most once): the new count, or -1.
+ * The copies of function @name (its symbol's name, or DWARF's) that the
+ * compiler inlined, after the @n places in *@places (each at most once),
+ * shown as copies of @shown: the new count, or -1.
  */
 static int spec_inlined(const struct spec_ctx *c, const char *name,
-			struct up_place **places, int n)
+			const char *shown, struct up_place **places, int n)
 {
 	const struct up_inlined *in;
-	const char *kept = up_intern(name);
+	const char *kept = up_intern(shown);
 	size_t k;
 
 	if (!kept || inlined_copies(c->b)) {
@@ -1594,6 +1755,18 @@ static bool alias_better(const char *a, const char *b)
 }
 
 /*
+ * Does glob @glob match @f's name, or its C++ name?  Either is also
+ * matched by itself: a C++ name has glob characters of its own
+ * ("operator*", "f[abi:cxx11]()").
+ */
+static bool func_matches(const struct func *f, const char *glob)
+{
+	return !fnmatch(glob, f->name, 0) || !strcmp(glob, f->name) ||
+	       (f->shown != f->name && (!fnmatch(glob, f->shown, 0) ||
+					!strcmp(glob, f->shown)));
+}
+
+/*
  * GLOB: every function it matches, into *@places, once per address
  * (under the name alias_better() picks); their count, or -1.
  */
@@ -1603,16 +1776,16 @@ static int spec_glob(const struct spec_ctx *c, const char *what,
 	int n = 0;
 
 	for (size_t i = 0; i < c->nf; i++) {
-		if (fnmatch(what, c->f[i].name, 0))
+		if (!func_matches(&c->f[i], what))
 			continue;
 		/* another name of the last one's address: one probe */
 		if (n && (*places)[n - 1].vaddr == c->f[i].vaddr) {
 			struct up_place *p = &(*places)[n - 1];
 
 			/* its name, and whether another function has it */
-			if (alias_better(c->f[i].name, p->symbol)) {
+			if (alias_better(c->f[i].shown, p->symbol)) {
 				snprintf(p->symbol, sizeof(p->symbol), "%s",
-					 c->f[i].name);
+					 c->f[i].shown);
 				p->dup = c->f[i].dup;
 			}
 			continue;
@@ -1645,7 +1818,7 @@ static int resolve_in(struct up_binary *b, const char *path, const char *what,
 	struct spec_ctx c = {
 		.b = b, .path = path, .err = err, .errlen = errlen,
 	};
-	const char *colon = strrchr(what, ':');
+	const char *colon = line_colon(what);
 	struct target t = { 0 };
 	struct func *f = functions(b, &c.nf);
 	bool inline_too = false;
@@ -1669,14 +1842,19 @@ static int resolve_in(struct up_binary *b, const char *path, const char *what,
 	} else {
 		n = spec_symbol(&c, what, &t, places);
 		/* its copies inlined into its callers too */
-		inline_too = !up_no_inline && !strchr(what, '+');
+		inline_too = !up_no_inline && !offset_plus(what);
 	}
 	/* one place, unless a glob or a shared name gave their own */
 	if (!n && target_place(&c, &t, places, &n))
 		n = -1;
-	/* -2: no symbol, which a function the compiler only inlined lacks */
+	/*
+	 * -2: no symbol, which a function the compiler only inlined lacks.
+	 * A C++ function's copies go by its mangled (linkage) name.
+	 */
 	if (inline_too && n != -1) {
-		int k = spec_inlined(&c, what, places, n < 0 ? 0 : n);
+		int k = spec_inlined(&c, t.fn ? t.fn->name : what,
+				     t.fn ? t.fn->shown : what, places,
+				     n < 0 ? 0 : n);
 
 		if (k)
 			n = k;
@@ -1744,11 +1922,11 @@ int up_functions(const char *path, const char *glob,
 	for (size_t i = 0; f && i < nf; i++) {
 		struct up_place p = { .vaddr = f[i].vaddr, .path = kept };
 
-		if (glob && fnmatch(glob, f[i].name, 0))
+		if (glob && !func_matches(&f[i], glob))
 			continue;
 		if (vaddr_to_offset(b, f[i].vaddr, &p.offset))
 			continue;
-		snprintf(p.symbol, sizeof(p.symbol), "%s", f[i].name);
+		snprintf(p.symbol, sizeof(p.symbol), "%s", f[i].shown);
 		inlined_of(b, f[i].name, &k);
 		fn(&p, f[i].size, k, arg);
 	}
@@ -1811,7 +1989,7 @@ int up_describe_in(struct up_describer *d, const char *path,
 		return -1;
 	fn = d->f ? containing(d->f, d->nf, place->vaddr) : NULL;
 	if (fn) {
-		snprintf(place->symbol, sizeof(place->symbol), "%s", fn->name);
+		snprintf(place->symbol, sizeof(place->symbol), "%s", fn->shown);
 		place->sym_off = place->vaddr - fn->vaddr;
 	}
 	return 0;

@@ -50,6 +50,12 @@ struct up_place {
 const char *up_intern(const char *s);
 
 /*
+ * Is @what, a spec's part after BINARY:, FILE:LINE?  Not a C++ name's
+ * "::" (ns::Klass::method).
+ */
+bool up_spec_is_line(const char *what);
+
+/*
  * Resolve @spec (BINARY:SYMBOL, BINARY:SYMBOL+OFF, BINARY:0xADDR,
  * BINARY:FILE:LINE, BINARY:GLOB or BINARY:sdt:PROVIDER:NAME, with globs
  * in PROVIDER and NAME).  BINARY is a path, a program found
@@ -91,6 +97,9 @@ struct up_binary {
 	struct up_inlined *inlined; /* functions' inlined copies, by name */
 	size_t ninlined;	/* ... how many, once found */
 	bool inlined_found;
+	char **demangled;	/* C++ names of the symbols, by index */
+	size_t ndemangled;	/* ... (NULL: not mangled), once found */
+	bool demangled_found;
 };
 
 /*

@@ -754,7 +754,7 @@ int resolve_probes(const char *spec, pid_t pid, bool ret_probe,
 		if (p[i].sdt)
 			snprintf(err, sizeof(err), "not an SDT marker (%s)",
 				 p[i].symbol);
-		else if (strchr(what, ':'))
+		else if (up_spec_is_line(what))
 			snprintf(err, sizeof(err), "not a source line (%s)", what);
 		else if (p[i].inline_of)
 			snprintf(err, sizeof(err),
