@@ -984,6 +984,38 @@ START_TEST(funcs_count_inlined_copies)
 END_TEST
 
 /*
+ * C++ functions go by their C++ names: funcs lists them so, a glob
+ * matches them, and add, given a method without its parameters, probes
+ * each overload under a name made of the C++ name's words.
+ */
+START_TEST(cxx_names)
+{
+	unsigned long m_int = nm_address("cxx_names", "_ZN2ns5KlassIlE6methodEi");
+	unsigned long m_dbl = nm_address("cxx_names", "_ZNK2ns5KlassIlE6methodEd");
+	char want[1024];
+	struct result r;
+
+	ck_assert(m_int && m_dbl);
+	cli(&r, 0, "funcs", "-j", FIXTURES "/cxx_names", "ns::V::*", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strstr(r.out, "{\"function\":\"ns::V::operator+(ns::V const&) const\",") &&
+		      strstr(r.out, "{\"function\":\"ns::V::operator++()\",") &&
+		      strstr(r.out, "{\"function\":\"ns::V::V(long)\","),
+		      "%s", r.out);
+	cli(&r, 0, "add", FIXTURES "/cxx_names:ns::Klass<long>::method", NULL);
+	ck_assert_msg(r.status == 0, "add failed: %s", r.err);
+	snprintf(want, sizeof(want),
+		 "p:ns_Klass_long_method_int %s/cxx_names:%#lx func=%#lx+%#lx\n"
+		 "p:ns_Klass_long_method_double_const %s/cxx_names:%#lx func=%#lx+%#lx\n",
+		 FIXTURES, m_int, m_int,
+		 nm_size("cxx_names", "_ZN2ns5KlassIlE6methodEi"),
+		 FIXTURES, m_dbl, m_dbl,
+		 nm_size("cxx_names", "_ZNK2ns5KlassIlE6methodEd"));
+	ck_assert_str_eq(get_file("utprobe_events"), want);
+}
+END_TEST
+
+/*
  * json_writer leaves control characters other than \b \f \n \r \t raw:
  * a symbol with one in its name must still come out as valid JSON.
  */
@@ -1601,6 +1633,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, list_json_and_openmetrics);
 	tcase_add_test(tc, funcs_table_and_json);
 	tcase_add_test(tc, funcs_count_inlined_copies);
+	tcase_add_test(tc, cxx_names);
 	tcase_add_test(tc, json_escapes_control_characters);
 	tcase_add_test(tc, funcs_on_a_broken_elf_file);
 	tcase_add_test(tc, fifo_is_not_a_binary);

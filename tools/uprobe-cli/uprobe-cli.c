@@ -391,7 +391,9 @@ int need_returns(void)
 
 /*
  * A probe name from a symbol: letters, digits and underscores, and
- * "_return" for a return probe, in @len bytes.
+ * "_return" for a return probe, in @len bytes.  Each run of other
+ * characters is one underscore, none at the end: a C++ name's
+ * "ns::Klass<long>::method(int)" is ns_Klass_long_method_int.
  */
 static void probe_name(char *out, size_t len, const struct probe *pr)
 {
@@ -407,8 +409,17 @@ static void probe_name(char *out, size_t len, const struct probe *pr)
 
 	if (!isalpha((unsigned char)*s) && *s != '_')
 		out[k++] = '_';
-	for (i = 0; s[i] && k < room; i++)
-		out[k++] = isalnum((unsigned char)s[i]) ? s[i] : '_';
+	for (i = 0; s[i] && k < room; i++) {
+		if (isalnum((unsigned char)s[i]) || s[i] == '_')
+			out[k++] = s[i];
+		else if (!i || isalnum((unsigned char)s[i - 1]) ||
+			 s[i - 1] == '_')
+			out[k++] = '_';
+	}
+	/* one that ends in other characters ends in one '_': drop it */
+	if (k > 1 && i && !isalnum((unsigned char)s[i - 1]) &&
+	    s[i - 1] != '_' && out[k - 1] == '_')
+		k--;
 	out[k] = '\0';
 	/* an inlined copy: unique_names() numbers it */
 	if (*p->symbol && p->dup && !p->inline_of)
