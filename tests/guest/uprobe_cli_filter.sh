@@ -84,16 +84,19 @@ check $? "no probe, event or trace instance left, by good or bad filters"
 
 # the kernel filtered: the instance's event holds the expression as
 # its filter while the command runs (a stand-in that read every record
-# would make the same output)
+# would make the same output); the command waits until it is seen, 60 s
+# at most
+go=$D/go
 uprobe-cli trace "$T:vt_label" id --filter 'id == 3' \
-	-- sh -c "sleep 2; $T 5" > $D/out 2>&1 &
+	-- sh -c "while [ ! -e $go ]; do sleep 0.1; done; $T 5" > $D/out 2>&1 &
 i=0
-while [ $i -lt 100 ]; do
+while [ $i -lt 600 ]; do
 	cat $TR/instances/*/events/utprobes/*/filter > $D/filter 2> /dev/null
 	grep -qx 'id == 3' $D/filter && break
 	sleep 0.1
 	i=$((i + 1))
 done
+touch $go
 wait
 sed 's/^/# /' $D/filter $D/out
 grep -qx 'id == 3' $D/filter && [ "$(values < $D/out)" = "id=3" ]
