@@ -26,6 +26,19 @@ asleep() {
 	return 1
 }
 
+# wait until strace, its messages in file $2, says it attached to process
+# $1 (60 s at most).  Its tracer pid is set before it has interrupted the
+# process, which could make system calls meanwhile that strace misses.
+attached() {
+	i=0
+	while [ $i -lt 600 ]; do
+		grep -q "Process $1 attached" "$2" 2> /dev/null && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
 # wait until process $1 has a tracer, at most 30 s
 traced() {
 	i=0
@@ -111,9 +124,9 @@ asleep $pid
 uprobe-cli add -p $pid libc:getppid --name ptt_pid &&
 	uprobe-cli add "$T:work" --name ptt_file
 check $? "a pid probe and a file probe on the process"
-strace -p $pid -o $LOG &
+strace -p $pid -o $LOG 2> $LOG.err &
 spid=$!
-traced $pid
+attached $pid $LOG.err
 check $? "strace -p attaches to the probed process"
 echo go >&4
 exec 4>&-
@@ -130,9 +143,9 @@ uprobe-cli del --all
 pid=$!
 exec 4> /tmp/ptt-fifo.$$
 asleep $pid
-strace -p $pid -o $LOG &
+strace -p $pid -o $LOG 2> $LOG.err &
 spid=$!
-traced $pid
+attached $pid $LOG.err
 uprobe-cli add -p $pid libc:getppid --name ptt_late
 check $? "add -p on a process under strace"
 echo go >&4
@@ -280,6 +293,6 @@ echo "# hits after gdb: $(hits gdbt_entry) $(hits gdbt_getppid) $(hits gdbt_late
 	[ "$(hits gdbt_late)" = $((N - 1)) ] && [ "$(hits gdbt_getuid)" = $N ]
 check $? "$N, $N, $((N - 1)) and $N hits: each call counted once"
 uprobe-cli del --all
-rm -f /tmp/ptt-fifo.$$ $LOG /tmp/ptrace_tools.out /tmp/ptrace_tools.trace \
+rm -f /tmp/ptt-fifo.$$ $LOG $LOG.err /tmp/ptrace_tools.out /tmp/ptrace_tools.trace \
 	/tmp/gdbt.sh /tmp/gdbt.gdb /tmp/gdbt.out
 ktap_finished
