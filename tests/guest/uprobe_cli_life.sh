@@ -20,9 +20,10 @@ child_of() {
 	return 1
 }
 
-# engine_gone PID: 0 once every thread of PID shows "Utrace: 0" (5 s)
+# engine_gone PID: 0 once every thread of PID shows "Utrace: 0" (60 s
+# at most: a slow kernel took seconds)
 engine_gone() {
-	for i in $(seq 50); do
+	for i in $(seq 600); do
 		grep -q "^Utrace:[[:space:]]*[1-9]" /proc/"$1"/task/*/status ||
 			return 0
 		sleep 0.1

@@ -8,9 +8,9 @@ TR=/sys/kernel/tracing
 PORT=9464
 . /usr/libexec/utrace-tests/utp_helpers.sh
 
-# scrape: /metrics, once serve answers (10 s at most)
+# scrape: /metrics, once serve answers (60 s at most)
 scrape() {
-	for i in $(seq 100); do
+	for i in $(seq 600); do
 		wget -q -O - "http://127.0.0.1:$PORT/metrics" 2> /dev/null &&
 			return 0
 		sleep 0.1

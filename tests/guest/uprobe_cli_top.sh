@@ -27,10 +27,10 @@ start_top() {
 screen_of() {
 	tmux -S $W/sock capture-pane -p -t "$1"
 }
-# wait_screen NAME PATTERN: until the pane shows PATTERN (60 s at most:
-# top places thousands of probes first)
+# wait_screen NAME PATTERN: until the pane shows PATTERN (300 s at most:
+# top places thousands of probes first, and removes them at the end)
 wait_screen() {
-	for i in $(seq 600); do
+	for i in $(seq 3000); do
 		screen_of "$1" | grep -Eq "$2" && return 0
 		sleep 0.1
 	done
