@@ -55,6 +55,10 @@ good='{"calls": 20000, "runs": 5, "kernel": "6.12.1", "cpus": 2,
  "whole_library": {"probes": 2871, "processes": 4, "place_ms": 180.5,
   "mainline_place_ms": 912.0, "place_vs_mainline": 0.2, "remove_ms": 95.2,
   "mainline_remove_ms": 350.7, "remove_vs_mainline": 0.27},
+ "whole_program": {"rows": 20000, "probes": 5012, "hits": 1234567,
+  "unprobed_ms": 410, "jump_ms": 530, "jump_vs_unprobed": 1.29,
+  "trap_ms": 2900, "trap_vs_unprobed": 7.07, "mainline_ms": 4100,
+  "mainline_vs_unprobed": 10, "jump_vs_mainline": 0.13},
  "untraced_syscall_loop": {"utrace_ns": 382.2, "noutrace_ns": 412.0, "ratio": 0.928,
   "calls": 1000000, "runs": 5},
  "date": "2026-12-03", "machine": "QEMU 7.2 TCG guest"}'
@@ -91,6 +95,8 @@ Prose between.
 <!-- end generated: scaling -->
 <!-- begin generated: probes (test) -->
 <!-- end generated: probes -->
+<!-- begin generated: program (test) -->
+<!-- end generated: program -->
 <!-- begin generated: untraced (test) -->
 <!-- end generated: untraced -->
 
@@ -99,7 +105,7 @@ EOF
 cp "$t/page.md" "$t/page.orig"
 
 echo "TAP version 13"
-echo "1..16"
+echo "1..17"
 ok "jsoncheck takes the valid document" "$jc" $S "$t/good.json"
 ok "jsoncheck prints each figure with its path" \
 	bash -c "\"$jc\" $S \"$t/good.json\" | grep -qx 'two_threads_ns.ours.two_threads 1210'"
@@ -123,6 +129,10 @@ ok "bench-md gives a handler's hit by a system call beside the trap's" \
 ok "bench-md gives placing and removing a probe on every function of libc" \
 	bash -c "grep -qF '| placing a probe on each of 2,871 functions of libc, in 4 processes that map it | 180 ms | 912 ms | 0.2 |' \"$t/page.md\" &&
 		grep -qF '| removing a probe on each of 2,871 functions of libc, in 4 processes that map it | 95.2 ms | 351 ms | 0.27 |' \"$t/page.md\""
+ok "bench-md gives a whole program's time under each kind of probe" \
+	bash -c "grep -qF '| sqlite3 on 20,000 rows; probes on 5,012 functions of libsqlite3 and libc, 1,234,567 hits a run | the workload' \"$t/page.md\" &&
+		grep -qxF '| utprobes, entered by jumps where a function allows (\`uprobe-cli count\`) | 530 ms | 1.29 | 0.13 |' \"$t/page.md\" &&
+		grep -qxF '| mainline \`uprobe_events\` | 4,100 ms | 10.00 | 1.00 |' \"$t/page.md\""
 ok "bench-md names 64 threads where the document does not say" \
 	grep -qF '| placing 1,000 probes in a process of 64 spinning threads |' "$t/page.md"
 sed 's/"runs": 5,/"runs": 5, "threads": 8,/' "$t/good.json" > "$t/threads.json"
