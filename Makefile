@@ -361,9 +361,12 @@ check-host: expected-lists host-tap
 # (kselftests_probed.sh) but not once more without them, which takes
 # over 5 minutes there: that run is the normal kernel's and the kernel
 # without utrace's.  Nor does it run the lockdown test, which would close
-# debugfs to the kmemleak scan that follows the run.
+# debugfs to the kmemleak scan that follows the run, nor the debuginfod
+# test, whose work (a server, a client's downloads) is all in user space,
+# its one probe placed as every other test's.
 ifeq ($(FLAVOUR),debug)
-GUEST_SKIP = t/kselftests.sh t/utprobes_lockdown_final
+GUEST_SKIP = t/kselftests.sh t/utprobes_lockdown_final \
+	t/uprobe_cli_debuginfod.sh
 # the normal kernel runs these with probes: 276 s and 32 s of the debug
 # kernel's time, their own size and their own 30 s attach timeout; and
 # it writes the largest batch of definitions, removed in time quadratic
