@@ -382,7 +382,7 @@ GUEST_ENV = KSELFTESTS_SKIP='syscall_numbering_64 vmaccess' \
 	UTP_EDGES_BATCH=5000 UTP_RET_POINTS_MAX=4096 UTP_JUMP_ROUNDS=20 \
 	UTP_WHOLE_GLOB='*mem*' UTP_WHOLE_EVERY=1 \
 	UTP_TOP_SPECS=/usr/libexec/utrace-tests/targets/top_target:\* \
-	UTP_BY_SIZE=128 UTP_BENCH_SMOKE='100 1 10 4 300 strc* *strn*'
+	UTP_BY_SIZE=128 UTP_BENCH_SMOKE='100 1 10 4 300 strc* *strn* 1'
 endif
 ifeq ($(FLAVOUR),noutrace)
 EXPECTED_GUEST = t/smoke $(patsubst $(B)/tests/%,%,$(NOUTRACE_TESTS))

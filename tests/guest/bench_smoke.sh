@@ -13,10 +13,10 @@ ktap_set_plan 4
 # 200 calls, 1 run, 20 probes placed among 8 threads, 1,000 probes in
 # the process against one, the functions of libc named str* placed and
 # removed, sqlite3 counted on the functions of its library and libc
-# with "str" in their name; UTP_BENCH_SMOKE gives fewer to the debug
-# kernel
+# with "str" in their name, each pause taken once; UTP_BENCH_SMOKE gives
+# fewer to the debug kernel
 set -f
-out=$($L/bench-run ${UTP_BENCH_SMOKE:-200 1 20 8 1000 str* *str*} 2>&1)
+out=$($L/bench-run ${UTP_BENCH_SMOKE:-200 1 20 8 1000 str* *str* 1} 2>&1)
 set +f
 st=$?
 echo "$out" | sed 's/^/# /'
