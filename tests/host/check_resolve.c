@@ -322,8 +322,12 @@ END_TEST
  * and is shown by its C++ name; without its parameters a name is every
  * overload, each address once (a constructor's two variants are one);
  * an operator's '+' is its own, not an offset; "::" is no FILE:LINE;
- * a glob matches C++ names, and one with glob characters of its own
- * matches itself.
+ * a glob matches C++ names, and a whole name with glob characters of
+ * its own (operator*) is that function alone.  The variants of a
+ * constructor or destructor of a class with a virtual base are
+ * functions of their own: its C++ name is those a caller enters (the
+ * complete and base object ones), not those they call (the deleting
+ * destructor, the unified variants); its mangled name is one variant.
  */
 #define CXX FIXTURES "/cxx_names:"
 
@@ -391,6 +395,43 @@ START_TEST(cxx_names)
 	ck_assert_msg(strstr(resolve_err(CXX "ns::Klass<long>::methd"),
 			     "no function 'ns::Klass<long>::methd' (did you mean: ns::Klass<long>::method("),
 		      "%s", resolve_err(CXX "ns::Klass<long>::methd"));
+}
+END_TEST
+
+START_TEST(cxx_operators_and_variants)
+{
+	unsigned long times = nm_address("cxx_names", "_ZNK2ns1VmlERKS0_");
+	unsigned long c1 = nm_address("cxx_names", "_ZN2ns1XC1Ev");
+	unsigned long c2 = nm_address("cxx_names", "_ZN2ns1XC2Ev");
+	unsigned long d0 = nm_address("cxx_names", "_ZN2ns1XD0Ev");
+	unsigned long d1 = nm_address("cxx_names", "_ZN2ns1XD1Ev");
+	unsigned long d2 = nm_address("cxx_names", "_ZN2ns1XD2Ev");
+	const char *specs[] = { CXX "ns::X::X()", CXX "ns::X::X",
+				CXX "ns::X::~X()", CXX "ns::X::~X" };
+	struct up_place one, *p;
+	char err[1024];
+	int n;
+
+	ck_assert(times && c1 && c2 && d0 && d1 && d2);
+	/* not a glob: operator* alone; as a glob, the four operators */
+	one = resolve_one(CXX "ns::V::operator*(ns::V const&) const");
+	ck_assert_uint_eq(one.vaddr, times);
+	ck_assert(!one.glob);
+	n = up_resolve(CXX "ns::V::operator*", 0, &p, err, sizeof(err));
+	ck_assert_msg(n == 4 && p[0].glob, "%d: %s", n, err);
+	free(p);
+	for (int s = 0; s < 4; s++) {
+		unsigned long a = s < 2 ? c1 : d1, b = s < 2 ? c2 : d2;
+
+		n = up_resolve(specs[s], 0, &p, err, sizeof(err));
+		ck_assert_msg(n == 2 && two_at(p, a, b), "%s: %d: %s",
+			      specs[s], n, err);
+		ck_assert(p[0].dup && p[1].dup);
+		ck_assert_str_eq(p[0].symbol, s < 2 ? "ns::X::X()" : "ns::X::~X()");
+		free(p);
+	}
+	ck_assert_uint_eq(resolve_one(CXX "_ZN2ns1XD0Ev").vaddr, d0);
+	ck_assert_uint_eq(resolve_one(CXX "_ZN2ns1XD1Ev").vaddr, d1);
 }
 END_TEST
 
@@ -492,6 +533,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, static_functions_of_one_name);
 	tcase_add_test(tc, inlined_copies);
 	tcase_add_test(tc, cxx_names);
+	tcase_add_test(tc, cxx_operators_and_variants);
 	tcase_add_test(tc, binary_replaced_between_specs);
 	tcase_add_test(tc, branches_and_jump_tables_into_the_window);
 }

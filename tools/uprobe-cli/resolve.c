@@ -825,7 +825,8 @@ static struct func *functions(struct up_binary *b, size_t *count)
 		f[k].name = name;
 		if (!b->demangled_found)
 			b->demangled[i] = demangle(name);
-		f[k].shown = b->demangled[i] ? b->demangled[i] : name;
+		f[k].shown = (size_t)i < b->ndemangled && b->demangled[i] ?
+			     b->demangled[i] : name;
 		f[k].vaddr = sym.st_value;
 		f[k].size = sym.st_size;
 		k++;
@@ -1244,6 +1245,7 @@ static int resolve_sdt(struct up_binary *b, const char *path,
 		p->offset = m[i].offset;
 		p->ref_offset = m[i].sem_offset;
 		p->sdt = true;
+		p->glob = !!strpbrk(what, "*?[");
 	}
 	free(m);
 	if (nm >= 0 && !n)
@@ -1395,19 +1397,38 @@ static int spec_address(const struct spec_ctx *c, const char *what,
 }
 
 /*
+ * A constructor's or destructor's variant that another variant calls
+ * (the Itanium C++ ABI's): the deleting destructor (D0) calls the
+ * complete one, and the unified ones (C4, D4) are what the complete
+ * and base object variants call where they are not copies.  Probing
+ * them too would count one object twice.
+ */
+static bool called_variant(const char *mangled)
+{
+	return strstr(mangled, "D0E") || strstr(mangled, "C4E") ||
+	       strstr(mangled, "D4E");
+}
+
+/*
  * SYMBOL[+OFF] where several functions (not older versions) at several
- * addresses have the name of @t->fn (static functions of two source
- * files; C++ constructors, whose variants have one C++ name): each of
- * them, at @off, into *@places; their count or -1.
+ * addresses have the name of @t->fn: static functions of two source
+ * files, or with @by_shown the variants of a C++ constructor or
+ * destructor, which share their C++ name (less those another variant
+ * calls); each of them, at @off, into *@places; their count or -1.
  */
 static int spec_same_name(const struct spec_ctx *c, struct target *t,
-			  unsigned long off, struct up_place **places)
+			  unsigned long off, bool by_shown,
+			  struct up_place **places)
 {
 	const struct func *fn = t->fn;
 	int n = 0;
 
 	for (size_t i = 0; i < c->nf; i++) {
-		if (strcmp(c->f[i].shown, fn->shown) || c->f[i].old_version)
+		if (strcmp(by_shown ? c->f[i].shown : c->f[i].name,
+			   by_shown ? fn->shown : fn->name) ||
+		    c->f[i].old_version)
+			continue;
+		if (by_shown && called_variant(c->f[i].name))
 			continue;
 		/* two names of one address (a C++ alias): one place */
 		if (n && (*places)[n - 1].func_vaddr == c->f[i].vaddr)
@@ -1423,15 +1444,22 @@ static int spec_same_name(const struct spec_ctx *c, struct target *t,
 		}
 		if (target_place(c, t, places, &n))
 			return -1;
+		/* told apart by address, as static functions are */
+		(*places)[n - 1].dup = true;
+	}
+	if (!n) {
+		/* only variants that others call: @fn's own */
+		t->fn = fn;
+		t->vaddr = fn->vaddr + off;
+		if (target_place(c, t, places, &n))
+			return -1;
 	}
 	return n;
 }
 
-/* Do other functions, at other addresses, have @fn's (C++) name? */
+/* Do other functions, at other addresses, have @fn's C++ name? */
 static bool shown_dup(const struct spec_ctx *c, const struct func *fn)
 {
-	if (fn->dup)
-		return true;
 	for (size_t i = 0; i < c->nf; i++)
 		if (c->f[i].vaddr != fn->vaddr && !c->f[i].old_version &&
 		    !strcmp(c->f[i].shown, fn->shown))
@@ -1472,16 +1500,21 @@ static int spec_overloads(const struct spec_ctx *c, const char *name,
 	size_t len = strlen(name);
 	int n = 0;
 
-	for (size_t i = 0; i < c->nf; i++) {
+	/* variants that others call only if nothing else has the name */
+	for (size_t k = 0; k < 2 * c->nf && !(k == c->nf && n); k++) {
+		size_t i = k % c->nf;
 		struct target t = { .check = off != 0, .fn = &c->f[i] };
 
 		fn = &c->f[i];
+		if (k == c->nf)
+			last = NULL;
 		/* a clone (.cold, .isra) is no function's entry */
 		if (fn->shown == fn->name || fn->old_version ||
 		    strncmp(fn->shown, name, len) ||
 		    (fn->shown[len] != '(' &&
 		     strncmp(fn->shown + len, "[abi:", 5)) ||
-		    strstr(fn->shown, " [clone "))
+		    strstr(fn->shown, " [clone ") ||
+		    (k < c->nf && called_variant(fn->name)))
 			continue;
 		/* two names of one address (a C++ alias): one place */
 		if (last && last->vaddr == fn->vaddr)
@@ -1502,6 +1535,13 @@ static int spec_overloads(const struct spec_ctx *c, const char *name,
 				return -1;
 		}
 	}
+	/* a constructor's variants: one name, told apart by address */
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++)
+			if (!(*places)[i].inline_of && !(*places)[j].inline_of &&
+			    (*places)[i].func_vaddr != (*places)[j].func_vaddr &&
+			    !strcmp((*places)[i].symbol, (*places)[j].symbol))
+				(*places)[i].dup = true;
 	return n;
 }
 
@@ -1517,6 +1557,7 @@ static int spec_symbol(const struct spec_ctx *c, const char *what,
 	const char *plus = offset_plus(what);
 	char name[1024], hint[512], *end;
 	unsigned long off = 0;
+	bool by_shown;
 
 	snprintf(name, sizeof(name), "%.*s",
 		 (int)(plus ? plus - what : (long)strlen(what)), what);
@@ -1530,10 +1571,15 @@ static int spec_symbol(const struct spec_ctx *c, const char *what,
 		}
 		t->check = true;
 	}
+	/* by its symbol's name first, then by its C++ name */
 	for (size_t i = 0; i < c->nf; i++)
-		if ((!strcmp(c->f[i].name, name) ||
-		     !strcmp(c->f[i].shown, name)) &&
+		if (!strcmp(c->f[i].name, name) &&
 		    (!t->fn || (t->fn->old_version && !c->f[i].old_version)))
+			t->fn = &c->f[i];
+	by_shown = !t->fn;
+	for (size_t i = 0; by_shown && i < c->nf; i++)
+		if (!strcmp(c->f[i].shown, name) && !c->f[i].old_version &&
+		    (!t->fn || called_variant(t->fn->name)))
 			t->fn = &c->f[i];
 	if (!t->fn && !strchr(name, '(')) {
 		int n = spec_overloads(c, name, off,
@@ -1549,9 +1595,13 @@ static int spec_symbol(const struct spec_ctx *c, const char *what,
 		/* only inlined, maybe: see spec_inlined() */
 		return plus ? -1 : -2;
 	}
-	/* static functions of one name in several source files: all */
-	if (!t->fn->old_version && shown_dup(c, t->fn))
-		return spec_same_name(c, t, off, places);
+	/*
+	 * static functions of one name in several source files: all; the
+	 * variants of a constructor or destructor named by its C++ name
+	 */
+	if (!t->fn->old_version &&
+	    (t->fn->dup || (by_shown && shown_dup(c, t->fn))))
+		return spec_same_name(c, t, off, by_shown, places);
 	if (t->fn->size && off >= t->fn->size) {
 		set_err(c->err, c->errlen,
 			"%s: %s+%#lx is beyond the end of %s (size %#lx)",
@@ -1754,16 +1804,24 @@ static bool alias_better(const char *a, const char *b)
 	return strcmp(a, b) < 0;
 }
 
-/*
- * Does glob @glob match @f's name, or its C++ name?  Either is also
- * matched by itself: a C++ name has glob characters of its own
- * ("operator*", "f[abi:cxx11]()").
- */
+/* Does glob @glob match @f's name, or its C++ name? */
 static bool func_matches(const struct func *f, const char *glob)
 {
-	return !fnmatch(glob, f->name, 0) || !strcmp(glob, f->name) ||
-	       (f->shown != f->name && (!fnmatch(glob, f->shown, 0) ||
-					!strcmp(glob, f->shown)));
+	return !fnmatch(glob, f->name, 0) ||
+	       (f->shown != f->name && !fnmatch(glob, f->shown, 0));
+}
+
+/*
+ * Is @what the name of one of @f[0..@n)?  A C++ name has glob characters
+ * of its own ("V::operator*(V const&)", "f[abi:cxx11]()"): given whole,
+ * it is that function, not a glob.
+ */
+static bool names_one(const struct func *f, size_t n, const char *what)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(f[i].name, what) || !strcmp(f[i].shown, what))
+			return true;
+	return false;
 }
 
 /*
@@ -1801,6 +1859,7 @@ static int spec_glob(const struct spec_ctx *c, const char *what,
 			set_err(c->err, c->errlen, "out of memory");
 			return -1;
 		}
+		(*places)[n - 1].glob = true;
 	}
 	if (!n)
 		set_err(c->err, c->errlen, "%s: no function matches '%s'",
@@ -1837,7 +1896,7 @@ static int resolve_in(struct up_binary *b, const char *path, const char *what,
 		n = spec_line(&c, what, colon, &t);
 	} else if (!strncmp(what, "0x", 2) || isdigit((unsigned char)*what)) {
 		n = spec_address(&c, what, &t);
-	} else if (strpbrk(what, "*?[")) {
+	} else if (strpbrk(what, "*?[") && !names_one(f, c.nf, what)) {
 		n = spec_glob(&c, what, places);
 	} else {
 		n = spec_symbol(&c, what, &t, places);
@@ -1901,6 +1960,7 @@ int up_functions(const char *path, const char *glob,
 {
 	const char *kept = up_intern(path);
 	struct up_binary *b;
+	bool exact;
 	struct func *f;
 	size_t nf = 0, k;
 	int ret;
@@ -1919,10 +1979,14 @@ int up_functions(const char *path, const char *glob,
 	}
 	if (!f)
 		set_err(err, errlen, "out of memory");
+	/* a whole name with glob characters of its own: that function */
+	exact = glob && f && names_one(f, nf, glob);
 	for (size_t i = 0; f && i < nf; i++) {
 		struct up_place p = { .vaddr = f[i].vaddr, .path = kept };
 
-		if (glob && !func_matches(&f[i], glob))
+		if (glob && (exact ? strcmp(f[i].name, glob) &&
+				     strcmp(f[i].shown, glob) :
+				     !func_matches(&f[i], glob)))
 			continue;
 		if (vaddr_to_offset(b, f[i].vaddr, &p.offset))
 			continue;

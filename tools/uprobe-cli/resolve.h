@@ -30,6 +30,7 @@ struct up_place {
 				/* PROVIDER:NAME of an SDT marker */
 	unsigned long sym_off;	/* its offset in that function */
 	unsigned long func_size; /* that function's size, or 0 */
+	bool glob;		/* one of the functions a glob matched */
 	bool dup;		/* another function of the binary has */
 	unsigned long func_vaddr; /* its name: this one is at this address */
 	bool entered_in_window;	/* at its entry, a branch of the binary */

@@ -798,7 +798,7 @@ int resolve_probes(const char *spec, pid_t pid, bool ret_probe,
 		more[*n].place = p[i];
 		more[*n].ret = ret_probe;
 		/* one of a glob's many: the kernel may refuse it alone */
-		more[*n].optional = !!strpbrk(what, "*?[");
+		more[*n].optional = p[i].glob;
 		(*n)++;
 	}
 	free(p);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * C++ names for the resolver's tests: a class template's overloaded
- * method in two instances, an operator+ and an operator++, constructors
+ * method in two instances, operators (+, ++, * and -), constructors
  * (whose complete and base object variants are aliases of one address),
- * a function with an ABI tag, and one inlined into its callers.
+ * a class with a virtual base (whose constructor's and destructor's
+ * variants are functions of their own), a function with an ABI tag,
+ * and one inlined into its callers.
  */
 #include <string>
 
@@ -33,7 +35,33 @@ struct V {
 		a++;
 		return *this;
 	}
+	__attribute__((noipa)) V operator*(const V &o) const
+	{
+		return V(a * o.a);
+	}
+	__attribute__((noipa)) V operator-(const V &o) const
+	{
+		return V(a - o.a);
+	}
 };
+
+struct B {
+	virtual ~B();
+	long b;
+};
+
+struct X : virtual B {
+	X();
+	~X() override;
+	long x;
+};
+
+B::~B() = default;
+__attribute__((noipa)) X::X() : x(1) {}
+__attribute__((noipa)) X::~X()
+{
+	x = 0;
+}
 
 /* returns a std::string: named label[abi:cxx11](int) */
 __attribute__((noipa)) std::string label(int x)
@@ -58,8 +86,12 @@ int main(int argc, char **argv)
 	const ns::Klass<long> &ck = k;
 	ns::V a(argc), b(2);
 
+	ns::X *x = new ns::X;
+
 	++a;
 	(void)argv;
-	return (int)(k.method(1) + ck.method(2.0) + (a + b).a +
+	delete x;
+	return (int)(k.method(1) + ck.method(2.0) + (a + b).a + (a * b).a +
+		     (a - b).a +
 		     ns::twice(argc) + (long)ns::label(argc).size()) & 1;
 }
