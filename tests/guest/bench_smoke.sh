@@ -17,8 +17,8 @@ ktap_set_plan 4
 # fewer to the debug kernel
 set -f
 out=$($L/bench-run ${UTP_BENCH_SMOKE:-200 1 20 8 1000 str* *str* 1} 2>&1)
-set +f
 st=$?
+set +f
 echo "$out" | sed 's/^/# /'
 check $st "every run made, every hit counted by each engine"
 rows=$(echo "$out" | grep -cE '^(push|nop|lea|mov|sub|endbr|nop5|riprel|return) +[0-9]')
