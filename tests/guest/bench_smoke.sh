@@ -27,8 +27,15 @@ check $? "a table row for each of the 9 probes ($rows)"
 
 # the JSON, between its two markers; jsoncheck prints "PATH VALUE" for
 # each value and fails on a syntax error or a value that is not a number
-# (the kernel's release is the one string)
-echo "$out" | sed -n '/^# bench-json$/,/^# bench-json$/p' | sed '1d;$d' > $T/json
+# (the kernel's release is the one string).  A ratio is null where its
+# base is not above 0 (make bench refuses that): with this run's few
+# calls, a per-hit cost of one engine can come out at or below 0 by
+# noise alone, so a ratio's null is taken as 0 here, and said; any other
+# null fails.
+echo "$out" | sed -n '/^# bench-json$/,/^# bench-json$/p' | sed '1d;$d' > $T/raw
+nulls=$(grep -o '"[a-z_]*vs_[a-z_]*": null' $T/raw | tr '\n' ' ')
+[ -z "$nulls" ] || echo "# ratios without a base above 0 in this small run: $nulls"
+sed 's/\("[a-z_]*vs_[a-z_]*"\): null/\1: 0/g' $T/raw > $T/json
 $L/bench/jsoncheck -s kernel $T/json > $T/values 2> $T/err
 st=$?
 sed 's/^/# /' $T/err
