@@ -26,11 +26,16 @@ wanted() {
 	return 1
 }
 
-# not_ok NAME REASON
+# Cases run two at a time (each is a guest of its own, most of whose
+# time is its boot); their results are printed in order at the end.
+res=$(mktemp -d)
+trap 'rm -rf "$res"' EXIT
+order=()
+
+# not_ok NAME REASON: a case that could not be run at all
 not_ok() {
-	n=$((n + 1)) ran+="$1 "
-	echo "not ok $n - $1: $2"
-	fail=$((fail + 1))
+	ran+="$1 " order+=("$1")
+	printf '%s\n' "$2" > "$res/$1.notok"
 }
 
 # expect [-f FLAVOUR] [-E LIST] [-A ALSO] NAME TIMEOUT EXPECTED_MESSAGE GUEST_CMD
@@ -38,7 +43,7 @@ not_ok() {
 # The run must fail, and the verdict say EXPECTED_MESSAGE (and have the
 # line ALSO).
 expect() {
-	local f=$flavour e=() also="" name timeout want cmd out rc
+	local f=$flavour e=() also="" name timeout want cmd
 	while [ $# -gt 4 ]; do
 		case $1 in
 		-f) f=$2 ;;
@@ -49,13 +54,29 @@ expect() {
 	done
 	name=$1 timeout=$2 want=$3 cmd=$4
 	wanted "$name" || return 0
-	n=$((n + 1)) ran+="$name "
-	out=$("$top/scripts/check.sh" -f "$f" -n "harness-$name" \
-		-t "$timeout" "${e[@]}" "$cmd" 2>&1)
-	rc=$?
-	mkdir -p "$top/build/logs-$f"
-	echo "$out" > "$top/build/logs-$f/harness-$name.verdict"
-	if [ $rc != 0 ] && grep -qF -- "$want" <<< "$out" &&
+	ran+="$name " order+=("$name")
+	printf '%s\n' "$want" > "$res/$name.want"
+	printf '%s\n' "$also" > "$res/$name.also"
+	while [ "$(jobs -rp | wc -l)" -ge 2 ]; do
+		wait -n
+	done
+	(
+		"$top/scripts/check.sh" -f "$f" -n "harness-$name" \
+			-t "$timeout" "${e[@]}" "$cmd" > "$res/$name.out" 2>&1
+		echo $? > "$res/$name.rc"
+		mkdir -p "$top/build/logs-$f"
+		cp "$res/$name.out" "$top/build/logs-$f/harness-$name.verdict"
+	) &
+}
+
+# report NAME: the TAP line of a finished case
+report() {
+	local name=$1 want also out rc
+
+	want=$(cat "$res/$name.want") also=$(cat "$res/$name.also")
+	out=$(cat "$res/$name.out") rc=$(cat "$res/$name.rc")
+	n=$((n + 1))
+	if [ "$rc" != 0 ] && grep -qF -- "$want" <<< "$out" &&
 	   { [ -z "$also" ] || grep -qxF -- "$also" <<< "$out"; }; then
 		echo "ok $n - $name: run failed with \"$want\""
 		pass=$((pass + 1))
@@ -150,6 +171,16 @@ expect -f debug kasan 600 "BUG: KASAN: slab-use-after-free in harness_fault_init
 expect -f debug kmemleak 600 "unreferenced object" "insmod $mod mode=leak"
 for c in "${cases[@]}"; do
 	[[ $ran == *" $c "* ]] || not_ok "$c" "no such case"
+done
+wait
+for c in "${order[@]}"; do
+	if [ -e "$res/$c.notok" ]; then
+		n=$((n + 1))
+		echo "not ok $n - $c: $(cat "$res/$c.notok")"
+		fail=$((fail + 1))
+	else
+		report "$c"
+	fi
 done
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
