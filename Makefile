@@ -363,10 +363,13 @@ check-host: expected-lists host-tap
 # without utrace's.  Nor does it run the lockdown test, which would close
 # debugfs to the kmemleak scan that follows the run, nor the debuginfod
 # test, whose work (a server, a client's downloads) is all in user space,
-# its one probe placed as every other test's.
+# its one probe placed as every other test's, nor the benchmark's smoke
+# test: it spawns thousands of short processes, three minutes there,
+# over kernel paths that the engine's own tests (jump, system-call
+# entry, placement among spinning threads, whole programs) take there.
 ifeq ($(FLAVOUR),debug)
 GUEST_SKIP = t/kselftests.sh t/utprobes_lockdown_final \
-	t/uprobe_cli_debuginfod.sh
+	t/uprobe_cli_debuginfod.sh t/bench_smoke.sh
 # the normal kernel runs these with probes: 276 s and 32 s of the debug
 # kernel's time, their own size and their own 30 s attach timeout; and
 # it writes the largest batch of definitions, removed in time quadratic
@@ -376,13 +379,12 @@ GUEST_SKIP = t/kselftests.sh t/utprobes_lockdown_final \
 # here, each compared with mainline: memcpy's and mempcpy's kinds are
 # there), and top probes every
 # function of its target's libraries too (its own here); count --by's
-# default table of 16384 values takes it a minute to make and free; and
-# the benchmark's smoke test takes fewer calls, threads and probes
+# default table of 16384 values takes it a minute to make and free
 GUEST_ENV = KSELFTESTS_SKIP='syscall_numbering_64 vmaccess' \
 	UTP_EDGES_BATCH=5000 UTP_RET_POINTS_MAX=4096 UTP_JUMP_ROUNDS=20 \
 	UTP_WHOLE_GLOB='*mem*' UTP_WHOLE_EVERY=1 \
 	UTP_TOP_SPECS=/usr/libexec/utrace-tests/targets/top_target:\* \
-	UTP_BY_SIZE=128 UTP_BENCH_SMOKE='100 1 10 4 300 strc* *strn* 1'
+	UTP_BY_SIZE=128
 endif
 ifeq ($(FLAVOUR),noutrace)
 EXPECTED_GUEST = t/smoke $(patsubst $(B)/tests/%,%,$(NOUTRACE_TESTS))

@@ -14,7 +14,7 @@ ktap_set_plan 4
 # the process against one, the functions of libc named str* placed and
 # removed, sqlite3 counted on the functions of its library and libc
 # with "str" in their name, each pause taken once; UTP_BENCH_SMOKE gives
-# fewer to the debug kernel
+# other arguments
 set -f
 out=$($L/bench-run ${UTP_BENCH_SMOKE:-200 1 20 8 1000 str* *str* 1} 2>&1)
 st=$?
