@@ -227,6 +227,12 @@ $(B)/tests/t/%: tests/guest/%.c $(wildcard tests/guest/*.h tests/targets/*.h) \
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) -o $@ $<
 
+# records read from trace_pipe_raw as a tool reads them
+$(B)/tests/t/utprobes_stack: tests/guest/utprobes_stack.c \
+		$(wildcard tests/guest/*.h tests/targets/*.h) $(KSRC)/.extracted
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -o $@ $< -ltraceevent
+
 $(B)/tests/t/%.sh: tests/guest/%.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@

@@ -19,6 +19,12 @@
  *			times them; its event is recorded at each return
  *   -:NAME		remove probe NAME (-EBUSY while its event is on)
  *
+ * Options may come before FETCHARGS: func=START+SIZE, the function the
+ * probe is in (where a jump may enter it), and stack=SIZE, a record that
+ * also holds the registers to unwind from and a copy of up to SIZE
+ * bytes (UTP_STACK_MAX at most) of the user stack from its pointer up
+ * (struct utp_stack_head).
+ *
  * FETCHARGS are those of mainline uprobe_events, parsed by the kernel's
  * own probe-argument code (kernel/trace/trace_probe.c): %REG, @ADDR,
  * @+OFFSET (on a file), $stackN, $stack, $retval (return probes),
@@ -87,6 +93,7 @@
 #include <linux/tracefs.h>
 #include <linux/uaccess.h>
 #include <linux/utprobes.h>
+#include <asm/utprobes.h>
 
 #include "trace_probe.h"
 #include "trace_probe_tmpl.h"
@@ -116,6 +123,7 @@ struct utp_named {
 	char *target;			/* as written: ADDR, or PATH:OFFSET */
 	struct pid *pid;		/* of PID:ADDR or tree=PID, or NULL */
 	char *args;			/* its FETCHARGS as written, or NULL */
+	unsigned int stack_size;	/* stack= bytes a record copies, or 0 */
 	struct utp_lat __percpu *lat;	/* a return probe's, or NULL */
 	const struct file *owner;	/* its session, or NULL */
 	/*
@@ -145,6 +153,34 @@ struct utp_trace_entry {
  * fields alone do not fit is refused.
  */
 #define UTP_RECORD_MAX		(PAGE_SIZE - 128)
+
+/*
+ * What a probe defined with stack=SIZE adds to its record, after the
+ * address(es): the user registers an unwinder starts from
+ * (utp_arch_unwind_regs()), and the data location of a copy of the user
+ * stack from the stack pointer up.  The copy is as much of SIZE bytes as
+ * can be read without faulting, page by page, and as fits one record of
+ * the trace instance's buffer (buffer_subbuf_size_kb makes room for
+ * more): its length says where it was cut.
+ */
+struct utp_stack_head {
+	unsigned long regs[UTP_ARCH_UNWIND_REGS];
+	u32 loc;
+	u32 pad;	/* the fetched values that follow stay aligned */
+};
+
+#define UTP_STACK_REGS_TYPE \
+	"unsigned long[" __stringify(UTP_ARCH_UNWIND_REGS) "]"
+
+/* a data location's offset and length are 16-bit: records stay below */
+#define UTP_STACK_MAX		SZ_32K
+
+/* The size of @n's record before its fetched values */
+static size_t utp_fixed_size(const struct utp_named *n)
+{
+	return UTP_ENTRY_SIZE(n->lat) +
+	       (n->stack_size ? sizeof(struct utp_stack_head) : 0);
+}
 
 /*
  * Fetching the values of FETCHARGS, for the probe-argument code of
@@ -267,6 +303,34 @@ static int process_fetch_insn(struct fetch_insn *code, void *rec, void *edata,
 	return process_fetch_insn_bottom(code, val, dest, base);
 }
 
+/*
+ * Fill the stack fields of @n's record @entry: the registers, and at
+ * @at bytes into the record up to @room bytes of the user stack, read
+ * page by page without faulting (this may be the trap); the copy ends at
+ * the first page that cannot be read, and the rest of @room is zeroed.
+ */
+static void utp_stack_fill(struct utp_named *n, void *entry,
+			   struct pt_regs *regs, unsigned int at,
+			   unsigned int room)
+{
+	struct utp_stack_head *head = entry + UTP_ENTRY_SIZE(n->lat);
+	unsigned long sp = user_stack_pointer(regs);
+	unsigned int done = 0, chunk;
+
+	utp_arch_unwind_regs(regs, head->regs);
+	head->pad = 0;
+	while (done < room) {
+		chunk = min_t(unsigned int, room - done,
+			      PAGE_SIZE - offset_in_page(sp + done));
+		if (copy_from_user_nofault(entry + at + done,
+					   (void __user *)(sp + done), chunk))
+			break;
+		done += chunk;
+	}
+	memset(entry + at + done, 0, room - done);
+	head->loc = make_data_loc(done, at);
+}
+
 /* Write @n's record, with the values at @data, into @file's buffer. */
 static void utp_event_write(struct utp_named *n, struct trace_event_file *file,
 			    unsigned long func, struct pt_regs *regs,
@@ -275,11 +339,20 @@ static void utp_event_write(struct utp_named *n, struct trace_event_file *file,
 	bool ret_probe = n->lat;
 	struct trace_event_buffer fbuffer;
 	struct utp_trace_entry *entry;
-	size_t esize = UTP_ENTRY_SIZE(ret_probe);
+	size_t esize = utp_fixed_size(n);
+	unsigned int stack = 0;
 
 	if (trace_trigger_soft_disabled(file))
 		return;
-	entry = trace_event_buffer_reserve(&fbuffer, file, esize + dsize);
+	if (n->stack_size) {
+		/* a record longer than the buffer takes would be lost */
+		struct trace_buffer *buf = file->tr->array_buffer.buffer;
+		long room = ring_buffer_max_event_size(buf) - esize - dsize;
+
+		stack = clamp_t(long, room, 0, n->stack_size);
+	}
+	entry = trace_event_buffer_reserve(&fbuffer, file,
+					   esize + dsize + stack);
 	if (!entry)
 		return;
 	if (ret_probe) {
@@ -290,6 +363,8 @@ static void utp_event_write(struct utp_named *n, struct trace_event_file *file,
 	}
 	if (dsize)
 		memcpy((void *)entry + esize, data, dsize);
+	if (n->stack_size)
+		utp_stack_fill(n, entry, regs, esize + dsize, stack);
 	trace_event_buffer_commit(&fbuffer);
 }
 
@@ -313,14 +388,14 @@ static void utp_event_record(struct utp_named *n, unsigned long func,
 	if (tp->nr_args) {
 		dsize = __get_data_size(tp, regs, &file_base);
 		dsize = min_t(int, dsize, UTP_RECORD_MAX -
-			      UTP_ENTRY_SIZE(n->lat) - tp->size);
+			      utp_fixed_size(n) - tp->size);
 		size = tp->size + dsize;
 		/* zeroed: a value that cannot be read is 0, nothing stale */
 		data = kzalloc(size, GFP_KERNEL);
 		if (!data)
 			return;
 		store_trace_args(data, tp, regs, &file_base,
-				 UTP_ENTRY_SIZE(n->lat), dsize);
+				 utp_fixed_size(n), dsize);
 	}
 	rcu_read_lock();
 	trace_probe_for_each_link_rcu(link, tp)
@@ -459,9 +534,17 @@ static enum print_line_t utp_event_print(struct trace_iterator *iter,
 	else
 		trace_seq_printf(s, "%s: (0x%lx)", n->name, entry->vaddr[0]);
 	if (trace_probe_print_args(s, n->tp.args, n->tp.nr_args,
-				   (u8 *)entry + UTP_ENTRY_SIZE(ret_probe),
-				   entry) >= 0)
-		trace_seq_putc(s, '\n');
+				   (u8 *)entry + utp_fixed_size(n),
+				   entry) < 0)
+		return trace_handle_return(s);
+	if (n->stack_size) {
+		struct utp_stack_head *head = (void *)entry +
+					      UTP_ENTRY_SIZE(ret_probe);
+
+		/* the bytes copied: the unwinding is the reader's */
+		trace_seq_printf(s, " stack=%u", get_loc_len(head->loc));
+	}
+	trace_seq_putc(s, '\n');
 	return trace_handle_return(s);
 }
 
@@ -479,8 +562,24 @@ static int utp_event_define_fields(struct trace_event_call *event_call)
 	} else {
 		DEFINE_FIELD(unsigned long, vaddr[0], FIELD_STRING_IP, 0);
 	}
-	return traceprobe_define_arg_fields(event_call,
-					    UTP_ENTRY_SIZE(utp_named_is_ret(n)),
+	if (n->stack_size) {
+		size_t at = UTP_ENTRY_SIZE(utp_named_is_ret(n));
+
+		ret = trace_define_field(event_call, UTP_STACK_REGS_TYPE,
+					 "__stack_regs", at +
+					 offsetof(struct utp_stack_head, regs),
+					 sizeof_field(struct utp_stack_head, regs),
+					 0, FILTER_OTHER);
+		if (ret)
+			return ret;
+		ret = trace_define_field(event_call, "__data_loc u8[]",
+					 "__stack", at +
+					 offsetof(struct utp_stack_head, loc),
+					 sizeof(u32), 0, FILTER_OTHER);
+		if (ret)
+			return ret;
+	}
+	return traceprobe_define_arg_fields(event_call, utp_fixed_size(n),
 					    &n->tp);
 }
 
@@ -854,7 +953,7 @@ static int utp_parse_args(struct utp_named *n, int argc, const char **argv,
 		if (!ret && !on_file && utp_arg_on_file(&n->tp.args[i]))
 			ret = -EINVAL;
 	}
-	if (!ret && UTP_ENTRY_SIZE(ret_probe) + n->tp.size > UTP_RECORD_MAX) {
+	if (!ret && utp_fixed_size(n) + n->tp.size > UTP_RECORD_MAX) {
 		trace_probe_log_set_index(0);
 		trace_probe_log_err(0, EVENT_TOO_BIG);
 		ret = -E2BIG;
@@ -874,7 +973,7 @@ static int utp_parse_args(struct utp_named *n, int argc, const char **argv,
  */
 static struct utp_named *utp_named_new(const char *name, const char *shown,
 				       const char *args, bool ret_probe,
-				       bool on_file)
+				       bool on_file, unsigned int stack)
 {
 	struct utp_named *n;
 	char **argv = NULL;
@@ -896,6 +995,9 @@ static struct utp_named *utp_named_new(const char *name, const char *shown,
 		return ERR_PTR(-ENOMEM);
 	}
 	strscpy(n->name, name, sizeof(n->name));
+	n->stack_size = stack;
+	if (ret_probe)
+		n->lat = alloc_percpu(struct utp_lat);
 	ret = trace_probe_init(&n->tp, name, UTP_EVENT_GROUP, false, argc);
 	if (!ret && argc)
 		ret = utp_parse_args(n, argc, (const char **)argv, ret_probe,
@@ -905,8 +1007,6 @@ static struct utp_named *utp_named_new(const char *name, const char *shown,
 	n->target = kstrdup(shown, GFP_KERNEL);
 	if (args)
 		n->args = kstrdup(args, GFP_KERNEL);
-	if (ret_probe)
-		n->lat = alloc_percpu(struct utp_lat);
 	if (!ret && (!n->target || (args && !n->args) ||
 		     (ret_probe && !n->lat)))
 		ret = -ENOMEM;
@@ -959,15 +1059,16 @@ static int utp_parse_func(const char *opt, u64 *start, u64 *size)
 }
 
 /*
- * "p:NAME PID:ADDR [func=START+SIZE] [FETCHARGS]" or "p:NAME PATH:OFFSET
- * [tree=PID] [func=START+SIZE] [FETCHARGS]"; r: if @ret_probe.  @rest is
- * all after the name.
+ * "p:NAME PID:ADDR [func=START+SIZE] [stack=SIZE] [FETCHARGS]" or
+ * "p:NAME PATH:OFFSET [tree=PID] [func=START+SIZE] [stack=SIZE]
+ * [FETCHARGS]"; r: if @ret_probe.  @rest is all after the name.
  */
 static int utp_parse_add(struct utp_line *l, char *name, char *rest,
 			 bool ret_probe)
 {
 	char *colon, *target, *args, *shown;
 	u64 fstart = 0, fsize = 0, at;
+	unsigned int stack = 0;
 	unsigned long vaddr;
 	int pid, ret, tree = 0;
 
@@ -978,7 +1079,8 @@ static int utp_parse_add(struct utp_line *l, char *name, char *rest,
 	if (args)
 		args = skip_spaces(args);
 	while (args && (!strncmp(args, "tree=", 5) ||
-			!strncmp(args, "func=", 5))) {
+			!strncmp(args, "func=", 5) ||
+			!strncmp(args, "stack=", 6))) {
 		char *opt = strsep(&args, " \t");
 
 		if (*opt == 't' &&
@@ -987,6 +1089,10 @@ static int utp_parse_add(struct utp_line *l, char *name, char *rest,
 			return -EINVAL;
 		if (*opt == 'f' &&
 		    (fsize || utp_parse_func(opt, &fstart, &fsize)))
+			return -EINVAL;
+		if (*opt == 's' &&
+		    (stack || kstrtouint(opt + 6, 0, &stack) || !stack ||
+		     stack > UTP_STACK_MAX))
 			return -EINVAL;
 		if (args)
 			args = skip_spaces(args);
@@ -1017,7 +1123,8 @@ static int utp_parse_add(struct utp_line *l, char *name, char *rest,
 	at = *target == '/' ? l->spec.offset : l->spec.vaddr;
 	if (fsize && (at < fstart || at - fstart >= fsize))
 		return -EINVAL;
-	l->n = utp_named_new(name, shown, args, ret_probe, *target == '/');
+	l->n = utp_named_new(name, shown, args, ret_probe, *target == '/',
+			     stack);
 	if (IS_ERR(l->n)) {
 		ret = PTR_ERR(l->n);
 		l->n = NULL;
@@ -1422,6 +1529,8 @@ static int utp_events_show(struct seq_file *m, void *v)
 			   (*n->target == '/' ? n->up.offset :
 			    (loff_t)n->up.vaddr) - n->up.func_pos,
 			   n->up.func_size);
+	if (n->stack_size)
+		seq_printf(m, " stack=%u", n->stack_size);
 	seq_printf(m, "%s%s\n", n->args ? " " : "", n->args ?: "");
 	return 0;
 }

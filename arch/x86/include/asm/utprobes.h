@@ -197,4 +197,33 @@ static inline bool utp_arch_mm_ok(struct mm_struct *mm)
 	return is_64bit_mm(mm);
 }
 
+/*
+ * The user registers an unwinder starts from, for a probe that records
+ * the stack: DWARF's numbering of x86-64 (rax, rdx, rcx, rbx, rsi, rdi,
+ * rbp, rsp, r8 to r15), then its return-address column, the ip.
+ */
+#define UTP_ARCH_UNWIND_REGS	17
+
+static inline void utp_arch_unwind_regs(const struct pt_regs *regs,
+					unsigned long *out)
+{
+	out[0] = regs->ax;
+	out[1] = regs->dx;
+	out[2] = regs->cx;
+	out[3] = regs->bx;
+	out[4] = regs->si;
+	out[5] = regs->di;
+	out[6] = regs->bp;
+	out[7] = regs->sp;
+	out[8] = regs->r8;
+	out[9] = regs->r9;
+	out[10] = regs->r10;
+	out[11] = regs->r11;
+	out[12] = regs->r12;
+	out[13] = regs->r13;
+	out[14] = regs->r14;
+	out[15] = regs->r15;
+	out[16] = regs->ip;
+}
+
 #endif /* _ASM_X86_UTPROBES_H */
