@@ -729,7 +729,7 @@ char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
  * "ns::Klass<long>::method(int)", a clone "_Z3fooi.cold" is
  * "foo(int) [clone .cold]".
  */
-static char *demangle(const char *name)
+char *up_demangle(const char *name)
 {
 	int status;
 
@@ -824,7 +824,7 @@ static struct func *functions(struct up_binary *b, size_t *count)
 		}
 		f[k].name = name;
 		if (!b->demangled_found)
-			b->demangled[i] = demangle(name);
+			b->demangled[i] = up_demangle(name);
 		f[k].shown = (size_t)i < b->ndemangled && b->demangled[i] ?
 			     b->demangled[i] : name;
 		f[k].vaddr = sym.st_value;

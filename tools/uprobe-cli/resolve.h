@@ -49,6 +49,11 @@ struct up_place {
  * few binaries).  NULL if out of memory.
  */
 const char *up_intern(const char *s);
+/*
+ * The C++ name that @name is the mangled form of, malloc()ed, or NULL
+ * (not a mangled name, or out of memory).
+ */
+char *up_demangle(const char *name);
 
 /*
  * Is @what, a spec's part after BINARY:, FILE:LINE?  Not a C++ name's
