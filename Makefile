@@ -42,7 +42,9 @@ TARGET_LIBS := $(B)/tests/targets/libutp_torture.so
 TARGET_PROGS := $(patsubst tests/targets/%.c,$(B)/tests/targets/%,$(wildcard tests/targets/*.c)) \
 		$(patsubst tests/targets/%.cc,$(B)/tests/targets/%,$(wildcard tests/targets/*.cc)) \
 		$(B)/tests/targets/probe_target_static \
-		$(B)/tests/targets/values_target_stripped
+		$(B)/tests/targets/values_target_stripped \
+		$(B)/tests/targets/stack_target_static \
+		$(B)/tests/targets/stack_target_stripped
 VERDICT_SRCS := scripts/verdict/verdict.c scripts/verdict/verdict.h
 # The kernel's own ptrace and x86 selftests that build for 64-bit, run by
 # tests/guest/kselftests.sh: dynamically linked, built as their own
@@ -210,6 +212,16 @@ $(B)/host/check_filter_san: tests/host/check_filter.c tests/host/check_main.h \
 	$(CC) $(SAN_CFLAGS) -Itools/uprobe-cli -o $@ $< tools/uprobe-cli/filter.c \
 		$(CHECK_LIBS)
 
+# stacks counted, folded, tabled and drawn: uprobe-cli's stackcount.c
+$(B)/host/check_stack: tests/host/check_stack.c tests/host/check_main.h \
+		tools/uprobe-cli/stackcount.c tools/uprobe-cli/stack.h \
+		$(CLI_OBJ)/uprobe-cli
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itools/uprobe-cli -I$(KSRC)/tools/bpf/bpftool \
+		-idirafter $(KSRC)/tools/include -o $@ $< \
+		tools/uprobe-cli/stackcount.c $(CLI_OBJ)/json_writer.o \
+		$(CHECK_LIBS)
+
 # the latency histograms' arithmetic, uprobe-cli's hist.c on its own
 $(B)/host/check_hist: tests/host/check_hist.c tests/host/check_main.h tools/uprobe-cli/hist.c \
 		tools/uprobe-cli/hist.h
@@ -265,6 +277,20 @@ $(B)/tests/targets/probe_target_static: tests/targets/probe_target.c
 $(B)/tests/targets/values_target_stripped: $(B)/tests/targets/values_target
 	objcopy --only-keep-debug $< $@.dwarf
 	strip --strip-debug -o $@ $<
+
+# stack_target as Debian builds programs, without frame pointers; a
+# static twin, and a copy stripped of every symbol that finds its debug
+# file by its debuglink, next to it
+$(B)/tests/targets/stack_target: CFLAGS += -fomit-frame-pointer
+$(B)/tests/targets/stack_target_static: tests/targets/stack_target.c \
+		tests/targets/ret_funcs.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fomit-frame-pointer -static-pie -o $@ $<
+
+$(B)/tests/targets/stack_target_stripped: $(B)/tests/targets/stack_target
+	objcopy --only-keep-debug $< $@.debug
+	strip --strip-all -o $@ $<
+	objcopy --add-gnu-debuglink=$@.debug $@
 
 # gdb's tests need probed() to begin with its frame-pointer prologue
 $(B)/tests/targets/gdb_target: CFLAGS += -O0 -fcf-protection=none \

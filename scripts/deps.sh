@@ -6,7 +6,8 @@ check pkg-config ccache gcc make bc bison flex libssl-dev dwarves cpio
 xz-utils rsync kmod file elfutils binutils python3 util-linux
 python3-docutils strace libdebuginfod1 libexpat1 libgmp10 libipt2
 libreadline8 libxxhash0 libc6-dbg systemtap-sdt-dev python3.11-minimal
-libmicrohttpd-dev prometheus tmux sqlite3 debuginfod libtraceevent-dev"
+libmicrohttpd-dev prometheus tmux sqlite3 debuginfod libtraceevent-dev
+libxml2-utils"
 missing=$(for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' || echo "$p"
 done)

@@ -37,6 +37,7 @@ struct probe {
 	struct up_place place;
 	bool ret;			/* a return probe */
 	char *fetch;			/* its fetch arguments, or NULL */
+	int stack;			/* bytes of stack its records copy */
 	int row;			/* their row in trace.c's table, */
 					/* which placement does not move */
 	long long hits;			/* calls, for a return probe */
@@ -161,6 +162,8 @@ void run_name(struct probe *pr, const char *cmd, int i);
  */
 int run_probed(struct probe *ps, int *n, char **cmd, int *status,
 	       const struct run_ops *ops);
+/* The command run_probed() runs, once forked (before it starts) */
+extern pid_t run_pid;
 /* BINARY:FUNCTION[+OFFSET] of @p, BINARY its base name. */
 void function_name(char *out, size_t len, const struct up_place *p);
 

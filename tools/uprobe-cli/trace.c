@@ -27,6 +27,7 @@
 #include "filter.h"
 #include "json_writer.h"
 #include "sdt.h"
+#include "stack.h"
 #include "trace.h"
 
 /* The values a command fetches, for each of its probes. */
@@ -58,6 +59,12 @@ struct session {
 	char filter[1100];	/* --filter as the kernel takes it, or "" */
 	long long *counts;	/* count --filter: each probe's trigger's */
 				/* hits, or NULL */
+	int stack;		/* bytes of stack each record copies, or 0 */
+	unsigned long long lost;	/* records the buffers lost */
+	struct stk_raw *raw;	/* ... read from trace_pipe_raw */
+	struct stk_unwinder *uw;
+	struct stk_counts *stacks;	/* count --by stack's */
+	bool raw_failed;	/* a read of them failed, after a message */
 };
 
 /* --filter EXPR of the command, or NULL */
@@ -112,6 +119,24 @@ static void inst_reap(unsigned long ns)
 }
 
 /*
+ * Room for records of s->stack bytes of stack: sub-buffers that take
+ * one (the kernel cuts the copy to what they take), and 4 MiB a CPU.
+ */
+static int inst_stacks(struct session *s)
+{
+	char kb[16];
+	int sub = 4;
+
+	while (sub * 1024 < s->stack + 1024)
+		sub *= 2;
+	snprintf(kb, sizeof(kb), "%d", sub);
+	if (inst_write(s, "buffer_subbuf_size_kb", kb))
+		fprintf(stderr, "uprobe-cli: this kernel keeps its trace sub-buffers at a page: stacks are cut to less than that\n");
+	inst_write(s, "buffer_size_kb", "4096");
+	return 0;
+}
+
+/*
  * The instance of this run, "uprobe-cli-NS-PID": one left by an earlier
  * process of our number in our namespace, killed, is removed first.
  */
@@ -129,6 +154,8 @@ static int inst_new(struct session *s)
 			   strerror(errno));
 	/* the process of each record, not only its thread */
 	inst_write(s, "options/record-tgid", "1");
+	if (s->stack)
+		return inst_stacks(s);
 	return 0;
 }
 
@@ -318,6 +345,27 @@ static int session_placed(struct probe *ps, int n, void *arg)
 	}
 	if (s->trigger)
 		return 0;
+	if (s->stack) {
+		const char **names = calloc(n + 1, sizeof(*names));
+		char err[PATH_MAX + 128] = "out of memory";
+
+		/* the command's maps, whenever its records are read */
+		if (run_pid > 0 &&
+		    stk_unwinder_follow(s->uw, run_pid, err, sizeof(err)))
+			fprintf(stderr, "uprobe-cli: %s: the stacks of processes that exit early show no names\n",
+				err);
+
+		for (int i = 0; names && i < n; i++)
+			names[i] = ps[i].name;
+		s->raw = names ? stk_raw_open(s->inst, names, n, err,
+					      sizeof(err)) : NULL;
+		free(names);
+		if (!s->raw) {
+			session_off(s);
+			return die("%s", err);
+		}
+		return 0;
+	}
 	snprintf(pipe_path, sizeof(pipe_path), "%s/trace_pipe", s->inst);
 	s->pipe = open(pipe_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (s->pipe < 0) {
@@ -394,22 +442,12 @@ static int parse_record(char *line, struct record *r)
 static int tgid_of(int tid)
 {
 	static int last_tid, last_tgid;
-	char path[64], line[128];
-	int tgid = tid;
-	FILE *f;
 
-	if (tid == last_tid)
-		return last_tgid;
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	if (f)
-		fclose(f);
-	last_tid = tid;
-	last_tgid = tgid;
-	return tgid;
+	if (tid != last_tid) {
+		last_tgid = stk_proc_tgid(tid);
+		last_tid = tid;
+	}
+	return last_tgid;
 }
 
 /* Which probe of the session a record is, or -1 */
@@ -585,23 +623,61 @@ static int read_hist(struct session *s, const char *name,
 	return n;
 }
 
+/* A record with a stack: unwound, and counted by its frames */
+static void on_stack(const struct stk_record *r, void *arg)
+{
+	struct session *s = arg;
+	const char *names[STACK_FRAMES_MAX];
+	int n = stk_unwind(s->uw, r, names, STACK_FRAMES_MAX);
+
+	if (s->stacks && stk_counts_add(s->stacks, names, n) &&
+	    !s->raw_failed) {
+		s->raw_failed = true;
+		die("out of memory for the stacks");
+	}
+}
+
+/* Hand the records with stacks there are now to on_stack() */
+static void drain_stacks(struct session *s)
+{
+	char err[256];
+
+	if (!s->raw || s->raw_failed)
+		return;
+	/* the maps first: a hit read now was made in them */
+	stk_unwinder_update(s->uw);
+	if (stk_raw_drain(s->raw, on_stack, s, err, sizeof(err)) < 0) {
+		s->raw_failed = true;
+		die("%s", err);
+	}
+}
+
 /* Stream the records until the program @pid has ended, then the rest */
 static int session_wait(pid_t pid, int *status, void *arg)
 {
 	struct session *s = arg;
 	struct pollfd pfd = { .fd = s->pipe, .events = POLLIN };
 	static char buf[65536];
+	bool streaming = s->pipe >= 0 || s->raw;
 	size_t len = 0;
 	pid_t done = 0;
 
-	while (s->pipe < 0 && pid > 0 && waitpid(pid, status, 0) < 0 &&
+	while (!streaming && pid > 0 && waitpid(pid, status, 0) < 0 &&
 	       errno == EINTR)
 		;
-	while (s->pipe < 0 && pid <= 0 && !stop_requested)
+	while (!streaming && pid <= 0 && !stop_requested)
 		pause();
-	while (s->pipe >= 0 && !done) {
-		poll(&pfd, 1, 100);
-		drain(s, buf, sizeof(buf), &len);
+	while (streaming && !done) {
+		if (s->raw) {
+			/* stacks fill sub-buffers fast: read them often */
+			usleep(20000);
+			if (pid > 0)
+				stk_unwinder_watch(s->uw, pid);
+			drain_stacks(s);
+		} else {
+			poll(&pfd, 1, 100);
+			drain(s, buf, sizeof(buf), &len);
+		}
 		fflush(stdout);
 		done = pid > 0 ? waitpid(pid, status, WNOHANG) : 0;
 		if (done < 0 && errno != EINTR)
@@ -611,6 +687,7 @@ static int session_wait(pid_t pid, int *status, void *arg)
 	}
 	if (s->pipe >= 0)
 		drain(s, buf, sizeof(buf), &len);
+	drain_stacks(s);
 	/* the table goes with the trigger */
 	if (s->trigger && !s->counts)
 		s->nb = read_hist(s, s->ps[0].name, &s->b, &s->dropped);
@@ -672,6 +749,12 @@ static int session_run(struct session *s, char **cmd, int *status)
 		    run_everywhere(s);
 	if (s->pipe >= 0)
 		close(s->pipe);
+	if (s->raw) {
+		drain_stacks(s);
+		s->lost = stk_raw_lost(s->raw);
+		stk_raw_close(s->raw);
+		s->raw = NULL;
+	}
 	inst_free(s);
 	return ret;
 }
@@ -1130,6 +1213,77 @@ int by_size(const char *arg)
 	return v;
 }
 
+bool stack_folded;
+const char *stack_svg;
+int stack_bytes = STACK_BYTES;
+
+/*
+ * count --by stack: each hit's stack, unwound, counted by its frames;
+ * the @top most frequent as a table or JSON, or every one folded, or a
+ * flame graph.
+ */
+static int count_by_stack(const char *spec, int top, enum format fmt,
+			  char **cmd)
+{
+	struct values v = { 0 };
+	struct session s = { .v = &v, .fmt = fmt, .stack = stack_bytes };
+	int ret, status = 0, err;
+
+	if (filter_expr)
+		return usage_error("count --by stack: no --filter (not yet)");
+	ret = session_probes(&s, "count --by", spec, true, NULL, 0);
+	if (ret)
+		goto out;
+	s.ps[0].stack = s.stack;
+	s.uw = stk_unwinder_new();
+	s.stacks = stk_counts_new();
+	if (!s.uw || !s.stacks) {
+		ret = die("out of memory");
+		goto out;
+	}
+	ret = session_run(&s, cmd, &status);
+	if (!ret && s.raw_failed)
+		ret = 1;
+	if (ret)
+		goto out;
+	if (s.lost)
+		fprintf(stderr, "uprobe-cli: %llu hits' records were lost (the buffers were full): not counted\n",
+			s.lost);
+	if (stack_svg) {
+		char title[sizeof(s.ps[0].place.symbol) + 32];
+
+		snprintf(title, sizeof(title), "Stacks of %s",
+			 s.ps[0].place.symbol);
+		err = stk_counts_svg(s.stacks, title, stack_svg);
+		if (err)
+			ret = die("%s: %s", stack_svg, strerror(-err));
+	} else if (stack_folded) {
+		stk_counts_folded(s.stacks, stdout);
+	} else if (fmt == JSON) {
+		json_writer_t *w = json_new();
+
+		if (!w) {
+			ret = 1;
+			goto out;
+		}
+		jsonw_start_object(w);
+		json_string_field(w, "probe", s.ps[0].place.symbol);
+		jsonw_uint_field(w, "lost", s.lost);
+		stk_counts_json(s.stacks, w, top, json_string);
+		jsonw_end_object(w);
+		jsonw_destroy(&w);
+	} else {
+		printf("%s: %llu hits\n", s.ps[0].place.symbol,
+		       stk_counts_hits(s.stacks));
+		stk_counts_table(s.stacks, top, stdout);
+	}
+out:
+	stk_counts_free(s.stacks);
+	stk_unwinder_free(s.uw);
+	probes_free(s.ps, s.n, &v);
+	return ret ? ret : status;
+}
+
 int count_by(const char *spec, const char *by, int top, int size,
 	     enum format fmt, char **cmd)
 {
@@ -1137,6 +1291,9 @@ int count_by(const char *spec, const char *by, int top, int size,
 	struct session s = { .v = &v, .fmt = fmt };
 	char trigger_fmt[64];
 	int ret, status;
+
+	if (!strcmp(by, "stack"))
+		return count_by_stack(spec, top, fmt, cmd);
 
 	/* room for @size values; hits of values beyond it are dropped */
 	snprintf(trigger_fmt, sizeof(trigger_fmt), "hist:keys=%%s:size=%d",

@@ -26,6 +26,14 @@ int count_by(const char *spec, const char *by, int top, int size,
 	     enum format fmt, char **cmd);
 
 /*
+ * count --by stack: --folded prints every stack folded, --svg FILE
+ * writes a flame graph, each record copies stack_bytes of the stack.
+ */
+extern bool stack_folded;
+extern const char *stack_svg;
+extern int stack_bytes;
+
+/*
  * count --filter: run @cmd with the probes @ps[0..*@n) (entry probes,
  * resolved and named), each counting the hits whose values match
  * filter_expr (a field it names fetched at each), into their hits; 0

@@ -32,6 +32,7 @@
 #include "sdt.h"
 #include "serve.h"
 #include "top.h"
+#include "stack.h"
 #include "trace.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -188,6 +189,8 @@ static const char usage_text[] =
 	"                  -- CMD [ARGS]\n"
 	"       uprobe-cli count [-j] -e SPEC --by VALUE [--top N] [--size N]\n"
 	"                  [--filter EXPR] -- CMD [ARGS]\n"
+	"       uprobe-cli count [-j] -e SPEC --by stack [--top N]\n"
+	"                  [--folded | --svg FILE] [--stack-size BYTES] -- CMD [ARGS]\n"
 	"       uprobe-cli latency [-j] SPEC -- CMD [ARGS]\n"
 	"       uprobe-cli trace [-j] [--no-inline] [--filter EXPR] SPEC [VALUE...]\n"
 	"                  [-- CMD [ARGS]]\n"
@@ -491,7 +494,7 @@ const char *func_text(const struct probe *pr, unsigned long at, char *buf,
 	 * first instruction) or a jump table, neither of which the kernel
 	 * sees, lands in its first bytes
 	 */
-	if (!jump_ok || pr->ret || pr->fetch || !*p->symbol ||
+	if (!jump_ok || pr->ret || pr->fetch || pr->stack || !*p->symbol ||
 	    !p->func_size || p->sym_off || p->entered_in_window)
 		return "";
 	snprintf(buf, size, " func=%#lx+%#lx", at - p->sym_off, p->func_size);
@@ -677,7 +680,7 @@ int place_session_probes(struct probe *ps, int *n, pid_t tree)
 char **file_lines(const struct probe *ps, int n, pid_t tree)
 {
 	size_t size = LINE_MAX_LEN;
-	char **lines, ref[32], scope[32] = "", func[64];
+	char **lines, ref[32], scope[32] = "", func[64], stack[32];
 
 	for (int i = 0; i < n; i++)
 		if (ps[i].fetch && strlen(ps[i].fetch) + LINE_MAX_LEN > size)
@@ -685,14 +688,17 @@ char **file_lines(const struct probe *ps, int n, pid_t tree)
 	lines = lines_new(n, size);
 	if (tree)
 		snprintf(scope, sizeof(scope), " tree=%d", (int)tree);
-	for (int i = 0; i < n && lines; i++)
-		snprintf(lines[i], size, "%c:%s %s:%#lx%s%s%s%s%s\n",
+	for (int i = 0; i < n && lines; i++) {
+		snprintf(stack, sizeof(stack), " stack=%d", ps[i].stack);
+		snprintf(lines[i], size, "%c:%s %s:%#lx%s%s%s%s%s%s\n",
 			 ps[i].ret ? 'r' : 'p', ps[i].name, ps[i].place.path,
 			 ps[i].place.offset,
 			 ref_text(&ps[i].place, ref, sizeof(ref)),
 			 func_text(&ps[i], ps[i].place.offset, func,
 				   sizeof(func)), scope,
+			 ps[i].stack ? stack : "",
 			 ps[i].fetch ? " " : "", ps[i].fetch ?: "");
+	}
 	return lines;
 }
 
@@ -1302,6 +1308,8 @@ static void wait_asleep(pid_t pid)
 	}
 }
 
+pid_t run_pid;
+
 int run_probed(struct probe *ps, int *np, char **cmd, int *status,
 	       const struct run_ops *ops)
 {
@@ -1355,6 +1363,7 @@ int run_probed(struct probe *ps, int *np, char **cmd, int *status,
 	 * once it has ended.  In place before it starts.
 	 */
 	child = pid;
+	run_pid = pid;
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
 	sigaction(SIGTERM, &fwd, &old_term);
@@ -1571,10 +1580,14 @@ static int cmd_count(int argc, char **argv)
 		{ "all", no_argument, NULL, 'a' },
 		{ "no-inline", no_argument, NULL, 'I' },
 		{ "filter", required_argument, NULL, 'F' },
+		{ "folded", no_argument, NULL, 'o' },
+		{ "svg", required_argument, NULL, 'g' },
+		{ "stack-size", required_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct probe *ps = NULL;
 	int c, n = 0, ret = 0, status = 0, nspecs = 0, top = 0, size = 0;
+	bool stack_opt = false;
 	const char **specs = calloc(argc, sizeof(*specs));
 	const char *by = NULL;
 	bool any_ret, all = false;
@@ -1608,6 +1621,19 @@ static int cmd_count(int argc, char **argv)
 			size = by_size(optarg);
 			if (!size)
 				ret = 2;
+		} else if (c == 'o') {
+			stack_folded = stack_opt = true;
+		} else if (c == 'g') {
+			stack_svg = optarg;
+			stack_opt = true;
+		} else if (c == 'k') {
+			stack_bytes = parse_pos("--stack-size", optarg);
+			stack_opt = true;
+			if (stack_bytes > STACK_BYTES_MAX)
+				ret = usage_error("count: --stack-size %d is more than the kernel copies, %d",
+						  stack_bytes, STACK_BYTES_MAX);
+			else if (!stack_bytes)
+				ret = 2;
 		} else {
 			ret = 2;
 		}
@@ -1627,6 +1653,10 @@ static int cmd_count(int argc, char **argv)
 		ret = usage_error("count: --size goes with --by");
 	else if (all && by)
 		ret = usage_error("count: --all goes without --by");
+	else if (stack_opt && (!by || strcmp(by, "stack")))
+		ret = usage_error("count: --folded, --svg and --stack-size go with --by stack");
+	else if (stack_folded && stack_svg)
+		ret = usage_error("count --by stack: --folded or --svg, not both");
 	if (ret || by) {
 		if (!ret)
 			ret = count_by(specs[0], by, top ?: 10,

@@ -1,0 +1,99 @@
+#!/bin/sh
+# uprobe-cli count --by stack, in the guest, on stack_target (built -O2
+# -g PIE without frame pointers), whose calls of leaf() come through
+# known chains: main a b (30), main c (20), 40 frames of rec() of 1 KiB
+# (5, deeper than the 8 KiB copied), worker a b in a thread (25).  Each
+# chain is counted exactly, named from main down, with the frames above
+# it the same for both of main's; the deep one ends in the marker of a
+# cut stack.  The same from a static build and from a copy stripped of
+# every symbol (its names from its debug file, by debuglink), from a
+# tree of processes, as a table, as JSON and as a flame graph.
+L=/usr/libexec/utrace-tests/targets
+T=$L/stack_target
+. /usr/libexec/utrace-tests/utp_helpers.sh
+
+ktap_print_header
+ktap_set_plan 13
+
+# chains FOLDED: 0 if the folded stacks of "stack_target 30 20 5 25"
+# are those the program made, each with its count, and nothing else
+chains() {
+	echo "$1" | sed 's/^/# /'
+	[ "$(echo "$1" | grep -c .)" = 4 ] || return 1
+	a=$(echo "$1" | grep ';main;a;b;leaf 30$') &&
+	c=$(echo "$1" | grep ';main;c;leaf 20$') &&
+	echo "$1" | grep -Eq '^\[stack cut\](;rec)+;leaf 5$' &&
+	echo "$1" | grep -q ';worker;a;b;leaf 25$' || return 1
+	# above main, the same frames, down from _start
+	[ "${a%;main;a;b;leaf 30}" = "${c%;main;c;leaf 20}" ] &&
+	case $a in _start\;*) ;; *) return 1 ;; esac &&
+	! echo "$1" | grep -q 'unknown'
+}
+
+out=$(uprobe-cli count -e "$T:leaf" --by stack --folded -- "$T" 30 20 5 25 2> /tmp/stack.err)
+st=$?
+cat /tmp/stack.err | sed 's/^/# /'
+check $st "count --by stack --folded runs the program, which exits 0"
+chains "$out"
+check $? "each chain of calls is its own stack, counted exactly"
+
+out=$(uprobe-cli count -e "$L/stack_target_static:leaf" --by stack \
+	--folded -- "$L/stack_target_static" 30 20 5 25)
+chains "$out"
+check $? "a static program: the same stacks"
+
+out=$(uprobe-cli count -e "$L/stack_target_stripped:leaf" --by stack \
+	--folded -- "$L/stack_target_stripped" 30 20 5 25)
+chains "$out"
+check $? "a program stripped of its symbols: named from its debug file"
+
+# two processes of a tree, one of them twice as many threads' calls
+out=$(uprobe-cli count -e "$T:leaf" --by stack --folded -- \
+	sh -c "$T 3 2 0 2 & $T 1 1 0 0; wait")
+echo "$out" | sed 's/^/# /'
+[ "$(echo "$out" | grep -c .)" = 3 ] &&
+	echo "$out" | grep -q ';main;a;b;leaf 4$' &&
+	echo "$out" | grep -q ';main;c;leaf 3$' &&
+	echo "$out" | grep -q ';worker;a;b;leaf 2$'
+check $? "a tree of processes: the stacks of all of them, summed"
+
+out=$(uprobe-cli count -e "$T:leaf" --by stack --top 2 -- "$T" 30 20 5 25)
+echo "$out" | sed 's/^/# /'
+[ "$(echo "$out" | sed -n 1,6p | sed 's/  *$//')" = "leaf: 80 hits
+     COUNT  STACK (innermost frame first)
+        30  leaf
+            b
+            a
+            main" ] &&
+	echo "$out" | grep -Eq '^ +25  leaf$' &&
+	echo "$out" | grep -q '^(2 more stacks; --folded lists them all)$'
+check $? "the table: the two most frequent stacks, innermost frame first"
+
+out=$(uprobe-cli -j count -e "$T:leaf" --by stack --top 1 -- "$T" 30 20 5 25)
+echo "# $out"
+echo "$out" | grep -q '^{"probe":"leaf","lost":0,"hits":80,"distinct":4,"stacks":\[{"count":30,"frames":\["leaf","b","a","main",' &&
+	[ "$(echo "$out" | grep -o '"count"' | wc -l)" = 1 ]
+check $? "JSON: the hits, and the top stack with its frames"
+
+rm -f /tmp/flame.svg
+uprobe-cli count -e "$T:leaf" --by stack --svg /tmp/flame.svg -- "$T" 30 20 5 25
+check $? "--svg writes a flame graph"
+grep -q '<title>main (50 hits, 62.50%)</title>' /tmp/flame.svg &&
+	grep -q '<title>leaf (30 hits, 37.50%)</title>' /tmp/flame.svg &&
+	grep -q '<title>worker (25 hits, 31.25%)</title>' /tmp/flame.svg &&
+	grep -q '<title>all (80 hits, 100.00%)</title>' /tmp/flame.svg &&
+	tail -1 /tmp/flame.svg | grep -q '^</svg>$'
+check $? "the flame graph has a frame for each function, with its share"
+
+out=$(uprobe-cli count -e "$T:leaf" --folded -- "$T" 1 0 0 0 2>&1)
+[ $? = 2 ] && [ "$out" = "uprobe-cli: count: --folded, --svg and --stack-size go with --by stack" ]
+check $? "--folded without --by stack is refused"
+out=$(uprobe-cli count -e "$T:leaf" --by stack --folded --svg /tmp/x.svg -- "$T" 1 0 0 0 2>&1)
+[ $? = 2 ] && [ "$out" = "uprobe-cli: count --by stack: --folded or --svg, not both" ]
+check $? "--folded and --svg together are refused"
+out=$(uprobe-cli count -e "$T:leaf" --by stack --stack-size 40000 -- "$T" 1 0 0 0 2>&1)
+[ $? = 2 ] && [ "$out" = "uprobe-cli: count: --stack-size 40000 is more than the kernel copies, 32768" ]
+check $? "a stack size beyond the kernel's is refused"
+[ -z "$(uprobe-cli list | sed 1d)" ] && [ -z "$(ls /sys/kernel/tracing/instances)" ]
+check $? "no probe and no trace instance left behind"
+ktap_finished

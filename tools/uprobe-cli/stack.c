@@ -1,0 +1,913 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User stacks at probes.  The kernel copies, at each hit, the registers
+ * and the top of the user stack into the probe's record (stack=SIZE);
+ * this reads the records from trace_pipe_raw with the event's format
+ * (libtraceevent), unwinds each with libdwfl's unwinder, the one
+ * eu-stack and perf's dwarf call graphs use, over the CFI of the
+ * binaries the process maps (.eh_frame, .debug_frame, debug files found
+ * by build id and debuglink).  stackcount.c counts the stacks.
+ */
+#define _GNU_SOURCE
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <traceevent/event-parse.h>
+#include <traceevent/kbuffer.h>
+#include <unistd.h>
+
+#include "resolve.h"
+#include "stack.h"
+
+/* DWARF's registers of x86-64: the stack pointer, all of them */
+#define REG_SP		7
+#define NREGS		17
+
+/* ---- records ---------------------------------------------------------- */
+
+struct stk_event {
+	int id;
+	const char *name;
+	struct tep_format_field *regs;
+	struct tep_event *ev;
+};
+
+struct stk_raw {
+	struct tep_handle *tep;
+	struct kbuffer *kbuf;
+	struct stk_event *evs;
+	int nevs;
+	int *fds;
+	int nfds;
+	void *page;
+	size_t subbuf;
+	unsigned long long lost;
+};
+
+/* The file at @path, whole and NUL-terminated; its length in *@len */
+static char *slurp(const char *path, int *len)
+{
+	size_t cap = 8192, n = 0;
+	char *buf = malloc(cap), *more;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t got;
+
+	if (fd < 0 || !buf) {
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	while ((got = read(fd, buf + n, cap - n - 1)) > 0) {
+		n += got;
+		if (cap - n < 1024) {
+			more = realloc(buf, cap * 2);
+			if (!more)
+				break;
+			buf = more;
+			cap *= 2;
+		}
+	}
+	close(fd);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/* Parse @inst's format of utprobes/@name into @r: 0, or -1 */
+static int raw_event(struct stk_raw *r, const char *inst, const char *name,
+		     char *err, size_t errlen)
+{
+	struct stk_event *e = &r->evs[r->nevs];
+	char path[PATH_MAX + 128], *fmt;
+	int len;
+
+	snprintf(path, sizeof(path), "%s/events/utprobes/%s/format", inst,
+		 name);
+	fmt = slurp(path, &len);
+	if (!fmt || tep_parse_event(r->tep, fmt, len, "utprobes")) {
+		free(fmt);
+		snprintf(err, errlen, "%s: cannot read its format", path);
+		return -1;
+	}
+	free(fmt);
+	e->ev = tep_find_event_by_name(r->tep, "utprobes", name);
+	e->regs = e->ev ? tep_find_field(e->ev, "__stack_regs") : NULL;
+	if (!e->regs || e->regs->size != NREGS * sizeof(unsigned long) ||
+	    !tep_find_field(e->ev, "__stack")) {
+		snprintf(err, errlen, "%s: its records hold no stack", name);
+		return -1;
+	}
+	e->id = e->ev->id;
+	e->name = e->ev->name;
+	r->nevs++;
+	return 0;
+}
+
+struct stk_raw *stk_raw_open(const char *inst, const char *const *names,
+			     int n, char *err, size_t errlen)
+{
+	struct stk_raw *r = calloc(1, sizeof(*r));
+	char path[PATH_MAX + 64], *text;
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	int len;
+
+	if (!r)
+		goto nomem;
+	r->tep = tep_alloc();
+	r->kbuf = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
+	r->evs = calloc(n, sizeof(*r->evs));
+	r->fds = calloc(cpus, sizeof(*r->fds));
+	if (!r->tep || !r->kbuf || !r->evs || !r->fds)
+		goto nomem;
+	snprintf(path, sizeof(path), "%s/events/header_page", inst);
+	text = slurp(path, &len);
+	if (!text || tep_parse_header_page(r->tep, text, len,
+					   sizeof(long))) {
+		free(text);
+		snprintf(err, errlen, "%s: cannot read it", path);
+		goto fail;
+	}
+	free(text);
+	for (int i = 0; i < n; i++)
+		if (raw_event(r, inst, names[i], err, errlen))
+			goto fail;
+	snprintf(path, sizeof(path), "%s/buffer_subbuf_size_kb", inst);
+	text = slurp(path, &len);
+	r->subbuf = text ? strtoul(text, NULL, 10) * 1024 : 0;
+	free(text);
+	if (!r->subbuf)
+		r->subbuf = getpagesize();
+	r->page = malloc(r->subbuf);
+	if (!r->page)
+		goto nomem;
+	for (long cpu = 0; cpu < cpus; cpu++) {
+		snprintf(path, sizeof(path),
+			 "%s/per_cpu/cpu%ld/trace_pipe_raw", inst, cpu);
+		r->fds[r->nfds] = open(path, O_RDONLY | O_NONBLOCK |
+					     O_CLOEXEC);
+		if (r->fds[r->nfds] >= 0)
+			r->nfds++;
+	}
+	if (!r->nfds) {
+		snprintf(err, errlen, "%s/per_cpu: no trace_pipe_raw opens",
+			 inst);
+		goto fail;
+	}
+	return r;
+nomem:
+	snprintf(err, errlen, "out of memory");
+fail:
+	stk_raw_close(r);
+	return NULL;
+}
+
+static const struct stk_event *raw_find(const struct stk_raw *r, int id)
+{
+	for (int i = 0; i < r->nevs; i++)
+		if (r->evs[i].id == id)
+			return &r->evs[i];
+	return NULL;
+}
+
+/* Hand the records of the sub-buffer in r->page to @fn: how many */
+static long raw_page(struct stk_raw *r, stk_record_fn fn, void *arg)
+{
+	unsigned long long ts;
+	long n = 0;
+	void *data;
+	int missed;
+
+	if (kbuffer_load_subbuffer(r->kbuf, r->page))
+		return 0;
+	missed = kbuffer_missed_events(r->kbuf);
+	if (missed > 0)
+		r->lost += missed;
+	for (data = kbuffer_read_event(r->kbuf, &ts); data;
+	     data = kbuffer_next_event(r->kbuf, &ts)) {
+		struct tep_record rec = {
+			.data = data,
+			.size = kbuffer_event_size(r->kbuf),
+		};
+		const struct stk_event *e = raw_find(r,
+						     tep_data_type(r->tep,
+								   &rec));
+		struct stk_record sr;
+		struct trace_seq s;
+		int len = 0;
+
+		if (!e)
+			continue;
+		sr.event = e->name;
+		sr.tid = tep_data_pid(r->tep, &rec);
+		sr.pid = sr.tid;
+		sr.regs = (const unsigned long *)((char *)data +
+						  e->regs->offset);
+		trace_seq_init(&s);
+		sr.stack = tep_get_field_raw(&s, e->ev, "__stack", &rec, &len,
+					     0);
+		trace_seq_destroy(&s);
+		sr.len = sr.stack ? len : 0;
+		fn(&sr, arg);
+		n++;
+	}
+	return n;
+}
+
+long stk_raw_drain(struct stk_raw *r, stk_record_fn fn, void *arg,
+		   char *err, size_t errlen)
+{
+	long n = 0;
+
+	for (int i = 0; i < r->nfds; i++) {
+		ssize_t got;
+
+		while ((got = read(r->fds[i], r->page, r->subbuf)) > 0)
+			n += raw_page(r, fn, arg);
+		if (got < 0 && errno != EAGAIN && errno != EINTR) {
+			snprintf(err, errlen, "trace_pipe_raw: %s",
+				 strerror(errno));
+			return -1;
+		}
+	}
+	return n;
+}
+
+unsigned long long stk_raw_lost(const struct stk_raw *r)
+{
+	return r->lost;
+}
+
+void stk_raw_close(struct stk_raw *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < r->nfds; i++)
+		close(r->fds[i]);
+	free(r->fds);
+	free(r->page);
+	free(r->evs);
+	if (r->kbuf)
+		kbuffer_free(r->kbuf);
+	if (r->tep)
+		tep_free(r->tep);
+	free(r);
+}
+
+/* ---- unwinding -------------------------------------------------------- */
+
+/* What the unwinder knows of a process: its modules, as it mapped them */
+struct stk_proc {
+	int pid;
+	Dwfl *dwfl;		/* NULL: its maps could not be read */
+	unsigned int gen;	/* of the followed maps it was made of */
+};
+
+/* A thread's process, as /proc said when it was first seen */
+struct stk_tgid {
+	int tid, pid;
+};
+
+struct stk_unwinder {
+	struct stk_proc *procs;
+	int nprocs;
+	struct stk_tgid *tgids;
+	int ntgids;
+	/* the record being unwound, and its frames so far */
+	const struct stk_record *rec;
+	const char **names;
+	int n, max;
+	bool cut;
+	bool unmapped;		/* a frame in none of the modules known */
+	Dwfl *dwfl;
+	/* the maps of the processes followed (stk_unwinder_follow()) */
+	struct stk_maps *maps;
+	int nmaps;
+	int *perf_fd;		/* an event a CPU, as perf record has them */
+	void **perf;		/* their ring buffers */
+	int nperf;
+	size_t perf_len;
+};
+
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks proc_callbacks = {
+	.find_elf = dwfl_linux_proc_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static pid_t next_thread(Dwfl *dwfl, void *dwfl_arg, void **thread_argp)
+{
+	struct stk_unwinder *u = dwfl_arg;
+
+	(void)dwfl;
+	if (*thread_argp)
+		return 0;
+	*thread_argp = u;
+	return u->rec->tid;
+}
+
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *dwfl_arg,
+		       void **thread_argp)
+{
+	(void)dwfl;
+	(void)tid;
+	*thread_argp = dwfl_arg;
+	return true;
+}
+
+/*
+ * The unwinder reads the stack from the copy; it needs memory beyond the
+ * copy only when the stack goes on beyond it: it was cut.
+ */
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
+			void *dwfl_arg)
+{
+	struct stk_unwinder *u = dwfl_arg;
+	const struct stk_record *r = u->rec;
+	unsigned long sp = r->regs[REG_SP];
+
+	(void)dwfl;
+	if (addr >= sp && addr - sp + sizeof(*result) <= r->len) {
+		memcpy(result, r->stack + (addr - sp), sizeof(*result));
+		return true;
+	}
+	if (addr >= sp)
+		u->cut = true;
+	return false;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
+{
+	struct stk_unwinder *u = thread_arg;
+	Dwarf_Word regs[NREGS];
+
+	for (int i = 0; i < NREGS; i++)
+		regs[i] = u->rec->regs[i];
+	return dwfl_thread_state_registers(thread, 0, NREGS, regs);
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+struct stk_unwinder *stk_unwinder_new(void)
+{
+	return calloc(1, sizeof(struct stk_unwinder));
+}
+
+int stk_proc_tgid(int tid)
+{
+	char path[64], line[128];
+	int pid = tid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &pid) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return pid;
+}
+
+static void tgid_add(struct stk_unwinder *u, int tid, int pid)
+{
+	struct stk_tgid *more;
+
+	more = realloc(u->tgids, (u->ntgids + 1) * sizeof(*more));
+	if (more) {
+		u->tgids = more;
+		u->tgids[u->ntgids++] = (struct stk_tgid){ tid, pid };
+	}
+}
+
+/*
+ * The process of thread @tid: as followed, or from /proc at its first
+ * record; @tid if it has gone.
+ */
+static int tgid_of(struct stk_unwinder *u, int tid)
+{
+	int pid;
+
+	for (int i = 0; i < u->ntgids; i++)
+		if (u->tgids[i].tid == tid)
+			return u->tgids[i].pid;
+	pid = stk_proc_tgid(tid);
+	tgid_add(u, tid, pid);
+	return pid;
+}
+
+/* ---- the maps of a process tree, followed ------------------------------ */
+
+/*
+ * A process's records are read after the fact, when it may have exited
+ * and taken its /proc/PID/maps with it.  For the tree of a command the
+ * tool runs, the kernel tells of each executable mapping as it is made
+ * (perf's PERF_RECORD_MMAP2, through a dummy software event inherited by
+ * every process and thread of the tree), and of each exec and fork: the
+ * maps are known whatever has exited since.
+ */
+struct stk_map {
+	unsigned long base, end;	/* the file's first byte, as mapped */
+	const char *file;		/* interned */
+};
+
+struct stk_maps {
+	int pid;
+	struct stk_map *m;
+	int n;
+	unsigned int gen;		/* changes with the maps */
+};
+
+#define PERF_PAGES	64		/* data pages of each ring buffer */
+
+static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
+{
+	return syscall(SYS_perf_event_open, attr, pid, cpu, -1,
+		       PERF_FLAG_FD_CLOEXEC);
+}
+
+int stk_unwinder_follow(struct stk_unwinder *u, pid_t pid, char *err,
+			size_t errlen)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_DUMMY,
+		.mmap = 1,
+		.mmap2 = 1,
+		.comm = 1,
+		.comm_exec = 1,
+		.task = 1,
+		.inherit = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		/* the records of all CPUs are put in order by their time */
+		.sample_id_all = 1,
+		.sample_type = PERF_SAMPLE_TIME,
+	};
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+
+	/* an inherited event has a ring buffer only if it is per CPU */
+	u->perf_fd = calloc(cpus, sizeof(*u->perf_fd));
+	u->perf = calloc(cpus, sizeof(*u->perf));
+	if (!u->perf_fd || !u->perf) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	u->perf_len = (PERF_PAGES + 1) * getpagesize();
+	for (long cpu = 0; cpu < cpus; cpu++) {
+		int fd = perf_open(&attr, pid, cpu);
+		void *rb;
+
+		if (fd < 0 && errno == ENODEV)
+			continue;	/* not a CPU that is there */
+		if (fd < 0) {
+			snprintf(err, errlen, "perf_event_open (to follow the maps of process %d): %s",
+				 (int)pid, strerror(errno));
+			return -1;
+		}
+		rb = mmap(NULL, u->perf_len, PROT_READ | PROT_WRITE,
+			  MAP_SHARED, fd, 0);
+		if (rb == MAP_FAILED) {
+			snprintf(err, errlen, "mmap of a perf ring buffer: %s",
+				 strerror(errno));
+			close(fd);
+			return -1;
+		}
+		u->perf_fd[u->nperf] = fd;
+		u->perf[u->nperf++] = rb;
+	}
+	return 0;
+}
+
+static struct stk_maps *maps_of(struct stk_unwinder *u, int pid, bool make)
+{
+	struct stk_maps *more;
+
+	for (int i = 0; i < u->nmaps; i++)
+		if (u->maps[i].pid == pid)
+			return &u->maps[i];
+	if (!make)
+		return NULL;
+	more = realloc(u->maps, (u->nmaps + 1) * sizeof(*more));
+	if (!more)
+		return NULL;
+	u->maps = more;
+	u->maps[u->nmaps] = (struct stk_maps){ .pid = pid };
+	return &u->maps[u->nmaps++];
+}
+
+/* @file mapped from @base (its offset 0) to @end in process @pid */
+static void maps_add(struct stk_unwinder *u, int pid, unsigned long base,
+		     unsigned long end, const char *file)
+{
+	struct stk_maps *p = maps_of(u, pid, true);
+	struct stk_map *more;
+	int k = 0;
+
+	if (!p || !file)
+		return;
+	/* what it maps over is gone */
+	for (int i = 0; i < p->n; i++)
+		if (p->m[i].end <= base || p->m[i].base >= end)
+			p->m[k++] = p->m[i];
+	p->n = k;
+	more = realloc(p->m, (p->n + 1) * sizeof(*more));
+	if (!more)
+		return;
+	p->m = more;
+	p->m[p->n++] = (struct stk_map){ base, end, file };
+	p->gen++;
+}
+
+/* A fork: the child starts with its parent's maps */
+static void maps_fork(struct stk_unwinder *u, int pid, int ppid)
+{
+	struct stk_maps *parent = maps_of(u, ppid, false), *child;
+
+	if (!parent || pid == ppid)
+		return;
+	child = maps_of(u, pid, true);
+	/* maps_of() may have moved the array */
+	parent = maps_of(u, ppid, false);
+	if (!child || !parent)
+		return;
+	free(child->m);
+	child->m = malloc((parent->n + 1) * sizeof(*child->m));
+	child->n = child->m ? parent->n : 0;
+	if (child->m)
+		memcpy(child->m, parent->m, parent->n * sizeof(*child->m));
+	child->gen++;
+}
+
+/* An exec: a new address space */
+static void maps_exec(struct stk_unwinder *u, int pid)
+{
+	struct stk_maps *p = maps_of(u, pid, true);
+
+	if (p) {
+		p->n = 0;
+		p->gen++;
+	}
+}
+
+static void perf_record(struct stk_unwinder *u,
+			const struct perf_event_header *h)
+{
+	const char *body = (const char *)(h + 1);
+
+	if (h->type == PERF_RECORD_MMAP2) {
+		struct {
+			__u32 pid, tid;
+			__u64 addr, len, pgoff;
+			__u32 maj, min;
+			__u64 ino, ino_generation;
+			__u32 prot, flags;
+			char filename[];
+		} const *m = (const void *)body;
+
+		/* files only: [vdso] and the like are read from memory */
+		if (m->filename[0] == '/')
+			maps_add(u, m->pid, m->addr - m->pgoff,
+				 m->addr + m->len, up_intern(m->filename));
+	} else if (h->type == PERF_RECORD_COMM &&
+		   (h->misc & PERF_RECORD_MISC_COMM_EXEC)) {
+		const __u32 *ids = (const void *)body;
+
+		maps_exec(u, ids[0]);
+	} else if (h->type == PERF_RECORD_FORK) {
+		const __u32 *ids = (const void *)body;	/* pid, ppid, tid */
+
+		if (ids[0] == ids[2])
+			maps_fork(u, ids[0], ids[1]);
+		else
+			/* a thread's records name it alone: its process */
+			tgid_add(u, ids[2], ids[0]);
+	}
+}
+
+/* A record of a perf ring buffer, copied out, and its time */
+struct perf_rec {
+	__u64 time;
+	struct perf_event_header *h;
+};
+
+static int perf_rec_cmp(const void *a, const void *b)
+{
+	const struct perf_rec *x = a, *y = b;
+
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+/* Copy the records of ring buffer @meta to *@recs (*@n of them) */
+static void perf_take(struct perf_event_mmap_page *meta,
+		      struct perf_rec **recs, size_t *n, size_t *cap)
+{
+	unsigned char *data = (unsigned char *)meta + meta->data_offset;
+	__u64 size = meta->data_size, tail = meta->data_tail, head;
+
+	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	while (tail < head) {
+		struct perf_event_header h, *copy;
+		__u64 at = tail % size;
+
+		/* a record may wrap around the buffer's end */
+		for (size_t i = 0; i < sizeof(h); i++)
+			((unsigned char *)&h)[i] = data[(at + i) % size];
+		if (h.size < sizeof(h) + sizeof(__u64))
+			break;
+		if (*n == *cap) {
+			struct perf_rec *more = reallocarray(*recs,
+					*cap ? 2 * *cap : 64, sizeof(**recs));
+
+			if (!more)
+				break;
+			*recs = more;
+			*cap = *cap ? 2 * *cap : 64;
+		}
+		copy = malloc(h.size);
+		if (!copy)
+			break;
+		for (size_t i = 0; i < h.size; i++)
+			((unsigned char *)copy)[i] = data[(at + i) % size];
+		/* sample_id_all: the time ends every record */
+		memcpy(&(*recs)[*n].time, (char *)copy + h.size - sizeof(__u64),
+		       sizeof(__u64));
+		(*recs)[(*n)++].h = copy;
+		tail += h.size;
+	}
+	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+void stk_unwinder_update(struct stk_unwinder *u)
+{
+	struct perf_rec *recs = NULL;
+	size_t n = 0, cap = 0;
+
+	for (int i = 0; i < u->nperf; i++)
+		perf_take(u->perf[i], &recs, &n, &cap);
+	/* a fork, an exec and the mappings after them, in that order */
+	qsort(recs, n, sizeof(*recs), perf_rec_cmp);
+	for (size_t i = 0; i < n; i++) {
+		perf_record(u, recs[i].h);
+		free(recs[i].h);
+	}
+	free(recs);
+}
+
+static int map_cmp(const void *a, const void *b)
+{
+	const struct stk_map *x = a, *y = b;
+
+	return x->base < y->base ? -1 : x->base > y->base;
+}
+
+/* A Dwfl of the modules of process @p as followed; or NULL */
+static Dwfl *maps_report(struct stk_unwinder *u, struct stk_maps *p)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	Dwfl *dwfl;
+
+	if (!f)
+		return NULL;
+	/* as /proc/PID/maps would show them, for libdwfl to read */
+	qsort(p->m, p->n, sizeof(*p->m), map_cmp);
+	for (int i = 0; i < p->n; i++)
+		fprintf(f, "%lx-%lx r-xp 00000000 00:00 %d %s\n",
+			p->m[i].base, p->m[i].end, i + 1, p->m[i].file);
+	fclose(f);
+	f = text ? fmemopen(text, len, "r") : NULL;
+	dwfl = f ? dwfl_begin(&proc_callbacks) : NULL;
+	if (dwfl) {
+		dwfl_report_begin(dwfl);
+		if (dwfl_linux_proc_maps_report(dwfl, f) ||
+		    dwfl_report_end(dwfl, NULL, NULL) ||
+		    !dwfl_attach_state(dwfl, NULL, p->pid, &thread_callbacks,
+				       u)) {
+			dwfl_end(dwfl);
+			dwfl = NULL;
+		}
+	}
+	if (f)
+		fclose(f);
+	free(text);
+	return dwfl;
+}
+
+/* A Dwfl of process @pid's modules as mapped now; or NULL */
+static Dwfl *proc_report(struct stk_unwinder *u, int pid)
+{
+	Dwfl *dwfl = dwfl_begin(&proc_callbacks);
+
+	if (dwfl) {
+		dwfl_report_begin(dwfl);
+		if (dwfl_linux_proc_report(dwfl, pid) ||
+		    dwfl_report_end(dwfl, NULL, NULL) ||
+		    !dwfl_attach_state(dwfl, NULL, pid, &thread_callbacks,
+				       u)) {
+			dwfl_end(dwfl);
+			dwfl = NULL;
+		}
+	}
+	return dwfl;
+}
+
+/*
+ * The Dwfl of process @pid, its unwinder attached, made at the first
+ * record of the process (its maps are read then: one that has exited
+ * by then is not unwound), and again if @again (a frame was in none of
+ * the modules it knew: a library loaded since) while the process lives;
+ * or NULL.
+ */
+static Dwfl *proc_dwfl(struct stk_unwinder *u, int pid, bool again)
+{
+	struct stk_maps *m = maps_of(u, pid, false);
+	struct stk_proc *more;
+	Dwfl *dwfl;
+
+	for (int i = 0; i < u->nprocs; i++) {
+		if (u->procs[i].pid != pid)
+			continue;
+		if (m) {
+			/* followed: made again when its maps changed */
+			if (u->procs[i].gen == m->gen)
+				return u->procs[i].dwfl;
+			if (u->procs[i].dwfl)
+				dwfl_end(u->procs[i].dwfl);
+			u->procs[i].dwfl = maps_report(u, m);
+			u->procs[i].gen = m->gen;
+			return u->procs[i].dwfl;
+		}
+		dwfl = u->procs[i].dwfl;
+		if (dwfl && !again)
+			return dwfl;
+		dwfl = proc_report(u, pid);
+		if (!dwfl)
+			return u->procs[i].dwfl;
+		if (u->procs[i].dwfl)
+			dwfl_end(u->procs[i].dwfl);
+		u->procs[i].dwfl = dwfl;
+		return dwfl;
+	}
+	dwfl = m ? maps_report(u, m) : proc_report(u, pid);
+	more = realloc(u->procs, (u->nprocs + 1) * sizeof(*more));
+	if (!more) {
+		if (dwfl)
+			dwfl_end(dwfl);
+		return NULL;
+	}
+	u->procs = more;
+	u->procs[u->nprocs++] = (struct stk_proc){ pid, dwfl, m ? m->gen : 0 };
+	return dwfl;
+}
+
+/* The name of the frame at @pc (in the call, for a return address) */
+static const char *frame_name(struct stk_unwinder *u, Dwfl *dwfl,
+			      Dwarf_Addr pc)
+{
+	Dwfl_Module *m = dwfl ? dwfl_addrmodule(dwfl, pc) : NULL;
+	const char *name = NULL, *mod;
+	char buf[PATH_MAX + 8], *d;
+	GElf_Off off;
+	GElf_Sym sym;
+
+	if (m)
+		name = dwfl_module_addrinfo(m, pc, &off, &sym, NULL, NULL,
+					    NULL);
+	if (name) {
+		/* "__libc_start_main@@GLIBC_2.34": the version goes */
+		size_t len = strcspn(name, "@");
+
+		snprintf(buf, sizeof(buf), "%.*s", (int)len, name);
+		d = up_demangle(buf);
+		name = up_intern(d ? d : buf);
+		free(d);
+		return name ? name : "[unknown]";
+	}
+	mod = m ? dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, NULL,
+				   NULL) : NULL;
+	u->unmapped |= !m;
+	if (!mod)
+		return "[unknown]";
+	snprintf(buf, sizeof(buf), "[%s]", strrchr(mod, '/') ?
+		 strrchr(mod, '/') + 1 : mod);
+	return up_intern(buf) ?: "[unknown]";
+}
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct stk_unwinder *u = arg;
+	Dwarf_Addr pc;
+	bool activation;
+
+	if (!dwfl_frame_pc(state, &pc, &activation))
+		return DWARF_CB_ABORT;
+	/* a return address: the call is the instruction before it */
+	u->names[u->n++] = frame_name(u, u->dwfl, activation ? pc : pc - 1);
+	if (u->n == u->max) {
+		u->cut = true;
+		return DWARF_CB_ABORT;
+	}
+	return DWARF_CB_OK;
+}
+
+/* Unwind u->rec with @dwfl into u->names */
+static void unwind_with(struct stk_unwinder *u, Dwfl *dwfl)
+{
+	u->n = 0;
+	u->cut = false;
+	u->unmapped = false;
+	u->dwfl = dwfl;
+	if (dwfl)
+		dwfl_getthread_frames(dwfl, u->rec->tid, frame_cb, u);
+	if (!u->n)
+		u->names[u->n++] = frame_name(u, dwfl,
+					      u->rec->regs[NREGS - 1]);
+}
+
+/* Is thread @tid's process known? */
+static bool tgid_known(const struct stk_unwinder *u, int tid)
+{
+	for (int i = 0; i < u->ntgids; i++)
+		if (u->tgids[i].tid == tid)
+			return true;
+	return false;
+}
+
+int stk_unwind(struct stk_unwinder *u, const struct stk_record *r,
+	       const char **names, int max)
+{
+	Dwfl *dwfl;
+	int pid;
+
+	if (max < 2)
+		return 0;
+	/*
+	 * A thread made, or a library mapped, after the maps followed were
+	 * last taken in, and before this hit: they are in now.
+	 */
+	if (u->nperf && !tgid_known(u, r->tid))
+		stk_unwinder_update(u);
+	pid = tgid_of(u, r->tid);
+	u->rec = r;
+	u->names = names;
+	u->max = max - 1;	/* room for STACK_CUT */
+	dwfl = proc_dwfl(u, pid, false);
+	unwind_with(u, dwfl);
+	if (u->unmapped && dwfl) {
+		Dwfl *now;
+
+		stk_unwinder_update(u);
+		now = proc_dwfl(u, pid, true);
+
+		if (now != dwfl)
+			unwind_with(u, now);
+	}
+	if (u->cut)
+		names[u->n++] = STACK_CUT;
+	return u->n;
+}
+
+void stk_unwinder_watch(struct stk_unwinder *u, int pid)
+{
+	for (int i = 0; i < u->nprocs; i++)
+		if (u->procs[i].pid == pid)
+			return;
+	proc_dwfl(u, pid, false);
+}
+
+void stk_unwinder_free(struct stk_unwinder *u)
+{
+	if (!u)
+		return;
+	for (int i = 0; i < u->nprocs; i++)
+		if (u->procs[i].dwfl)
+			dwfl_end(u->procs[i].dwfl);
+	free(u->procs);
+	free(u->tgids);
+	for (int i = 0; i < u->nmaps; i++)
+		free(u->maps[i].m);
+	free(u->maps);
+	for (int i = 0; i < u->nperf; i++) {
+		munmap(u->perf[i], u->perf_len);
+		close(u->perf_fd[i]);
+	}
+	free(u->perf);
+	free(u->perf_fd);
+	free(u);
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * User stacks at probes (stack.c): records with the registers and a copy
+ * of the stack (utprobe_events stack=SIZE), read from a trace instance's
+ * trace_pipe_raw with libtraceevent, unwound with libdwfl's CFI
+ * unwinder, and counted by the chain of callers they show.
+ */
+#ifndef UPROBE_CLI_STACK_H
+#define UPROBE_CLI_STACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/* the bytes of stack each hit copies by default, and at most */
+#define STACK_BYTES		8192
+#define STACK_BYTES_MAX		32768
+/* the frames of a stack shown at most; deeper ones end in STACK_CUT */
+#define STACK_FRAMES_MAX	128
+/* the last frame of a stack whose copy ended before its outermost frame */
+#define STACK_CUT		"[stack cut]"
+
+/* One hit's record: its process and thread, its registers and stack */
+struct stk_record {
+	const char *event;		/* the probe's name */
+	int pid, tid;
+	const unsigned long *regs;	/* DWARF's 17 of x86-64 */
+	const unsigned char *stack;	/* from the stack pointer up */
+	unsigned int len;
+};
+
+typedef void (*stk_record_fn)(const struct stk_record *r, void *arg);
+
+/* Records of a trace instance's probe events, from trace_pipe_raw. */
+struct stk_raw;
+
+/*
+ * Read the records of the instance at @inst (a tracefs directory) for
+ * the utprobes events @names[0..@n); NULL after a message in @err.
+ */
+struct stk_raw *stk_raw_open(const char *inst, const char *const *names,
+			     int n, char *err, size_t errlen);
+/*
+ * Hand every record the buffers hold now to @fn: how many, or -1 after a
+ * message in @err.
+ */
+long stk_raw_drain(struct stk_raw *r, stk_record_fn fn, void *arg,
+		   char *err, size_t errlen);
+/* The records the buffers had no room for, so far */
+unsigned long long stk_raw_lost(const struct stk_raw *r);
+void stk_raw_close(struct stk_raw *r);
+
+/* The process of thread @tid, from /proc; @tid if it has gone */
+int stk_proc_tgid(int tid);
+
+/* Unwinds records, keeping what it learnt of each process. */
+struct stk_unwinder;
+
+struct stk_unwinder *stk_unwinder_new(void);
+/*
+ * The names of the frames of @r, innermost first, into @names (up to
+ * @max; interned, never freed); how many.  A frame without a symbol is
+ * "[BINARY]"; the last is STACK_CUT when the copy ended first.
+ */
+int stk_unwind(struct stk_unwinder *u, const struct stk_record *r,
+	       const char **names, int max);
+/*
+ * Follow the maps of process @pid and of every process and thread it
+ * makes, from now on (as perf does, by the kernel's records of each
+ * executable mapping made, each exec and fork): their records are
+ * unwound even after they have exited.  0, or -1 after a message in
+ * @err: those processes' maps are then read from /proc at their first
+ * record.
+ */
+int stk_unwinder_follow(struct stk_unwinder *u, pid_t pid, char *err,
+			size_t errlen);
+/* Take in what the kernel told of the maps followed since last time */
+void stk_unwinder_update(struct stk_unwinder *u);
+/*
+ * Read process @pid's maps now if they were not read yet, for its
+ * records read later: those of a process that has exited by then could
+ * not be unwound otherwise.
+ */
+void stk_unwinder_watch(struct stk_unwinder *u, int pid);
+void stk_unwinder_free(struct stk_unwinder *u);
+
+/* Stacks and how often each was seen */
+struct stk_counts;
+
+struct stk_counts *stk_counts_new(void);
+/* One more hit of the stack @names[0..@n), innermost first; 0 or -1 */
+int stk_counts_add(struct stk_counts *c, const char *const *names, int n);
+/* The hits counted */
+unsigned long long stk_counts_hits(const struct stk_counts *c);
+/*
+ * Each stack with its count: the "folded" form, one line per stack, its
+ * frames outermost first joined by ';', a space and the count, as
+ * FlameGraph's flamegraph.pl, inferno and speedscope read it.
+ */
+void stk_counts_folded(const struct stk_counts *c, FILE *out);
+/* The @top most frequent stacks, innermost frame first, as a table */
+void stk_counts_table(const struct stk_counts *c, int top, FILE *out);
+/*
+ * The same as members of the JSON object @w is in: "hits", "distinct"
+ * and "stacks": [{"count", "frames"}], each name written by @str.
+ */
+typedef struct json_writer json_writer_t;
+void stk_counts_json(const struct stk_counts *c, json_writer_t *w, int top,
+		     void (*str)(json_writer_t *w, const char *s));
+/*
+ * A flame graph of the stacks, a self-contained interactive SVG, into
+ * @path: 0, or -errno.
+ */
+int stk_counts_svg(const struct stk_counts *c, const char *title,
+		   const char *path);
+void stk_counts_free(struct stk_counts *c);
+
+#endif /* UPROBE_CLI_STACK_H */
