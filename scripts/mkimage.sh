@@ -85,16 +85,19 @@ install -m 0644 "$top/tests/guest/kselftests.expected" "$root/$libexec/"
 # in place of busybox's applet of the same name
 rm -f "$root/usr/bin/bash"
 install_prog /usr/bin/bash usr/bin/bash
-# libc's separate debug file (Debian's libc6-dbg), found by its build id
-# as on the host: uprobe-cli reads libc's variables through it
-libc=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
-libc_id=$(readelf -n "$libc" | awk '/Build ID:/ { print $3 }')
-libc_debug=/usr/lib/debug/.build-id/${libc_id:0:2}/${libc_id:2}.debug
-if [ -f "$libc_debug" ]; then
-	install -D -m 0644 "$libc_debug" "$root$libc_debug"
-else
-	echo "mkimage.sh: no $libc_debug (libc6-dbg): libc has no variables" >&2
-fi
+# libc's and the dynamic loader's separate debug files (Debian's
+# libc6-dbg), found by their build ids as on the host: uprobe-cli reads
+# libc's variables through them, and names the loader's frames
+for lib in /lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2; do
+	lib=$(readlink -f "$lib")
+	lib_id=$(readelf -n "$lib" | awk '/Build ID:/ { print $3 }')
+	lib_debug=/usr/lib/debug/.build-id/${lib_id:0:2}/${lib_id:2}.debug
+	if [ -f "$lib_debug" ]; then
+		install -D -m 0644 "$lib_debug" "$root$lib_debug"
+	else
+		echo "mkimage.sh: no $lib_debug (libc6-dbg): $lib has no variables" >&2
+	fi
+done
 # Debian's Python, whose interpreter has SDT markers guarded by
 # semaphores, with the little of its library it needs without site
 # (python3.11 -S)
@@ -103,6 +106,9 @@ for f in os.py encodings/__init__.py encodings/aliases.py encodings/utf_8.py; do
 	install_path /usr/lib/python3.11/$f
 done
 mkdir -p "$root/usr/lib/python3.11/lib-dynload"
+# coreutils' ls, a real program (busybox's is static), whose calls of
+# libc's malloc are counted by their stacks
+install_prog /usr/bin/ls usr/lib/coreutils/ls
 # sqlite3, a real program whose library's functions are counted
 install_prog /usr/bin/sqlite3 usr/bin/sqlite3
 # xz, a real multi-threaded program (-T4): busybox's xz only decompresses

@@ -13,7 +13,7 @@ T=$L/stack_target
 . /usr/libexec/utrace-tests/utp_helpers.sh
 
 ktap_print_header
-ktap_set_plan 13
+ktap_set_plan 15
 
 # chains FOLDED: 0 if the folded stacks of "stack_target 30 20 5 25"
 # are those the program made, each with its count, and nothing else
@@ -84,6 +84,40 @@ grep -q '<title>main (50 hits, 62.50%)</title>' /tmp/flame.svg &&
 	grep -q '<title>all (80 hits, 100.00%)</title>' /tmp/flame.svg &&
 	tail -1 /tmp/flame.svg | grep -q '^</svg>$'
 check $? "the flame graph has a frame for each function, with its share"
+
+# Real programs.  bash's make_child() against gdb's bt at a breakpoint
+# on it, in the same script: the same stacks from main down, as often
+# (gdb's ?? is a frame the tool names by its binary, [bash])
+printf 'echo $(true)\ntrue | true\nx=$(echo a)\n' > /tmp/mk.sh
+ours=$(uprobe-cli count -e /bin/bash:make_child --by stack --folded -- \
+	bash /tmp/mk.sh | sed -n 's/^.*;main;/main;/p' | sed 's/\[bash\]/??/g' |
+	awk '{ n = $NF; $NF = ""; sub(/ $/, ""); print n, $0 }' | sort)
+printf 'break make_child\ncommands\nbt\ncontinue\nend\nrun\n' > /tmp/gdb.cmd
+theirs=$(gdb -batch -x /tmp/gdb.cmd --args bash /tmp/mk.sh 2>&1 |
+	awk '/^Breakpoint 1,/ { if (s != "") print s; s = "" }
+	     /^#[0-9]+ / { f = ($3 == "in") ? $4 : $2; s = s == "" ? f : f ";" s }
+	     END { if (s != "") print s }' | sort | uniq -c |
+	awk '{ print $1, $2 }' | sort)
+echo "# ours:"; echo "$ours" | sed 's/^/#   /'
+echo "# gdb's:"; echo "$theirs" | sed 's/^/#   /'
+[ -n "$ours" ] && [ "$ours" = "$theirs" ]
+check $? "bash's make_child: the stacks gdb's bt shows at each call, as often"
+
+# libc's malloc() under coreutils' ls -R (stripped: its own frames are
+# [ls]): every hit's stack, each frame in a binary it knows, unwound
+# through libc's start of main or the loader's start of the libraries'
+# constructors, unless deeper than the copy; as many as the calls
+LS=/usr/lib/coreutils/ls
+uprobe-cli count -e libc:malloc --by stack --folded -- \
+	sh -c "$LS -R /usr/lib > /dev/null" > /tmp/malloc.folded
+calls=$(uprobe-cli count -e libc:malloc -- sh -c "$LS -R /usr/lib > /dev/null" |
+	awk '$NF ~ /malloc$/ { print $1 }')
+sum=$(awk '{ s += $NF } END { print s + 0 }' /tmp/malloc.folded)
+bad=$(grep -Ev '^\[stack cut\];|;__libc_start_main;|^_dl_start_user;' /tmp/malloc.folded
+	grep -F '[unknown]' /tmp/malloc.folded)
+echo "# malloc: $calls calls, $sum in $(wc -l < /tmp/malloc.folded) stacks; not unwound: $bad"
+[ "$sum" = "$calls" ] && [ "$sum" -gt 0 ] && [ -z "$bad" ]
+check $? "libc's malloc under ls -R: each call's stack, whole"
 
 out=$(uprobe-cli count -e "$T:leaf" --folded -- "$T" 1 0 0 0 2>&1)
 [ $? = 2 ] && [ "$out" = "uprobe-cli: count: --folded, --svg and --stack-size go with --by stack" ]

@@ -119,20 +119,24 @@ static void inst_reap(unsigned long ns)
 }
 
 /*
- * Room for records of s->stack bytes of stack: sub-buffers that take
- * one (the kernel cuts the copy to what they take), and 4 MiB a CPU.
+ * Room for records of s->stack bytes of stack: 16 MiB a CPU, in
+ * sub-buffers that take four of them (the kernel cuts the copy to what
+ * one takes), so that little of each is left unused.
  */
 static int inst_stacks(struct session *s)
 {
 	char kb[16];
-	int sub = 4;
+	int sub = 4, r;
 
-	while (sub * 1024 < s->stack + 1024)
+	while (sub * 1024 < 4 * (s->stack + 512) && sub < 1024)
 		sub *= 2;
+	r = inst_write(s, "buffer_size_kb", "16384");
+	if (r)
+		fprintf(stderr, "uprobe-cli: %s/buffer_size_kb: %s: fewer stacks fit\n",
+			s->inst, strerror(-r));
 	snprintf(kb, sizeof(kb), "%d", sub);
 	if (inst_write(s, "buffer_subbuf_size_kb", kb))
 		fprintf(stderr, "uprobe-cli: this kernel keeps its trace sub-buffers at a page: stacks are cut to less than that\n");
-	inst_write(s, "buffer_size_kb", "4096");
 	return 0;
 }
 
