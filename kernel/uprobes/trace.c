@@ -345,9 +345,14 @@ static void utp_event_write(struct utp_named *n, struct trace_event_file *file,
 	if (trace_trigger_soft_disabled(file))
 		return;
 	if (n->stack_size) {
-		/* a record longer than the buffer takes would be lost */
+		/*
+		 * A record longer than the buffer takes would be lost.  With
+		 * absolute time stamps the ring buffer's own check counts
+		 * their extension twice: leave room for it whatever the mode.
+		 */
 		struct trace_buffer *buf = file->tr->array_buffer.buffer;
-		long room = ring_buffer_max_event_size(buf) - esize - dsize;
+		long room = ring_buffer_max_event_size(buf) - esize - dsize -
+			    sizeof(u64);
 
 		stack = clamp_t(long, room, 0, n->stack_size);
 	}
@@ -1078,9 +1083,10 @@ static int utp_parse_add(struct utp_line *l, char *name, char *rest,
 	target = strsep(&args, " \t");
 	if (args)
 		args = skip_spaces(args);
+	/* "stack=" and no number is a fetch argument of that name */
 	while (args && (!strncmp(args, "tree=", 5) ||
 			!strncmp(args, "func=", 5) ||
-			!strncmp(args, "stack=", 6))) {
+			(!strncmp(args, "stack=", 6) && isdigit(args[6])))) {
 		char *opt = strsep(&args, " \t");
 
 		if (*opt == 't' &&

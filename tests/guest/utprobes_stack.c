@@ -421,12 +421,20 @@ TEST_F(stack, bad_stack_options_are_refused)
 		"stack=0", "stack=32769", "stack=-1", "stack=", "stack=4k",
 		"stack=64 stack=64",
 	};
-	char list[256];
+	char list[4096], want[512];
 
 	for (unsigned int k = 0; k < ARRAY_SIZE(bad); k++)
 		EXPECT_EQ(-EINVAL, events("p:stk_bad %s:0x%lx %s\n", path,
 					  off_leaf, bad[k]));
 	EXPECT_STREQ("", read_file(EVENTS, list, sizeof(list)));
+	/* a value named "stack" is a fetch argument, as on mainline */
+	EXPECT_EQ(0, events("p:stk_named %s:0x%lx stack=$stack\n", path,
+			    off_leaf));
+	snprintf(want, sizeof(want), "p:stk_named %s:0x%lx stack=$stack\n",
+		 path, off_leaf);
+	EXPECT_STREQ(want, read_file(EVENTS, list, sizeof(list)));
+	EXPECT_EQ(NULL, strstr(read_file(INST "/events/utprobes/stk_named/format",
+					 list, sizeof(list)), "__stack_regs"));
 }
 
 TEST_HARNESS_MAIN
