@@ -166,6 +166,31 @@ START_TEST(flame_graph_is_xml_with_a_frame_per_prefix)
 }
 END_TEST
 
+START_TEST(flame_graph_names_that_are_not_utf8)
+{
+	struct stk_counts *c = stk_counts_new();
+	char path[] = "/tmp/check_stack_XXXXXX", cmd[128], *svg = NULL;
+	size_t len = 0;
+	FILE *f;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	add(c, "[lib\xff\xfe.so],caf\xc3\xa9,main", 3);
+	ck_assert_int_eq(stk_counts_svg(c, "t", path), 0);
+	snprintf(cmd, sizeof(cmd), "xmllint --noout %s", path);
+	ck_assert_int_eq(system(cmd), 0);
+	f = fopen(path, "r");
+	ck_assert_int_gt(getdelim(&svg, &len, '\0', f), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(svg, "<title>[lib??.so] (3 hits, 100.00%)</title>"));
+	ck_assert_ptr_nonnull(strstr(svg, "<title>caf\xc3\xa9 (3 hits, 100.00%)</title>"));
+	free(svg);
+	unlink(path);
+	stk_counts_free(c);
+}
+END_TEST
+
 START_TEST(flame_graph_to_a_bad_path_fails)
 {
 	struct stk_counts *c = sample();
@@ -182,6 +207,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, table_of_the_most_frequent);
 	tcase_add_test(tc, json_of_the_most_frequent);
 	tcase_add_test(tc, flame_graph_is_xml_with_a_frame_per_prefix);
+	tcase_add_test(tc, flame_graph_names_that_are_not_utf8);
 	tcase_add_test(tc, flame_graph_to_a_bad_path_fails);
 }
 

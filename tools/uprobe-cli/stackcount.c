@@ -66,11 +66,20 @@ int stk_counts_add(struct stk_counts *c, const char *const *names, int n)
 		free(key.folded);
 		return 0;
 	}
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 256;
+		struct stk_entry **more = reallocarray(c->all, cap,
+						       sizeof(*more));
+
+		if (!more) {
+			free(key.folded);
+			return -1;
+		}
+		c->all = more;
+		c->cap = cap;
+	}
 	e = malloc(sizeof(*e));
-	if (!e || (c->n == c->cap && !(c->all = reallocarray(c->all,
-				c->cap = c->cap ? 2 * c->cap : 256,
-				sizeof(*c->all))))) {
-		free(e);
+	if (!e) {
 		free(key.folded);
 		return -1;
 	}
@@ -290,10 +299,38 @@ static void flame_free(struct flame_node *n)
 	}
 }
 
-/* @s, @len bytes, with XML's special characters escaped */
+/* The length of the valid UTF-8 sequence at @s (@left bytes), or 0 */
+static size_t utf8_len(const unsigned char *s, size_t left)
+{
+	size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 :
+		   s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
+
+	if (!n || n > left)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/*
+ * @s, @len bytes, with XML's special characters escaped, and what is
+ * not UTF-8 (a file's name may be anything) shown as '?'
+ */
 static void xml_text(FILE *f, const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
+		if ((unsigned char)s[i] >= 0x80) {
+			size_t n = utf8_len((const unsigned char *)s + i,
+					    len - i);
+
+			if (n)
+				fwrite(s + i, 1, n, f);
+			else
+				fputc('?', f);
+			i += n ? n - 1 : 0;
+			continue;
+		}
 		switch (s[i]) {
 		case '&':
 			fputs("&amp;", f);

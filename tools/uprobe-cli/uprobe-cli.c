@@ -1627,13 +1627,15 @@ static int cmd_count(int argc, char **argv)
 			stack_svg = optarg;
 			stack_opt = true;
 		} else if (c == 'k') {
-			stack_bytes = parse_pos("--stack-size", optarg);
+			long v = parse_pos("--stack-size", optarg);
+
 			stack_opt = true;
-			if (stack_bytes > STACK_BYTES_MAX)
-				ret = usage_error("count: --stack-size %d is more than the kernel copies, %d",
-						  stack_bytes, STACK_BYTES_MAX);
-			else if (!stack_bytes)
+			if (v > STACK_BYTES_MAX)
+				ret = usage_error("count: --stack-size %ld is more than the kernel copies, %d",
+						  v, STACK_BYTES_MAX);
+			else if (!v)
 				ret = 2;
+			stack_bytes = v;
 		} else {
 			ret = 2;
 		}
