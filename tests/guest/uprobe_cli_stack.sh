@@ -13,7 +13,7 @@ T=$L/stack_target
 . /usr/libexec/utrace-tests/utp_helpers.sh
 
 ktap_print_header
-ktap_set_plan 15
+ktap_set_plan 16
 
 # chains FOLDED: 0 if the folded stacks of "stack_target 30 20 5 25"
 # are those the program made, each with its count, and nothing else
@@ -84,6 +84,16 @@ grep -q '<title>main (50 hits, 62.50%)</title>' /tmp/flame.svg &&
 	grep -q '<title>all (80 hits, 100.00%)</title>' /tmp/flame.svg &&
 	tail -1 /tmp/flame.svg | grep -q '^</svg>$'
 check $? "the flame graph has a frame for each function, with its share"
+
+# a child's calls before it execs the program again, and the new
+# program's: each unwound in the maps of its time (the same binary,
+# mapped elsewhere)
+out=$(uprobe-cli count -e "$T:leaf" --by stack --folded -- "$T" 0 0 0 0 0 7)
+echo "$out" | sed 's/^/# /'
+[ "$(echo "$out" | grep -c .)" = 2 ] &&
+	echo "$out" | grep -q '^_start;.*;main;forked;a;b;leaf 7$' &&
+	echo "$out" | grep -q '^_start;.*;main;c;leaf 7$'
+check $? "calls before and after an exec: each in its own program's maps"
 
 # Real programs.  bash's make_child() against gdb's bt at a breakpoint
 # on it, in the same script: the same stacks from main down, as often

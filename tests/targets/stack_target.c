@@ -3,16 +3,20 @@
  * Known call chains for uprobe-cli count --by stack, built -O2 -g PIE
  * without frame pointers, as Debian builds programs:
  *
- *   stack_target A C R T [LINGER_MS]
+ *   stack_target A C R T [LINGER_MS [E]]
  *
  * calls leaf() A times through main, a, b; C times through main, c; R
  * times at the bottom of 40 frames of rec() of 1 KiB each (deeper than
  * a copy of 8 KiB); and T times through worker, a, b in a thread of its
- * own.  It then sleeps LINGER_MS (default 0) before it exits.
+ * own.  It then sleeps LINGER_MS (default 0) before it exits.  With E,
+ * a child of it calls leaf() E times through main, forked, a, b, then
+ * execs stack_target 0 E 0 0: the same calls in two programs' maps.
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ret_funcs.h"
 
@@ -57,6 +61,24 @@ PROBED void *worker(void *arg)
 	return NULL;
 }
 
+/* E calls in a child, then the same program again by exec */
+PROBED int forked(char *self, char *e)
+{
+	long n = atol(e), sum = 0;
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (long i = 0; i < n; i++)
+			sum += a(i);
+		KEEP(sum);
+		execl(self, self, "0", e, "0", "0", (char *)NULL);
+		_exit(127);
+	}
+	return pid > 0 && waitpid(pid, &status, 0) == pid &&
+	       WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	long na, nc, nr, nt, linger, sum = 0;
@@ -80,6 +102,8 @@ int main(int argc, char **argv)
 	    pthread_join(t, NULL))
 		return 1;
 	KEEP(sum);
+	if (argc > 6 && forked(argv[0], argv[6]))
+		return 1;
 	ts.tv_sec = linger / 1000;
 	ts.tv_nsec = linger % 1000 * 1000000;
 	nanosleep(&ts, NULL);

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <traceevent/event-parse.h>
 #include <traceevent/kbuffer.h>
 #include <unistd.h>
@@ -48,6 +49,9 @@ struct stk_raw {
 	void *page;
 	size_t subbuf;
 	unsigned long long lost;
+	bool lost_some;			/* and some the kernel did not count */
+	struct raw_copy **copies;	/* of a drain, put in time order */
+	size_t ncopies, ccopies;
 };
 
 /* The file at @path, whole and NUL-terminated; its length in *@len */
@@ -176,19 +180,39 @@ static const struct stk_event *raw_find(const struct stk_raw *r, int id)
 	return NULL;
 }
 
-/* Hand the records of the sub-buffer in r->page to @fn: how many */
-static long raw_page(struct stk_raw *r, stk_record_fn fn, void *arg)
+/* A record copied out of its sub-buffer, to be handed on in time order */
+struct raw_copy {
+	unsigned long long ts;
+	const char *event;
+	int tid;
+	unsigned int len;
+	unsigned long regs[NREGS];
+	unsigned char stack[];
+};
+
+static int raw_copy_cmp(const void *a, const void *b)
+{
+	const struct raw_copy *x = *(struct raw_copy *const *)a;
+	const struct raw_copy *y = *(struct raw_copy *const *)b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* Copy the records of the sub-buffer in r->page to r->copies: 0, or -1 */
+static int raw_page(struct stk_raw *r)
 {
 	unsigned long long ts;
-	long n = 0;
 	void *data;
 	int missed;
 
 	if (kbuffer_load_subbuffer(r->kbuf, r->page))
 		return 0;
+	/* -1: some were lost, the kernel could not say how many */
 	missed = kbuffer_missed_events(r->kbuf);
 	if (missed > 0)
 		r->lost += missed;
+	else if (missed < 0)
+		r->lost_some = true;
 	for (data = kbuffer_read_event(r->kbuf, &ts); data;
 	     data = kbuffer_next_event(r->kbuf, &ts)) {
 		struct tep_record rec = {
@@ -198,49 +222,88 @@ static long raw_page(struct stk_raw *r, stk_record_fn fn, void *arg)
 		const struct stk_event *e = raw_find(r,
 						     tep_data_type(r->tep,
 								   &rec));
-		struct stk_record sr;
+		struct raw_copy *c;
 		struct trace_seq s;
+		void *stack;
 		int len = 0;
 
 		if (!e)
 			continue;
-		sr.event = e->name;
-		sr.tid = tep_data_pid(r->tep, &rec);
-		sr.pid = sr.tid;
-		sr.regs = (const unsigned long *)((char *)data +
-						  e->regs->offset);
 		trace_seq_init(&s);
-		sr.stack = tep_get_field_raw(&s, e->ev, "__stack", &rec, &len,
-					     0);
+		stack = tep_get_field_raw(&s, e->ev, "__stack", &rec, &len, 0);
 		trace_seq_destroy(&s);
-		sr.len = sr.stack ? len : 0;
-		fn(&sr, arg);
-		n++;
+		if (!stack)
+			len = 0;
+		if (r->ncopies == r->ccopies) {
+			size_t cap = r->ccopies ? 2 * r->ccopies : 256;
+			struct raw_copy **more = reallocarray(r->copies, cap,
+							      sizeof(*more));
+
+			if (!more)
+				return -1;
+			r->copies = more;
+			r->ccopies = cap;
+		}
+		c = malloc(sizeof(*c) + len);
+		if (!c)
+			return -1;
+		c->ts = ts;
+		c->event = e->name;
+		c->tid = tep_data_pid(r->tep, &rec);
+		c->len = len;
+		memcpy(c->regs, (char *)data + e->regs->offset,
+		       sizeof(c->regs));
+		memcpy(c->stack, stack, len);
+		r->copies[r->ncopies++] = c;
 	}
-	return n;
+	return 0;
 }
 
 long stk_raw_drain(struct stk_raw *r, stk_record_fn fn, void *arg,
 		   char *err, size_t errlen)
 {
 	long n = 0;
+	int ret = 0;
 
-	for (int i = 0; i < r->nfds; i++) {
+	for (int i = 0; i < r->nfds && !ret; i++) {
 		ssize_t got;
 
-		while ((got = read(r->fds[i], r->page, r->subbuf)) > 0)
-			n += raw_page(r, fn, arg);
-		if (got < 0 && errno != EAGAIN && errno != EINTR) {
+		while (!ret && (got = read(r->fds[i], r->page, r->subbuf)) > 0)
+			ret = raw_page(r);
+		if (!ret && got < 0 && errno != EAGAIN && errno != EINTR) {
 			snprintf(err, errlen, "trace_pipe_raw: %s",
 				 strerror(errno));
-			return -1;
+			ret = -1;
 		}
 	}
-	return n;
+	if (ret && !*err)
+		snprintf(err, errlen, "out of memory for the stacks' records");
+	/* the CPUs' records merged: each hit after those made before it */
+	qsort(r->copies, r->ncopies, sizeof(*r->copies), raw_copy_cmp);
+	for (size_t i = 0; i < r->ncopies; i++) {
+		struct raw_copy *c = r->copies[i];
+		struct stk_record sr = {
+			.event = c->event,
+			.pid = c->tid,
+			.tid = c->tid,
+			.ts = c->ts,
+			.regs = c->regs,
+			.stack = c->stack,
+			.len = c->len,
+		};
+
+		if (!ret)
+			fn(&sr, arg);
+		free(c);
+		n++;
+	}
+	r->ncopies = 0;
+	return ret ? -1 : n;
 }
 
-unsigned long long stk_raw_lost(const struct stk_raw *r)
+unsigned long long stk_raw_lost(const struct stk_raw *r, bool *some)
 {
+	*some = r->lost_some;
 	return r->lost;
 }
 
@@ -253,6 +316,7 @@ void stk_raw_close(struct stk_raw *r)
 	free(r->fds);
 	free(r->page);
 	free(r->evs);
+	free(r->copies);
 	if (r->kbuf)
 		kbuffer_free(r->kbuf);
 	if (r->tep)
@@ -293,6 +357,8 @@ struct stk_unwinder {
 	void **perf;		/* their ring buffers */
 	int nperf;
 	size_t perf_len;
+	struct perf_rec *pending;	/* taken, in time order, not applied */
+	size_t npending, cpending;
 };
 
 static char *debuginfo_path;
@@ -339,7 +405,12 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 		memcpy(result, r->stack + (addr - sp), sizeof(*result));
 		return true;
 	}
-	if (addr >= sp)
+	/*
+	 * Just past the copy: the stack goes on beyond it.  Farther (a
+	 * frame pointer that is no frame pointer, another mapping) is no
+	 * stack of this thread's that was cut.
+	 */
+	if (addr >= sp + r->len && addr < sp + r->len + STACK_BYTES_MAX)
 		u->cut = true;
 	return false;
 }
@@ -413,14 +484,19 @@ static int tgid_of(struct stk_unwinder *u, int tid)
 
 /*
  * A process's records are read after the fact, when it may have exited
- * and taken its /proc/PID/maps with it.  For the tree of a command the
- * tool runs, the kernel tells of each executable mapping as it is made
- * (perf's PERF_RECORD_MMAP2, through a dummy software event inherited by
- * every process and thread of the tree), and of each exec and fork: the
- * maps are known whatever has exited since.
+ * and taken its /proc/PID/maps with it, or exec'd another program.  For
+ * the tree of a command the tool runs, the kernel tells of each file
+ * mapping as it is made (perf's PERF_RECORD_MMAP2, through a dummy
+ * software event a CPU, inherited by every process and thread of the
+ * tree), and of each exec, fork and exit, each with its time on the
+ * clock of the trace instance's records: a record is unwound in the
+ * maps its process had when the hit was made.
  */
 struct stk_map {
-	unsigned long base, end;	/* the file's first byte, as mapped */
+	unsigned long start, end, pgoff;
+	unsigned int maj, min;
+	unsigned long ino;
+	bool exec;
 	const char *file;		/* interned */
 };
 
@@ -428,7 +504,13 @@ struct stk_maps {
 	int pid;
 	struct stk_map *m;
 	int n;
-	unsigned int gen;		/* changes with the maps */
+	unsigned int gen;		/* changes with the code mapped */
+};
+
+/* A record of a perf ring buffer, copied out, and its time */
+struct perf_rec {
+	__u64 time;
+	struct perf_event_header *h;
 };
 
 #define PERF_PAGES	64		/* data pages of each ring buffer */
@@ -439,6 +521,15 @@ static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 		       PERF_FLAG_FD_CLOEXEC);
 }
 
+static void perf_close(struct stk_unwinder *u)
+{
+	for (int i = 0; i < u->nperf; i++) {
+		munmap(u->perf[i], u->perf_len);
+		close(u->perf_fd[i]);
+	}
+	u->nperf = 0;
+}
+
 int stk_unwinder_follow(struct stk_unwinder *u, pid_t pid, char *err,
 			size_t errlen)
 {
@@ -446,17 +537,21 @@ int stk_unwinder_follow(struct stk_unwinder *u, pid_t pid, char *err,
 		.type = PERF_TYPE_SOFTWARE,
 		.size = sizeof(attr),
 		.config = PERF_COUNT_SW_DUMMY,
+		/* every file mapping: a binary's first one is its base */
 		.mmap = 1,
 		.mmap2 = 1,
+		.mmap_data = 1,
 		.comm = 1,
 		.comm_exec = 1,
 		.task = 1,
 		.inherit = 1,
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
-		/* the records of all CPUs are put in order by their time */
+		/* each record's time, on the trace instance's clock */
 		.sample_id_all = 1,
 		.sample_type = PERF_SAMPLE_TIME,
+		.use_clockid = 1,
+		.clockid = CLOCK_MONOTONIC,
 	};
 	long cpus = sysconf(_SC_NPROCESSORS_CONF);
 
@@ -477,6 +572,7 @@ int stk_unwinder_follow(struct stk_unwinder *u, pid_t pid, char *err,
 		if (fd < 0) {
 			snprintf(err, errlen, "perf_event_open (to follow the maps of process %d): %s",
 				 (int)pid, strerror(errno));
+			perf_close(u);
 			return -1;
 		}
 		rb = mmap(NULL, u->perf_len, PROT_READ | PROT_WRITE,
@@ -485,6 +581,7 @@ int stk_unwinder_follow(struct stk_unwinder *u, pid_t pid, char *err,
 			snprintf(err, errlen, "mmap of a perf ring buffer: %s",
 				 strerror(errno));
 			close(fd);
+			perf_close(u);
 			return -1;
 		}
 		u->perf_fd[u->nperf] = fd;
@@ -510,46 +607,62 @@ static struct stk_maps *maps_of(struct stk_unwinder *u, int pid, bool make)
 	return &u->maps[u->nmaps++];
 }
 
-/* @file mapped from @base (its offset 0) to @end in process @pid */
-static void maps_add(struct stk_unwinder *u, int pid, unsigned long base,
-		     unsigned long end, const char *file)
+/* Room for @more maps in @p: 0, or -1 */
+static int maps_room(struct stk_maps *p, int more)
+{
+	struct stk_map *m = realloc(p->m, (p->n + more) * sizeof(*m));
+
+	if (!m)
+		return -1;
+	p->m = m;
+	return 0;
+}
+
+/* A mapping @nm made in process @pid: what it maps over is gone */
+static void maps_add(struct stk_unwinder *u, int pid, const struct stk_map *nm)
 {
 	struct stk_maps *p = maps_of(u, pid, true);
-	struct stk_map *more;
-	int k = 0;
+	int k;
 
-	if (!p || !file)
+	/* each mapping it overlaps may leave a part below and above it */
+	if (!p || maps_room(p, p->n + 1))
 		return;
-	/* what it maps over is gone */
+	k = p->n;
+	for (int i = 0; i < k; i++) {
+		struct stk_map *o = &p->m[i];
+
+		if (o->end <= nm->start || o->start >= nm->end)
+			continue;
+		if (o->end > nm->end) {
+			p->m[p->n] = *o;
+			p->m[p->n].pgoff += nm->end - o->start;
+			p->m[p->n++].start = nm->end;
+		}
+		o->end = o->start < nm->start ? nm->start : o->start;
+	}
+	k = 0;
 	for (int i = 0; i < p->n; i++)
-		if (p->m[i].end <= base || p->m[i].base >= end)
+		if (p->m[i].end > p->m[i].start)
 			p->m[k++] = p->m[i];
 	p->n = k;
-	more = realloc(p->m, (p->n + 1) * sizeof(*more));
-	if (!more)
-		return;
-	p->m = more;
-	p->m[p->n++] = (struct stk_map){ base, end, file };
-	p->gen++;
+	p->m[p->n++] = *nm;
+	/* the unwinder needs a new view of the code only */
+	if (nm->exec)
+		p->gen++;
 }
 
 /* A fork: the child starts with its parent's maps */
 static void maps_fork(struct stk_unwinder *u, int pid, int ppid)
 {
-	struct stk_maps *parent = maps_of(u, ppid, false), *child;
+	struct stk_maps *parent, *child = maps_of(u, pid, true);
 
-	if (!parent || pid == ppid)
-		return;
-	child = maps_of(u, pid, true);
 	/* maps_of() may have moved the array */
 	parent = maps_of(u, ppid, false);
-	if (!child || !parent)
+	if (!child || !parent || child == parent ||
+	    maps_room(child, parent->n + 1))
 		return;
-	free(child->m);
-	child->m = malloc((parent->n + 1) * sizeof(*child->m));
-	child->n = child->m ? parent->n : 0;
-	if (child->m)
-		memcpy(child->m, parent->m, parent->n * sizeof(*child->m));
+	memcpy(child->m, parent->m, parent->n * sizeof(*child->m));
+	child->n = parent->n;
 	child->gen++;
 }
 
@@ -564,10 +677,13 @@ static void maps_exec(struct stk_unwinder *u, int pid)
 	}
 }
 
+static void proc_forget(struct stk_unwinder *u, int pid);
+
 static void perf_record(struct stk_unwinder *u,
 			const struct perf_event_header *h)
 {
 	const char *body = (const char *)(h + 1);
+	const __u32 *ids = (const void *)body;
 
 	if (h->type == PERF_RECORD_MMAP2) {
 		struct {
@@ -578,32 +694,32 @@ static void perf_record(struct stk_unwinder *u,
 			__u32 prot, flags;
 			char filename[];
 		} const *m = (const void *)body;
+		struct stk_map nm = {
+			m->addr, m->addr + m->len, m->pgoff, m->maj, m->min,
+			m->ino, m->prot & PROT_EXEC, NULL,
+		};
 
-		/* files only: [vdso] and the like are read from memory */
-		if (m->filename[0] == '/')
-			maps_add(u, m->pid, m->addr - m->pgoff,
-				 m->addr + m->len, up_intern(m->filename));
+		/* files only: [vdso], //anon and the like have no ELF file */
+		if (m->filename[0] != '/' || !strncmp(m->filename, "//", 2))
+			return;
+		nm.file = up_intern(m->filename);
+		if (nm.file)
+			maps_add(u, m->pid, &nm);
 	} else if (h->type == PERF_RECORD_COMM &&
 		   (h->misc & PERF_RECORD_MISC_COMM_EXEC)) {
-		const __u32 *ids = (const void *)body;
-
 		maps_exec(u, ids[0]);
 	} else if (h->type == PERF_RECORD_FORK) {
-		const __u32 *ids = (const void *)body;	/* pid, ppid, tid */
-
+		/* pid, ppid, tid */
 		if (ids[0] == ids[2])
 			maps_fork(u, ids[0], ids[1]);
 		else
 			/* a thread's records name it alone: its process */
 			tgid_add(u, ids[2], ids[0]);
+	} else if (h->type == PERF_RECORD_EXIT && ids[0] == ids[2]) {
+		/* its records, all made before, were unwound */
+		proc_forget(u, ids[0]);
 	}
 }
-
-/* A record of a perf ring buffer, copied out, and its time */
-struct perf_rec {
-	__u64 time;
-	struct perf_event_header *h;
-};
 
 static int perf_rec_cmp(const void *a, const void *b)
 {
@@ -612,9 +728,9 @@ static int perf_rec_cmp(const void *a, const void *b)
 	return x->time < y->time ? -1 : x->time > y->time;
 }
 
-/* Copy the records of ring buffer @meta to *@recs (*@n of them) */
-static void perf_take(struct perf_event_mmap_page *meta,
-		      struct perf_rec **recs, size_t *n, size_t *cap)
+/* Copy the records of ring buffer @meta to the end of u->pending */
+static void perf_take(struct stk_unwinder *u,
+		      struct perf_event_mmap_page *meta)
 {
 	unsigned char *data = (unsigned char *)meta + meta->data_offset;
 	__u64 size = meta->data_size, tail = meta->data_tail, head;
@@ -629,14 +745,15 @@ static void perf_take(struct perf_event_mmap_page *meta,
 			((unsigned char *)&h)[i] = data[(at + i) % size];
 		if (h.size < sizeof(h) + sizeof(__u64))
 			break;
-		if (*n == *cap) {
-			struct perf_rec *more = reallocarray(*recs,
-					*cap ? 2 * *cap : 64, sizeof(**recs));
+		if (u->npending == u->cpending) {
+			size_t cap = u->cpending ? 2 * u->cpending : 64;
+			struct perf_rec *more = reallocarray(u->pending, cap,
+							     sizeof(*more));
 
 			if (!more)
 				break;
-			*recs = more;
-			*cap = *cap ? 2 * *cap : 64;
+			u->pending = more;
+			u->cpending = cap;
 		}
 		copy = malloc(h.size);
 		if (!copy)
@@ -644,35 +761,42 @@ static void perf_take(struct perf_event_mmap_page *meta,
 		for (size_t i = 0; i < h.size; i++)
 			((unsigned char *)copy)[i] = data[(at + i) % size];
 		/* sample_id_all: the time ends every record */
-		memcpy(&(*recs)[*n].time, (char *)copy + h.size - sizeof(__u64),
-		       sizeof(__u64));
-		(*recs)[(*n)++].h = copy;
+		memcpy(&u->pending[u->npending].time,
+		       (char *)copy + h.size - sizeof(__u64), sizeof(__u64));
+		u->pending[u->npending++].h = copy;
 		tail += h.size;
 	}
 	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
 }
 
-void stk_unwinder_update(struct stk_unwinder *u)
+/*
+ * Take in what the kernel told of the maps followed up to time @until
+ * (on the records' clock): the rest waits for later records.
+ */
+static void perf_until(struct stk_unwinder *u, unsigned long long until)
 {
-	struct perf_rec *recs = NULL;
-	size_t n = 0, cap = 0;
+	size_t k = 0;
 
+	if (!u->nperf)
+		return;
 	for (int i = 0; i < u->nperf; i++)
-		perf_take(u->perf[i], &recs, &n, &cap);
+		perf_take(u, u->perf[i]);
 	/* a fork, an exec and the mappings after them, in that order */
-	qsort(recs, n, sizeof(*recs), perf_rec_cmp);
-	for (size_t i = 0; i < n; i++) {
-		perf_record(u, recs[i].h);
-		free(recs[i].h);
+	qsort(u->pending, u->npending, sizeof(*u->pending), perf_rec_cmp);
+	while (k < u->npending && u->pending[k].time <= until) {
+		perf_record(u, u->pending[k].h);
+		free(u->pending[k++].h);
 	}
-	free(recs);
+	memmove(u->pending, u->pending + k,
+		(u->npending - k) * sizeof(*u->pending));
+	u->npending -= k;
 }
 
 static int map_cmp(const void *a, const void *b)
 {
 	const struct stk_map *x = a, *y = b;
 
-	return x->base < y->base ? -1 : x->base > y->base;
+	return x->start < y->start ? -1 : x->start > y->start;
 }
 
 /* A Dwfl of the modules of process @p as followed; or NULL */
@@ -688,8 +812,10 @@ static Dwfl *maps_report(struct stk_unwinder *u, struct stk_maps *p)
 	/* as /proc/PID/maps would show them, for libdwfl to read */
 	qsort(p->m, p->n, sizeof(*p->m), map_cmp);
 	for (int i = 0; i < p->n; i++)
-		fprintf(f, "%lx-%lx r-xp 00000000 00:00 %d %s\n",
-			p->m[i].base, p->m[i].end, i + 1, p->m[i].file);
+		fprintf(f, "%lx-%lx r%cp %08lx %02x:%02x %lu %s\n",
+			p->m[i].start, p->m[i].end, p->m[i].exec ? 'x' : '-',
+			p->m[i].pgoff, p->m[i].maj, p->m[i].min, p->m[i].ino,
+			p->m[i].file);
 	fclose(f);
 	f = text ? fmemopen(text, len, "r") : NULL;
 	dwfl = f ? dwfl_begin(&proc_callbacks) : NULL;
@@ -728,13 +854,16 @@ static Dwfl *proc_report(struct stk_unwinder *u, int pid)
 }
 
 /*
- * The Dwfl of process @pid, its unwinder attached, made at the first
- * record of the process (its maps are read then: one that has exited
- * by then is not unwound), and again if @again (a frame was in none of
- * the modules it knew: a library loaded since) while the process lives;
- * or NULL.
+ * The Dwfl of process @pid, its unwinder attached; or NULL.  A process
+ * followed has it made from its maps as they were at the record's time,
+ * again each time its code mapped changed.  Another has its maps read
+ * at its first record (one that has exited by then is not unwound), and
+ * again if @again (a frame was in none of the modules it knew: a
+ * library loaded since) while it lives; *@made says if it was made
+ * again.
  */
-static Dwfl *proc_dwfl(struct stk_unwinder *u, int pid, bool again)
+static Dwfl *proc_dwfl(struct stk_unwinder *u, int pid, bool again,
+		       bool *made)
 {
 	struct stk_maps *m = maps_of(u, pid, false);
 	struct stk_proc *more;
@@ -744,9 +873,9 @@ static Dwfl *proc_dwfl(struct stk_unwinder *u, int pid, bool again)
 		if (u->procs[i].pid != pid)
 			continue;
 		if (m) {
-			/* followed: made again when its maps changed */
 			if (u->procs[i].gen == m->gen)
 				return u->procs[i].dwfl;
+			*made = true;
 			if (u->procs[i].dwfl)
 				dwfl_end(u->procs[i].dwfl);
 			u->procs[i].dwfl = maps_report(u, m);
@@ -762,8 +891,10 @@ static Dwfl *proc_dwfl(struct stk_unwinder *u, int pid, bool again)
 		if (u->procs[i].dwfl)
 			dwfl_end(u->procs[i].dwfl);
 		u->procs[i].dwfl = dwfl;
+		*made = true;
 		return dwfl;
 	}
+	*made = true;
 	dwfl = m ? maps_report(u, m) : proc_report(u, pid);
 	more = realloc(u->procs, (u->nprocs + 1) * sizeof(*more));
 	if (!more) {
@@ -815,14 +946,15 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	Dwarf_Addr pc;
 	bool activation;
 
-	if (!dwfl_frame_pc(state, &pc, &activation))
-		return DWARF_CB_ABORT;
-	/* a return address: the call is the instruction before it */
-	u->names[u->n++] = frame_name(u, u->dwfl, activation ? pc : pc - 1);
+	/* a frame more than it shows: the stack is cut there */
 	if (u->n == u->max) {
 		u->cut = true;
 		return DWARF_CB_ABORT;
 	}
+	if (!dwfl_frame_pc(state, &pc, &activation))
+		return DWARF_CB_ABORT;
+	/* a return address: the call is the instruction before it */
+	u->names[u->n++] = frame_name(u, u->dwfl, activation ? pc : pc - 1);
 	return DWARF_CB_OK;
 }
 
@@ -840,43 +972,28 @@ static void unwind_with(struct stk_unwinder *u, Dwfl *dwfl)
 					      u->rec->regs[NREGS - 1]);
 }
 
-/* Is thread @tid's process known? */
-static bool tgid_known(const struct stk_unwinder *u, int tid)
-{
-	for (int i = 0; i < u->ntgids; i++)
-		if (u->tgids[i].tid == tid)
-			return true;
-	return false;
-}
-
 int stk_unwind(struct stk_unwinder *u, const struct stk_record *r,
 	       const char **names, int max)
 {
+	bool made = false;
 	Dwfl *dwfl;
 	int pid;
 
 	if (max < 2)
 		return 0;
-	/*
-	 * A thread made, or a library mapped, after the maps followed were
-	 * last taken in, and before this hit: they are in now.
-	 */
-	if (u->nperf && !tgid_known(u, r->tid))
-		stk_unwinder_update(u);
+	/* the threads, forks, execs and mappings made before this hit */
+	perf_until(u, r->ts);
 	pid = tgid_of(u, r->tid);
 	u->rec = r;
 	u->names = names;
 	u->max = max - 1;	/* room for STACK_CUT */
-	dwfl = proc_dwfl(u, pid, false);
+	dwfl = proc_dwfl(u, pid, false, &made);
 	unwind_with(u, dwfl);
-	if (u->unmapped && dwfl) {
-		Dwfl *now;
-
-		stk_unwinder_update(u);
-		now = proc_dwfl(u, pid, true);
-
-		if (now != dwfl)
-			unwind_with(u, now);
+	if (u->unmapped && dwfl && !maps_of(u, pid, false)) {
+		made = false;
+		dwfl = proc_dwfl(u, pid, true, &made);
+		if (made)
+			unwind_with(u, dwfl);
 	}
 	if (u->cut)
 		names[u->n++] = STACK_CUT;
@@ -885,10 +1002,40 @@ int stk_unwind(struct stk_unwinder *u, const struct stk_record *r,
 
 void stk_unwinder_watch(struct stk_unwinder *u, int pid)
 {
+	bool made;
+
 	for (int i = 0; i < u->nprocs; i++)
 		if (u->procs[i].pid == pid)
 			return;
-	proc_dwfl(u, pid, false);
+	proc_dwfl(u, pid, false, &made);
+}
+
+/* Process @pid has exited: what was kept of it goes */
+static void proc_forget(struct stk_unwinder *u, int pid)
+{
+	int k = 0;
+
+	for (int i = 0; i < u->nprocs; i++) {
+		if (u->procs[i].pid != pid) {
+			u->procs[k++] = u->procs[i];
+			continue;
+		}
+		if (u->procs[i].dwfl)
+			dwfl_end(u->procs[i].dwfl);
+	}
+	u->nprocs = k;
+	for (int i = 0; i < u->nmaps; i++) {
+		if (u->maps[i].pid != pid)
+			continue;
+		free(u->maps[i].m);
+		u->maps[i] = u->maps[--u->nmaps];
+		break;
+	}
+	k = 0;
+	for (int i = 0; i < u->ntgids; i++)
+		if (u->tgids[i].pid != pid)
+			u->tgids[k++] = u->tgids[i];
+	u->ntgids = k;
 }
 
 void stk_unwinder_free(struct stk_unwinder *u)
@@ -903,10 +1050,10 @@ void stk_unwinder_free(struct stk_unwinder *u)
 	for (int i = 0; i < u->nmaps; i++)
 		free(u->maps[i].m);
 	free(u->maps);
-	for (int i = 0; i < u->nperf; i++) {
-		munmap(u->perf[i], u->perf_len);
-		close(u->perf_fd[i]);
-	}
+	perf_close(u);
+	for (size_t i = 0; i < u->npending; i++)
+		free(u->pending[i].h);
+	free(u->pending);
 	free(u->perf);
 	free(u->perf_fd);
 	free(u);

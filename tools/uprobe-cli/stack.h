@@ -25,6 +25,7 @@
 struct stk_record {
 	const char *event;		/* the probe's name */
 	int pid, tid;
+	unsigned long long ts;		/* the instance's clock, mono */
 	const unsigned long *regs;	/* DWARF's 17 of x86-64 */
 	const unsigned char *stack;	/* from the stack pointer up */
 	unsigned int len;
@@ -42,13 +43,16 @@ struct stk_raw;
 struct stk_raw *stk_raw_open(const char *inst, const char *const *names,
 			     int n, char *err, size_t errlen);
 /*
- * Hand every record the buffers hold now to @fn: how many, or -1 after a
- * message in @err.
+ * Hand every record the buffers hold now to @fn, in the order of their
+ * time: how many, or -1 after a message in @err.
  */
 long stk_raw_drain(struct stk_raw *r, stk_record_fn fn, void *arg,
 		   char *err, size_t errlen);
-/* The records the buffers had no room for, so far */
-unsigned long long stk_raw_lost(const struct stk_raw *r);
+/*
+ * The records the buffers had no room for, so far; *@some is set when
+ * the kernel lost more than it could count.
+ */
+unsigned long long stk_raw_lost(const struct stk_raw *r, bool *some);
 void stk_raw_close(struct stk_raw *r);
 
 /* The process of thread @tid, from /proc; @tid if it has gone */
@@ -60,7 +64,8 @@ struct stk_unwinder;
 struct stk_unwinder *stk_unwinder_new(void);
 /*
  * The names of the frames of @r, innermost first, into @names (up to
- * @max; interned, never freed); how many.  A frame without a symbol is
+ * @max; interned, never freed); how many.  Records are to be unwound in
+ * the order of their time (stk_raw_drain()'s).  A frame without a symbol is
  * "[BINARY]"; the last is STACK_CUT when the copy ended first.
  */
 int stk_unwind(struct stk_unwinder *u, const struct stk_record *r,
@@ -75,8 +80,6 @@ int stk_unwind(struct stk_unwinder *u, const struct stk_record *r,
  */
 int stk_unwinder_follow(struct stk_unwinder *u, pid_t pid, char *err,
 			size_t errlen);
-/* Take in what the kernel told of the maps followed since last time */
-void stk_unwinder_update(struct stk_unwinder *u);
 /*
  * Read process @pid's maps now if they were not read yet, for its
  * records read later: those of a process that has exited by then could

@@ -61,6 +61,7 @@ struct session {
 				/* hits, or NULL */
 	int stack;		/* bytes of stack each record copies, or 0 */
 	unsigned long long lost;	/* records the buffers lost */
+	bool lost_some;			/* ... and more, uncounted */
 	struct stk_raw *raw;	/* ... read from trace_pipe_raw */
 	struct stk_unwinder *uw;
 	struct stk_counts *stacks;	/* count --by stack's */
@@ -130,6 +131,11 @@ static int inst_stacks(struct session *s)
 
 	while (sub * 1024 < 4 * (s->stack + 512) && sub < 1024)
 		sub *= 2;
+	/* the clock of perf's records of the maps followed (stack.c) */
+	r = inst_write(s, "trace_clock", "mono");
+	if (r)
+		fprintf(stderr, "uprobe-cli: %s/trace_clock: %s: stacks may be unwound in maps of another time\n",
+			s->inst, strerror(-r));
 	r = inst_write(s, "buffer_size_kb", "16384");
 	if (r)
 		fprintf(stderr, "uprobe-cli: %s/buffer_size_kb: %s: fewer stacks fit\n",
@@ -648,8 +654,6 @@ static void drain_stacks(struct session *s)
 
 	if (!s->raw || s->raw_failed)
 		return;
-	/* the maps first: a hit read now was made in them */
-	stk_unwinder_update(s->uw);
 	if (stk_raw_drain(s->raw, on_stack, s, err, sizeof(err)) < 0) {
 		s->raw_failed = true;
 		die("%s", err);
@@ -755,7 +759,7 @@ static int session_run(struct session *s, char **cmd, int *status)
 		close(s->pipe);
 	if (s->raw) {
 		drain_stacks(s);
-		s->lost = stk_raw_lost(s->raw);
+		s->lost = stk_raw_lost(s->raw, &s->lost_some);
 		stk_raw_close(s->raw);
 		s->raw = NULL;
 	}
@@ -1250,9 +1254,9 @@ static int count_by_stack(const char *spec, int top, enum format fmt,
 		ret = 1;
 	if (ret)
 		goto out;
-	if (s.lost)
-		fprintf(stderr, "uprobe-cli: %llu hits' records were lost (the buffers were full): not counted\n",
-			s.lost);
+	if (s.lost || s.lost_some)
+		fprintf(stderr, "uprobe-cli: %s%llu hits' records were lost (the buffers were full): not counted\n",
+			s.lost_some ? "more than " : "", s.lost);
 	if (stack_svg) {
 		char title[sizeof(s.ps[0].place.symbol) + 32];
 
