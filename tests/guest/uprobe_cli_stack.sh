@@ -19,7 +19,7 @@ QUICK=${UTP_STACK_QUICK:-0}
 . /usr/libexec/utrace-tests/utp_helpers.sh
 
 ktap_print_header
-ktap_set_plan 16
+ktap_set_plan 18
 
 # chains FOLDED: 0 if the folded stacks of "stack_target 30 20 5 25"
 # are those the program made, each with its count, and nothing else
@@ -104,6 +104,21 @@ else
 		tail -1 /tmp/flame.svg | grep -q '^</svg>$'
 	check $? "the flame graph has a frame for each function, with its share"
 fi
+
+# trace --stack: each hit's line, its value, then its frames
+out=$(uprobe-cli trace --stack "$T:leaf" x -- "$T" 2 1 0 0)
+echo "$out" | sed 's/^/# /'
+frames=$(echo "$out" | sed 1d | awk 'NF == 5 && $4 == "leaf" { n++; next }
+	n == 1 { printf "%s,", $1 }')
+[ "$(echo "$out" | grep -cE '^ +[0-9]+\.[0-9]+ +[0-9]+ +[0-9]+ leaf +x=')" = 3 ] &&
+	echo "$out" | grep -Eq ' leaf +x=0$' &&
+	echo "$out" | grep -Eq ' leaf +x=1$' &&
+	case $frames in leaf,b,a,main,*_start,) true ;; *) false ;; esac
+check $? "trace --stack: each hit with its value and its frames ($frames)"
+out=$(uprobe-cli -j trace --stack "$T:leaf" x -- "$T" 0 1 0 0)
+echo "# $out"
+echo "$out" | grep -Eq '^\{"time":[0-9.]+,"pid":[0-9]+,"tid":[0-9]+,"function":"leaf","values":\{"x":0\},"stack":\["leaf","c","main",.*"_start"\]\}$'
+check $? "trace --stack as JSON: the frames in \"stack\""
 
 # a child's calls before it execs the program again, and the new
 # program's: each unwound in the maps of its time (the same binary,

@@ -369,7 +369,7 @@ END_TEST
 #define ARGS_PIE FIXTURES "/args_pie"
 
 static const struct {
-	const char *args[9];
+	const char *args[11];
 	const char *message;
 } errors[] = {
 	{ { "add", "/no/such/file:main" },
@@ -455,6 +455,18 @@ static const struct {
 	  "two values named 'a' (give one a name: NAME=VALUE)" },
 	{ { "trace", ARGS_PIE ":args_sum", "$retval" },
 	  "$retval is the value a function returns: probe SPEC%return" },
+	/* stacks: their options where they go */
+	{ { "trace", "--stack-size", "100", ARGS_PIE ":args_sum" },
+	  "trace: --stack-size goes with --stack" },
+	{ { "trace", "--stack", "--stack-size", "40000", ARGS_PIE ":args_sum" },
+	  "trace: --stack-size 40000 is more than the kernel copies, 32768" },
+	{ { "hist", "--stack", ARGS_PIE ":args_sum", "a" },
+	  "hist: --stack and --stack-size go with trace" },
+	{ { "count", "-e", ARGS_PIE ":args_sum", "--folded", "--", "true" },
+	  "count: --folded, --svg and --stack-size go with --by stack" },
+	{ { "count", "-e", ARGS_PIE ":args_sum", "--by", "stack", "--folded",
+	    "--svg", "f.svg", "--", "true" },
+	  "count --by stack: --folded or --svg, not both" },
 	/* --filter: refused before anything is placed */
 	{ { "trace", ARGS_PIE ":args_sum", "a", "--filter", "a > 1 &&" },
 	  "--filter: expected a field name, '!' or '(' at the end" },
@@ -509,7 +521,8 @@ START_TEST(errors_name_the_problem)
 	const char *const *a = errors[_i].args;
 	struct result r;
 
-	cli(&r, 0, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], NULL);
+	cli(&r, 0, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9],
+	    NULL);
 	assert_one_error(&r, errors[_i].message);
 	ck_assert_str_eq(get_file("utprobe_events"), "");
 }

@@ -50,6 +50,7 @@ struct stk_raw {
 	size_t subbuf;
 	unsigned long long lost;
 	bool lost_some;			/* and some the kernel did not count */
+	bool want_info;			/* render each record's values */
 	struct raw_copy **copies;	/* of a drain, put in time order */
 	size_t ncopies, ccopies;
 };
@@ -115,7 +116,7 @@ static int raw_event(struct stk_raw *r, const char *inst, const char *name,
 }
 
 struct stk_raw *stk_raw_open(const char *inst, const char *const *names,
-			     int n, char *err, size_t errlen)
+			     int n, bool info, char *err, size_t errlen)
 {
 	struct stk_raw *r = calloc(1, sizeof(*r));
 	char path[PATH_MAX + 64], *text;
@@ -130,6 +131,7 @@ struct stk_raw *stk_raw_open(const char *inst, const char *const *names,
 	r->fds = calloc(cpus, sizeof(*r->fds));
 	if (!r->tep || !r->kbuf || !r->evs || !r->fds)
 		goto nomem;
+	r->want_info = info;
 	snprintf(path, sizeof(path), "%s/events/header_page", inst);
 	text = slurp(path, &len);
 	if (!text || tep_parse_header_page(r->tep, text, len,
@@ -184,6 +186,7 @@ static const struct stk_event *raw_find(const struct stk_raw *r, int id)
 struct raw_copy {
 	unsigned long long ts;
 	const char *event;
+	char *info;		/* the values, as text, or NULL */
 	int tid;
 	unsigned int len;
 	unsigned long regs[NREGS];
@@ -196,6 +199,29 @@ static int raw_copy_cmp(const void *a, const void *b)
 	const struct raw_copy *y = *(struct raw_copy *const *)b;
 
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/*
+ * The values of record @rec as its event's print format shows them,
+ * "NAME=VALUE ...", past the probed address; malloc()ed, or NULL.
+ */
+static char *raw_info(struct stk_raw *r, struct tep_record *rec)
+{
+	struct trace_seq s;
+	char *info = NULL, *p;
+
+	trace_seq_init(&s);
+	tep_print_event(r->tep, &s, rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&s);
+	p = s.buffer;
+	if (p && *p == '(' && strchr(p, ')'))
+		p = strchr(p, ')') + 1;
+	while (p && *p == ' ')
+		p++;
+	if (p)
+		info = strdup(p);
+	trace_seq_destroy(&s);
+	return info;
 }
 
 /* Copy the records of the sub-buffer in r->page to r->copies: 0, or -1 */
@@ -249,6 +275,7 @@ static int raw_page(struct stk_raw *r)
 			return -1;
 		c->ts = ts;
 		c->event = e->name;
+		c->info = r->want_info ? raw_info(r, &rec) : NULL;
 		c->tid = tep_data_pid(r->tep, &rec);
 		c->len = len;
 		memcpy(c->regs, (char *)data + e->regs->offset,
@@ -290,10 +317,12 @@ long stk_raw_drain(struct stk_raw *r, stk_record_fn fn, void *arg,
 			.regs = c->regs,
 			.stack = c->stack,
 			.len = c->len,
+			.info = c->info,
 		};
 
 		if (!ret)
 			fn(&sr, arg);
+		free(c->info);
 		free(c);
 		n++;
 	}
@@ -998,6 +1027,11 @@ int stk_unwind(struct stk_unwinder *u, const struct stk_record *r,
 	if (u->cut)
 		names[u->n++] = STACK_CUT;
 	return u->n;
+}
+
+int stk_unwinder_pid(struct stk_unwinder *u, int tid)
+{
+	return tgid_of(u, tid);
 }
 
 void stk_unwinder_watch(struct stk_unwinder *u, int pid)

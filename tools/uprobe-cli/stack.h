@@ -29,6 +29,7 @@ struct stk_record {
 	const unsigned long *regs;	/* DWARF's 17 of x86-64 */
 	const unsigned char *stack;	/* from the stack pointer up */
 	unsigned int len;
+	const char *info;		/* "NAME=VALUE ...", if asked for */
 };
 
 typedef void (*stk_record_fn)(const struct stk_record *r, void *arg);
@@ -38,10 +39,11 @@ struct stk_raw;
 
 /*
  * Read the records of the instance at @inst (a tracefs directory) for
- * the utprobes events @names[0..@n); NULL after a message in @err.
+ * the utprobes events @names[0..@n), and their values as text if
+ * @info; NULL after a message in @err.
  */
 struct stk_raw *stk_raw_open(const char *inst, const char *const *names,
-			     int n, char *err, size_t errlen);
+			     int n, bool info, char *err, size_t errlen);
 /*
  * Hand every record the buffers hold now to @fn, in the order of their
  * time: how many, or -1 after a message in @err.
@@ -80,6 +82,8 @@ int stk_unwind(struct stk_unwinder *u, const struct stk_record *r,
  */
 int stk_unwinder_follow(struct stk_unwinder *u, pid_t pid, char *err,
 			size_t errlen);
+/* The process of thread @tid, as known when its last record was unwound */
+int stk_unwinder_pid(struct stk_unwinder *u, int tid);
 /*
  * Read process @pid's maps now if they were not read yet, for its
  * records read later: those of a process that has exited by then could

@@ -367,8 +367,8 @@ static int session_placed(struct probe *ps, int n, void *arg)
 
 		for (int i = 0; names && i < n; i++)
 			names[i] = ps[i].name;
-		s->raw = names ? stk_raw_open(s->inst, names, n, err,
-					      sizeof(err)) : NULL;
+		s->raw = names ? stk_raw_open(s->inst, names, n, !s->stacks,
+					      err, sizeof(err)) : NULL;
 		free(names);
 		if (!s->raw) {
 			session_off(s);
@@ -633,15 +633,65 @@ static int read_hist(struct session *s, const char *name,
 	return n;
 }
 
-/* A record with a stack: unwound, and counted by its frames */
+/* trace --stack: a record, its values and its stack's frames */
+static void show_stack(struct session *s, const struct stk_record *r,
+		       const char *const *names, int n)
+{
+	int i = probe_index(s, r->event), pid;
+	json_writer_t *w;
+
+	if (i < 0)
+		return;
+	pid = stk_unwinder_pid(s->uw, r->tid);
+	s->lines++;
+	if (s->fmt == TABLE) {
+		printf("%12.6f %7d %7d %-20s %s\n", r->ts / 1e9, pid, r->tid,
+		       s->ps[i].place.symbol, r->info ? r->info : "");
+		for (int k = 0; k < n; k++)
+			printf("%*s%s\n", 29, "", names[k]);
+		return;
+	}
+	w = json_new();
+	if (!w) {
+		s->failed = true;
+		return;
+	}
+	jsonw_start_object(w);
+	jsonw_float_field_fmt(w, "time", "%.6f", r->ts / 1e9);
+	jsonw_int_field(w, "pid", pid);
+	jsonw_int_field(w, "tid", r->tid);
+	json_string_field(w, "function", s->ps[i].place.symbol);
+	jsonw_name(w, "values");
+	jsonw_start_object(w);
+	for (int k = 0; k < s->v->nargs; k++) {
+		jsonw_name(w, s->v->f[s->ps[i].row * s->v->nargs + k].name);
+		json_value(s, i, k, r->info ? r->info : "", w);
+	}
+	jsonw_end_object(w);
+	jsonw_name(w, "stack");
+	jsonw_start_array(w);
+	for (int k = 0; k < n; k++)
+		json_string(w, names[k]);
+	jsonw_end_array(w);
+	jsonw_end_object(w);
+	jsonw_destroy(&w);
+}
+
+/*
+ * A record with a stack: unwound, and counted by its frames (count --by
+ * stack) or shown (trace --stack)
+ */
 static void on_stack(const struct stk_record *r, void *arg)
 {
 	struct session *s = arg;
 	const char *names[STACK_FRAMES_MAX];
 	int n = stk_unwind(s->uw, r, names, STACK_FRAMES_MAX);
 
-	if (s->stacks && stk_counts_add(s->stacks, names, n) &&
-	    !s->raw_failed) {
+	if (!s->stacks) {
+		show_stack(s, r, names, n);
+		return;
+	}
+	if (stk_counts_add(s->stacks, names, n) && !s->raw_failed) {
 		s->raw_failed = true;
 		die("out of memory for the stacks");
 	}
@@ -1101,19 +1151,40 @@ static int parse_cmdline(int argc, char **argv, const char *name,
 		FORMAT_LONGOPTS,
 		{ "no-inline", no_argument, NULL, 'I' },
 		{ "filter", required_argument, NULL, 'F' },
+		{ "stack", no_argument, NULL, 'S' },
+		{ "stack-size", required_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, end = dashes_at(argc, argv);
+	bool size_given = false;
 
 	/* getopt sees what is before "--" alone: it keeps its place */
 	while ((c = getopt_long(end, argv, "jf:", opts, NULL)) != -1) {
-		if (c == 'I')
+		if (c == 'I') {
 			up_no_inline = true;
-		else if (c == 'F')
+		} else if (c == 'F') {
 			filter_expr = optarg;
-		else if ((c != 'j' && c != 'f') || format_option(c, optarg))
+		} else if ((c == 'S' || c == 'k') && strcmp(name, "trace")) {
+			return usage_error("%s: --stack and --stack-size go with trace",
+					   name);
+		} else if (c == 'S') {
+			trace_stack = true;
+		} else if (c == 'k') {
+			long v = parse_pos("--stack-size", optarg);
+
+			if (v > STACK_BYTES_MAX)
+				return usage_error("trace: --stack-size %ld is more than the kernel copies, %d",
+						   v, STACK_BYTES_MAX);
+			if (!v)
+				return 2;
+			stack_bytes = v;
+			size_given = true;
+		} else if ((c != 'j' && c != 'f') || format_option(c, optarg)) {
 			return 2;
+		}
 	}
+	if (size_given && !trace_stack)
+		return usage_error("trace: --stack-size goes with --stack");
 	if (table_or_json(name))
 		return 2;
 	*words = argv + optind;
@@ -1141,14 +1212,27 @@ int cmd_trace(int argc, char **argv)
 	s.fmt = out_fmt;
 	ret = session_probes(&s, "trace", words[0], false, words + 1,
 			     nwords - 1);
+	/* --stack: each hit's stack too, its frames under its line */
+	if (!ret && trace_stack) {
+		s.stack = stack_bytes;
+		for (int i = 0; i < s.n; i++)
+			s.ps[i].stack = s.stack;
+		s.uw = stk_unwinder_new();
+		if (!s.uw)
+			ret = die("out of memory");
+	}
 	if (!ret && s.fmt == TABLE)
 		printf("%12s %7s %7s %-20s %s\n", "TIME", "PID", "TID",
 		       "FUNCTION", "VALUES");
 	fflush(stdout);
 	if (!ret)
 		ret = session_run(&s, cmd, &status);
-	if (!ret && s.failed)
+	if (!ret && (s.failed || s.raw_failed))
 		ret = 1;
+	if (!ret && (s.lost || s.lost_some))
+		fprintf(stderr, "uprobe-cli: %s%llu hits' records were lost (the buffers were full)\n",
+			s.lost_some ? "more than " : "", s.lost);
+	stk_unwinder_free(s.uw);
 	probes_free(s.ps, s.n, &v);
 	return ret ? ret : status;
 }
@@ -1222,6 +1306,7 @@ int by_size(const char *arg)
 }
 
 bool stack_folded;
+bool trace_stack;
 const char *stack_svg;
 int stack_bytes = STACK_BYTES;
 

@@ -30,6 +30,8 @@ int count_by(const char *spec, const char *by, int top, int size,
  * writes a flame graph, each record copies stack_bytes of the stack.
  */
 extern bool stack_folded;
+/* trace --stack: each hit with its stack */
+extern bool trace_stack;
 extern const char *stack_svg;
 extern int stack_bytes;
 
