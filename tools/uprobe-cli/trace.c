@@ -516,26 +516,40 @@ static void json_value(const struct session *s, int i, int k,
 }
 
 /* Record @r of probe @i as one line of JSON */
-static void show_json(struct session *s, int i, const struct record *r)
+/*
+ * A hit of probe @i as a JSON object, left open for more members: its
+ * time, process, thread, function and values (the text @vals)
+ */
+static json_writer_t *json_hit(struct session *s, int i, double time,
+			       int pid, int tid, const char *vals)
 {
 	json_writer_t *w = json_new();
 
 	if (!w) {
 		s->failed = true;
-		return;
+		return NULL;
 	}
 	jsonw_start_object(w);
-	jsonw_float_field_fmt(w, "time", "%.6f", r->time);
-	jsonw_int_field(w, "pid", r->pid);
-	jsonw_int_field(w, "tid", r->tid);
+	jsonw_float_field_fmt(w, "time", "%.6f", time);
+	jsonw_int_field(w, "pid", pid);
+	jsonw_int_field(w, "tid", tid);
 	json_string_field(w, "function", s->ps[i].place.symbol);
 	jsonw_name(w, "values");
 	jsonw_start_object(w);
 	for (int k = 0; k < s->v->nargs; k++) {
 		jsonw_name(w, s->v->f[s->ps[i].row * s->v->nargs + k].name);
-		json_value(s, i, k, r->values, w);
+		json_value(s, i, k, vals, w);
 	}
 	jsonw_end_object(w);
+	return w;
+}
+
+static void show_json(struct session *s, int i, const struct record *r)
+{
+	json_writer_t *w = json_hit(s, i, r->time, r->pid, r->tid, r->values);
+
+	if (!w)
+		return;
 	jsonw_end_object(w);
 	jsonw_destroy(&w);
 }
@@ -651,23 +665,9 @@ static void show_stack(struct session *s, const struct stk_record *r,
 			printf("%*s%s\n", 29, "", names[k]);
 		return;
 	}
-	w = json_new();
-	if (!w) {
-		s->failed = true;
+	w = json_hit(s, i, r->ts / 1e9, pid, r->tid, r->info ? r->info : "");
+	if (!w)
 		return;
-	}
-	jsonw_start_object(w);
-	jsonw_float_field_fmt(w, "time", "%.6f", r->ts / 1e9);
-	jsonw_int_field(w, "pid", pid);
-	jsonw_int_field(w, "tid", r->tid);
-	json_string_field(w, "function", s->ps[i].place.symbol);
-	jsonw_name(w, "values");
-	jsonw_start_object(w);
-	for (int k = 0; k < s->v->nargs; k++) {
-		jsonw_name(w, s->v->f[s->ps[i].row * s->v->nargs + k].name);
-		json_value(s, i, k, r->info ? r->info : "", w);
-	}
-	jsonw_end_object(w);
 	jsonw_name(w, "stack");
 	jsonw_start_array(w);
 	for (int k = 0; k < n; k++)
