@@ -19,7 +19,7 @@ QUICK=${UTP_STACK_QUICK:-0}
 . /usr/libexec/utrace-tests/utp_helpers.sh
 
 ktap_print_header
-ktap_set_plan 18
+ktap_set_plan 20
 
 # chains FOLDED: 0 if the folded stacks of "stack_target 30 20 5 25"
 # are those the program made, each with its count, and nothing else
@@ -119,6 +119,25 @@ out=$(uprobe-cli -j trace --stack "$T:leaf" x -- "$T" 0 1 0 0)
 echo "# $out"
 echo "$out" | grep -Eq '^\{"time":[0-9.]+,"pid":[0-9]+,"tid":[0-9]+,"function":"leaf","values":\{"x":0\},"stack":\["leaf","c","main",.*"_start"\]\}$'
 check $? "trace --stack as JSON: the frames in \"stack\""
+
+# a function inlined into its caller is a frame of its own, as gdb
+# shows it
+out=$(uprobe-cli count -e "$T:leaf" --by stack --folded -- "$T" 0 0 0 0 0 0 9)
+echo "$out" | sed 's/^/# /'
+[ "$(echo "$out" | grep -c .)" = 1 ] &&
+	echo "$out" | grep -q '^_start;.*;main;d;ind;leaf 9$'
+check $? "an inlined function: a frame between its caller and its callee"
+
+# C++: a class template's static function, called from a lambda in a
+# function template, and from a destructor run by an exception in
+# flight; every frame named as C++ names it
+X=$L/stack_cxx
+out=$(uprobe-cli count -e "$X:ns::Box<long>::leaf(long)" --by stack --folded -- "$X" 6)
+echo "$out" | sed 's/^/# /'
+[ "$(echo "$out" | grep -c .)" = 2 ] &&
+	echo "$out" | grep -qF ';main;int ns::run<long>(long);ns::run<long>(long)::{lambda(long)#1}::operator()(long) const;ns::Box<long>::leaf(long) 6' &&
+	echo "$out" | grep -q ';main;ns::thrower(long)[^;]*;ns::Guard::~Guard();ns::Box<long>::leaf(long) 6$'
+check $? "C++: templates, a lambda, a destructor under an exception, demangled"
 
 # a child's calls before it execs the program again, and the new
 # program's: each unwound in the maps of its time (the same binary,

@@ -3,7 +3,7 @@
  * Known call chains for uprobe-cli count --by stack, built -O2 -g PIE
  * without frame pointers, as Debian builds programs:
  *
- *   stack_target A C R T [LINGER_MS [E]]
+ *   stack_target A C R T [LINGER_MS [E [D]]]
  *
  * calls leaf() A times through main, a, b; C times through main, c; R
  * times at the bottom of 40 frames of rec() of 1 KiB each (deeper than
@@ -11,6 +11,8 @@
  * own.  It then sleeps LINGER_MS (default 0) before it exits.  With E,
  * a child of it calls leaf() E times through main, forked, a, b, then
  * execs stack_target 0 E 0 0: the same calls in two programs' maps.
+ * With D, it calls leaf() D times through main, d and ind, a function
+ * the compiler inlined into d.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -39,6 +41,17 @@ PROBED int a(int x)
 PROBED int c(int x)
 {
 	return leaf(x) - 1;
+}
+
+static inline __attribute__((always_inline)) int ind(int x)
+{
+	KEEP(x);
+	return leaf(x) + 5;
+}
+
+PROBED int d(int x)
+{
+	return ind(x) * 3;
 }
 
 PROBED int rec(int depth, int x)
@@ -104,6 +117,9 @@ int main(int argc, char **argv)
 	KEEP(sum);
 	if (argc > 6 && forked(argv[0], argv[6]))
 		return 1;
+	for (long i = 0; argc > 7 && i < atol(argv[7]); i++)
+		sum += d(i);
+	KEEP(sum);
 	ts.tv_sec = linger / 1000;
 	ts.tv_nsec = linger % 1000 * 1000000;
 	nanosleep(&ts, NULL);

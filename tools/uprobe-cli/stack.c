@@ -9,6 +9,7 @@
  * by build id and debuglink).  stackcount.c counts the stacks.
  */
 #define _GNU_SOURCE
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -367,7 +368,19 @@ struct stk_tgid {
 	int tid, pid;
 };
 
+/* What is known of the frames at a pc of a process (its Dwfl) */
+#define STK_PC_CACHE	4096
+#define STK_INLINED_MAX	7
+struct stk_pc {
+	Dwfl *dwfl;
+	Dwarf_Addr pc;
+	const char *names[STK_INLINED_MAX + 1];
+	int n;
+	bool unmapped;
+};
+
 struct stk_unwinder {
+	struct stk_pc pcs[STK_PC_CACHE];
 	struct stk_proc *procs;
 	int nprocs;
 	struct stk_tgid *tgids;
@@ -864,6 +877,17 @@ static Dwfl *maps_report(struct stk_unwinder *u, struct stk_maps *p)
 	return dwfl;
 }
 
+/* End @dwfl, and forget what was known of its pcs: the address is reused */
+static void dwfl_drop(struct stk_unwinder *u, Dwfl *dwfl)
+{
+	if (!dwfl)
+		return;
+	for (int i = 0; i < STK_PC_CACHE; i++)
+		if (u->pcs[i].dwfl == dwfl)
+			u->pcs[i].dwfl = NULL;
+	dwfl_end(dwfl);
+}
+
 /* A Dwfl of process @pid's modules as mapped now; or NULL */
 static Dwfl *proc_report(struct stk_unwinder *u, int pid)
 {
@@ -905,8 +929,7 @@ static Dwfl *proc_dwfl(struct stk_unwinder *u, int pid, bool again,
 			if (u->procs[i].gen == m->gen)
 				return u->procs[i].dwfl;
 			*made = true;
-			if (u->procs[i].dwfl)
-				dwfl_end(u->procs[i].dwfl);
+			dwfl_drop(u, u->procs[i].dwfl);
 			u->procs[i].dwfl = maps_report(u, m);
 			u->procs[i].gen = m->gen;
 			return u->procs[i].dwfl;
@@ -917,8 +940,7 @@ static Dwfl *proc_dwfl(struct stk_unwinder *u, int pid, bool again,
 		dwfl = proc_report(u, pid);
 		if (!dwfl)
 			return u->procs[i].dwfl;
-		if (u->procs[i].dwfl)
-			dwfl_end(u->procs[i].dwfl);
+		dwfl_drop(u, u->procs[i].dwfl);
 		u->procs[i].dwfl = dwfl;
 		*made = true;
 		return dwfl;
@@ -936,7 +958,7 @@ static Dwfl *proc_dwfl(struct stk_unwinder *u, int pid, bool again,
 	return dwfl;
 }
 
-/* The name of the frame at @pc (in the call, for a return address) */
+/* The name of the function at @pc, by its symbol */
 static const char *frame_name(struct stk_unwinder *u, Dwfl *dwfl,
 			      Dwarf_Addr pc)
 {
@@ -969,6 +991,71 @@ static const char *frame_name(struct stk_unwinder *u, Dwfl *dwfl,
 	return up_intern(buf) ?: "[unknown]";
 }
 
+/* The name of @die, a function or what is inlined of one, demangled */
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *name = dwarf_formstring(dwarf_attr_integrate(die,
+				DW_AT_linkage_name, &attr));
+	char *d = name ? up_demangle(name) : NULL;
+
+	if (!d)
+		name = dwarf_diename(die);
+	name = d ? up_intern(d) : name ? up_intern(name) : NULL;
+	free(d);
+	return name;
+}
+
+/*
+ * The functions inlined where @pc is in module @m, innermost first, into
+ * @out (@max at most): how many.  Their caller is the symbol's function.
+ */
+static int inlined_at(Dwfl_Module *m, Dwarf_Addr pc, const char **out,
+		      int max)
+{
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Addr bias;
+	int n = 0, ns;
+
+	cu = dwfl_module_addrdie(m, pc, &bias);
+	ns = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : 0;
+	for (int i = 0; i < ns && n < max; i++) {
+		const char *name;
+
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		name = die_name(&scopes[i]);
+		if (name)
+			out[n++] = name;
+	}
+	free(scopes);
+	return n;
+}
+
+/*
+ * The frames at @pc (in the call, for a return address) into u->names:
+ * the functions inlined there, innermost first, then the function, by
+ * its symbol.  Each pc's are kept: a hot stack has the same ones.
+ */
+static void frame_names(struct stk_unwinder *u, Dwfl *dwfl, Dwarf_Addr pc)
+{
+	struct stk_pc *c = &u->pcs[(pc ^ (pc >> 12) ^ (uintptr_t)dwfl) %
+				   STK_PC_CACHE];
+	Dwfl_Module *m;
+
+	if (c->dwfl != dwfl || c->pc != pc || !dwfl) {
+		m = dwfl ? dwfl_addrmodule(dwfl, pc) : NULL;
+		c->dwfl = dwfl;
+		c->pc = pc;
+		c->n = m ? inlined_at(m, pc, c->names, STK_INLINED_MAX) : 0;
+		c->names[c->n++] = frame_name(u, dwfl, pc);
+		c->unmapped = !m;
+	}
+	u->unmapped |= c->unmapped;
+	for (int i = 0; i < c->n && u->n < u->max; i++)
+		u->names[u->n++] = c->names[i];
+}
+
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct stk_unwinder *u = arg;
@@ -983,7 +1070,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	if (!dwfl_frame_pc(state, &pc, &activation))
 		return DWARF_CB_ABORT;
 	/* a return address: the call is the instruction before it */
-	u->names[u->n++] = frame_name(u, u->dwfl, activation ? pc : pc - 1);
+	frame_names(u, u->dwfl, activation ? pc : pc - 1);
 	return DWARF_CB_OK;
 }
 
@@ -997,8 +1084,7 @@ static void unwind_with(struct stk_unwinder *u, Dwfl *dwfl)
 	if (dwfl)
 		dwfl_getthread_frames(dwfl, u->rec->tid, frame_cb, u);
 	if (!u->n)
-		u->names[u->n++] = frame_name(u, dwfl,
-					      u->rec->regs[NREGS - 1]);
+		frame_names(u, dwfl, u->rec->regs[NREGS - 1]);
 }
 
 int stk_unwind(struct stk_unwinder *u, const struct stk_record *r,
@@ -1054,8 +1140,7 @@ static void proc_forget(struct stk_unwinder *u, int pid)
 			u->procs[k++] = u->procs[i];
 			continue;
 		}
-		if (u->procs[i].dwfl)
-			dwfl_end(u->procs[i].dwfl);
+		dwfl_drop(u, u->procs[i].dwfl);
 	}
 	u->nprocs = k;
 	for (int i = 0; i < u->nmaps; i++) {
