@@ -91,6 +91,7 @@ else
 	out=$(uprobe-cli -j count -e "$T:leaf" --by stack --top 1 -- "$T" 30 20 5 25)
 	echo "# $out"
 	echo "$out" | grep -q '^{"probe":"leaf","lost":0,"hits":80,"distinct":4,"stacks":\[{"count":30,"frames":\["leaf","b","a","main",' &&
+		echo "$out" | grep -Eq ',"unwind_ms":[0-9]+\.[0-9]{3}}$' &&
 		[ "$(echo "$out" | grep -o '"count"' | wc -l)" = 1 ]
 	check $? "JSON: the hits, and the top stack with its frames"
 

@@ -20,6 +20,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -62,6 +63,7 @@ struct session {
 	int stack;		/* bytes of stack each record copies, or 0 */
 	unsigned long long lost;	/* records the buffers lost */
 	bool lost_some;			/* ... and more, uncounted */
+	unsigned long long unwind_ns;	/* the time unwinding took */
 	struct stk_raw *raw;	/* ... read from trace_pipe_raw */
 	struct stk_unwinder *uw;
 	struct stk_counts *stacks;	/* count --by stack's */
@@ -685,8 +687,14 @@ static void on_stack(const struct stk_record *r, void *arg)
 {
 	struct session *s = arg;
 	const char *names[STACK_FRAMES_MAX];
-	int n = stk_unwind(s->uw, r, names, STACK_FRAMES_MAX);
+	struct timespec t0, t1;
+	int n;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	n = stk_unwind(s->uw, r, names, STACK_FRAMES_MAX);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	s->unwind_ns += (t1.tv_sec - t0.tv_sec) * 1000000000ULL +
+			t1.tv_nsec - t0.tv_nsec;
 	if (!s->stacks) {
 		show_stack(s, r, names, n);
 		return;
@@ -1363,6 +1371,8 @@ static int count_by_stack(const char *spec, int top, enum format fmt,
 		json_string_field(w, "probe", s.ps[0].place.symbol);
 		jsonw_uint_field(w, "lost", s.lost);
 		stk_counts_json(s.stacks, w, top, json_string);
+		/* the tool's own time: how many stacks a second it keeps up with */
+		jsonw_float_field_fmt(w, "unwind_ms", "%.3f", s.unwind_ns / 1e6);
 		jsonw_end_object(w);
 		jsonw_destroy(&w);
 	} else {
