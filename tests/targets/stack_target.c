@@ -11,8 +11,8 @@
  * own.  It then sleeps LINGER_MS (default 0) before it exits.  With E,
  * a child of it calls leaf() E times through main, forked, a, b, then
  * execs stack_target 0 E 0 0: the same calls in two programs' maps.
- * With D, it calls leaf() D times through main, d and ind, a function
- * the compiler inlined into d.
+ * With D, it calls leaf() D times through main, d, ind and ind2, ind
+ * inlined into d and ind2 into ind.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -43,10 +43,16 @@ PROBED int c(int x)
 	return leaf(x) - 1;
 }
 
-static inline __attribute__((always_inline)) int ind(int x)
+static inline __attribute__((always_inline)) int ind2(int x)
 {
 	KEEP(x);
 	return leaf(x) + 5;
+}
+
+static inline __attribute__((always_inline)) int ind(int x)
+{
+	KEEP(x);
+	return ind2(x) * 7;
 }
 
 PROBED int d(int x)

@@ -288,10 +288,23 @@ static int raw_page(struct stk_raw *r)
 }
 
 long stk_raw_drain(struct stk_raw *r, stk_record_fn fn, void *arg,
-		   char *err, size_t errlen)
+		   bool last, char *err, size_t errlen)
 {
+	unsigned long long cutoff = ~0ULL;
+	struct timespec now;
+	size_t k = 0;
 	long n = 0;
 	int ret = 0;
+
+	/*
+	 * A record another CPU commits just after its buffer was read may
+	 * be older than one read from a later CPU: those of the last
+	 * STACK_SETTLE_NS wait for the next drain, all of them the last.
+	 */
+	if (!last && !clock_gettime(CLOCK_MONOTONIC, &now))
+		cutoff = now.tv_sec * 1000000000ULL + now.tv_nsec -
+			 STACK_SETTLE_NS;
+	*err = '\0';
 
 	for (int i = 0; i < r->nfds && !ret; i++) {
 		ssize_t got;
@@ -310,6 +323,11 @@ long stk_raw_drain(struct stk_raw *r, stk_record_fn fn, void *arg,
 	qsort(r->copies, r->ncopies, sizeof(*r->copies), raw_copy_cmp);
 	for (size_t i = 0; i < r->ncopies; i++) {
 		struct raw_copy *c = r->copies[i];
+
+		if (!ret && c->ts > cutoff) {
+			r->copies[k++] = c;
+			continue;
+		}
 		struct stk_record sr = {
 			.event = c->event,
 			.pid = c->tid,
@@ -327,7 +345,7 @@ long stk_raw_drain(struct stk_raw *r, stk_record_fn fn, void *arg,
 		free(c);
 		n++;
 	}
-	r->ncopies = 0;
+	r->ncopies = k;
 	return ret ? -1 : n;
 }
 
@@ -346,6 +364,10 @@ void stk_raw_close(struct stk_raw *r)
 	free(r->fds);
 	free(r->page);
 	free(r->evs);
+	for (size_t i = 0; i < r->ncopies; i++) {
+		free(r->copies[i]->info);
+		free(r->copies[i]);
+	}
 	free(r->copies);
 	if (r->kbuf)
 		kbuffer_free(r->kbuf);
@@ -401,6 +423,7 @@ struct stk_unwinder {
 	size_t perf_len;
 	struct perf_rec *pending;	/* taken, in time order, not applied */
 	size_t npending, cpending;
+	unsigned long long perf_lost;	/* records perf had no room for */
 };
 
 static char *debuginfo_path;
@@ -495,14 +518,31 @@ int stk_proc_tgid(int tid)
 	return pid;
 }
 
+/* Thread @tid is of process @pid (from now on: a tid is reused) */
 static void tgid_add(struct stk_unwinder *u, int tid, int pid)
 {
 	struct stk_tgid *more;
 
+	for (int i = 0; i < u->ntgids; i++) {
+		if (u->tgids[i].tid == tid) {
+			u->tgids[i].pid = pid;
+			return;
+		}
+	}
 	more = realloc(u->tgids, (u->ntgids + 1) * sizeof(*more));
 	if (more) {
 		u->tgids = more;
 		u->tgids[u->ntgids++] = (struct stk_tgid){ tid, pid };
+	}
+}
+
+static void tgid_del(struct stk_unwinder *u, int tid)
+{
+	for (int i = 0; i < u->ntgids; i++) {
+		if (u->tgids[i].tid == tid) {
+			u->tgids[i] = u->tgids[--u->ntgids];
+			return;
+		}
 	}
 }
 
@@ -547,6 +587,17 @@ struct stk_maps {
 	struct stk_map *m;
 	int n;
 	unsigned int gen;		/* changes with the code mapped */
+	int threads;			/* alive, as followed */
+};
+
+/* PERF_RECORD_MMAP2's body, as include/uapi/linux/perf_event.h has it */
+struct perf_mmap2 {
+	__u32 pid, tid;
+	__u64 addr, len, pgoff;
+	__u32 maj, min;
+	__u64 ino, ino_generation;
+	__u32 prot, flags;
+	char filename[];
 };
 
 /* A record of a perf ring buffer, copied out, and its time */
@@ -555,7 +606,7 @@ struct perf_rec {
 	struct perf_event_header *h;
 };
 
-#define PERF_PAGES	64		/* data pages of each ring buffer */
+#define PERF_PAGES	256		/* data pages of each ring buffer */
 
 static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 {
@@ -645,7 +696,7 @@ static struct stk_maps *maps_of(struct stk_unwinder *u, int pid, bool make)
 	if (!more)
 		return NULL;
 	u->maps = more;
-	u->maps[u->nmaps] = (struct stk_maps){ .pid = pid };
+	u->maps[u->nmaps] = (struct stk_maps){ .pid = pid, .threads = 1 };
 	return &u->maps[u->nmaps++];
 }
 
@@ -700,12 +751,16 @@ static void maps_fork(struct stk_unwinder *u, int pid, int ppid)
 
 	/* maps_of() may have moved the array */
 	parent = maps_of(u, ppid, false);
-	if (!child || !parent || child == parent ||
-	    maps_room(child, parent->n + 1))
+	if (!child || child == parent)
+		return;
+	/* a pid used again: another process */
+	child->n = 0;
+	child->threads = 1;
+	child->gen++;
+	if (!parent || maps_room(child, parent->n + 1))
 		return;
 	memcpy(child->m, parent->m, parent->n * sizeof(*child->m));
 	child->n = parent->n;
-	child->gen++;
 }
 
 /* An exec: a new address space */
@@ -728,14 +783,7 @@ static void perf_record(struct stk_unwinder *u,
 	const __u32 *ids = (const void *)body;
 
 	if (h->type == PERF_RECORD_MMAP2) {
-		struct {
-			__u32 pid, tid;
-			__u64 addr, len, pgoff;
-			__u32 maj, min;
-			__u64 ino, ino_generation;
-			__u32 prot, flags;
-			char filename[];
-		} const *m = (const void *)body;
+		const struct perf_mmap2 *m = (const void *)body;
 		struct stk_map nm = {
 			m->addr, m->addr + m->len, m->pgoff, m->maj, m->min,
 			m->ino, m->prot & PROT_EXEC, NULL,
@@ -751,16 +799,39 @@ static void perf_record(struct stk_unwinder *u,
 		   (h->misc & PERF_RECORD_MISC_COMM_EXEC)) {
 		maps_exec(u, ids[0]);
 	} else if (h->type == PERF_RECORD_FORK) {
-		/* pid, ppid, tid */
-		if (ids[0] == ids[2])
+		struct stk_maps *p;
+
+		/* pid, ppid, tid: a thread's records name it alone */
+		tgid_add(u, ids[2], ids[0]);
+		if (ids[0] == ids[2]) {
 			maps_fork(u, ids[0], ids[1]);
-		else
-			/* a thread's records name it alone: its process */
-			tgid_add(u, ids[2], ids[0]);
-	} else if (h->type == PERF_RECORD_EXIT && ids[0] == ids[2]) {
-		/* its records, all made before, were unwound */
-		proc_forget(u, ids[0]);
+		} else {
+			p = maps_of(u, ids[0], false);
+			if (p)
+				p->threads++;
+		}
+	} else if (h->type == PERF_RECORD_EXIT) {
+		struct stk_maps *p = maps_of(u, ids[0], false);
+
+		tgid_del(u, ids[2]);
+		/* its last thread: its records, all made before, were unwound */
+		if (p && --p->threads <= 0)
+			proc_forget(u, ids[0]);
+	} else if (h->type == PERF_RECORD_LOST) {
+		const __u64 *lost = (const void *)body;	/* id, lost */
+
+		u->perf_lost += lost[1];
 	}
+}
+
+/* A mapping of a file, an exec, a fork, an exit or a loss */
+static bool perf_useful(const struct perf_event_header *h)
+{
+	const struct perf_mmap2 *m = (const void *)(h + 1);
+
+	if (h->type != PERF_RECORD_MMAP2)
+		return true;
+	return m->filename[0] == '/' && m->filename[1] != '/';
 }
 
 static int perf_rec_cmp(const void *a, const void *b)
@@ -802,6 +873,12 @@ static void perf_take(struct stk_unwinder *u,
 			break;
 		for (size_t i = 0; i < h.size; i++)
 			((unsigned char *)copy)[i] = data[(at + i) % size];
+		/* anonymous memory, mapped often, is of no use: not kept */
+		if (!perf_useful(copy)) {
+			free(copy);
+			tail += h.size;
+			continue;
+		}
 		/* sample_id_all: the time ends every record */
 		memcpy(&u->pending[u->npending].time,
 		       (char *)copy + h.size - sizeof(__u64), sizeof(__u64));
@@ -809,6 +886,17 @@ static void perf_take(struct stk_unwinder *u,
 		tail += h.size;
 	}
 	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+void stk_unwinder_poll(struct stk_unwinder *u)
+{
+	for (int i = 0; i < u->nperf; i++)
+		perf_take(u, u->perf[i]);
+}
+
+unsigned long long stk_unwinder_lost(const struct stk_unwinder *u)
+{
+	return u->perf_lost;
 }
 
 /*
@@ -821,8 +909,7 @@ static void perf_until(struct stk_unwinder *u, unsigned long long until)
 
 	if (!u->nperf)
 		return;
-	for (int i = 0; i < u->nperf; i++)
-		perf_take(u, u->perf[i]);
+	stk_unwinder_poll(u);
 	/* a fork, an exec and the mappings after them, in that order */
 	qsort(u->pending, u->npending, sizeof(*u->pending), perf_rec_cmp);
 	while (k < u->npending && u->pending[k].time <= until) {
@@ -1019,6 +1106,19 @@ static int inlined_at(Dwfl_Module *m, Dwarf_Addr pc, const char **out,
 
 	cu = dwfl_module_addrdie(m, pc, &bias);
 	ns = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : 0;
+	/*
+	 * Those scopes stop at the innermost inlined function, and go on
+	 * where it was defined; the functions it was inlined into are the
+	 * scopes that hold its DIE, up to the real function.
+	 */
+	if (ns > 0) {
+		Dwarf_Die *chain = NULL;
+		int nc = dwarf_getscopes_die(&scopes[0], &chain);
+
+		free(scopes);
+		scopes = chain;
+		ns = nc;
+	}
 	for (int i = 0; i < ns && n < max; i++) {
 		const char *name;
 
@@ -1052,8 +1152,13 @@ static void frame_names(struct stk_unwinder *u, Dwfl *dwfl, Dwarf_Addr pc)
 		c->unmapped = !m;
 	}
 	u->unmapped |= c->unmapped;
-	for (int i = 0; i < c->n && u->n < u->max; i++)
+	for (int i = 0; i < c->n; i++) {
+		if (u->n == u->max) {
+			u->cut = true;
+			break;
+		}
 		u->names[u->n++] = c->names[i];
+	}
 }
 
 static int frame_cb(Dwfl_Frame *state, void *arg)

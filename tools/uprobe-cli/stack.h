@@ -45,11 +45,13 @@ struct stk_raw;
 struct stk_raw *stk_raw_open(const char *inst, const char *const *names,
 			     int n, bool info, char *err, size_t errlen);
 /*
- * Hand every record the buffers hold now to @fn, in the order of their
- * time: how many, or -1 after a message in @err.
+ * Hand the records the buffers hold now to @fn, in the order of their
+ * time, but for those of the last STACK_SETTLE_NS unless @last: how
+ * many, or -1 after a message in @err.
  */
+#define STACK_SETTLE_NS		10000000ULL
 long stk_raw_drain(struct stk_raw *r, stk_record_fn fn, void *arg,
-		   char *err, size_t errlen);
+		   bool last, char *err, size_t errlen);
 /*
  * The records the buffers had no room for, so far; *@some is set when
  * the kernel lost more than it could count.
@@ -84,6 +86,13 @@ int stk_unwinder_follow(struct stk_unwinder *u, pid_t pid, char *err,
 			size_t errlen);
 /* The process of thread @tid, as known when its last record was unwound */
 int stk_unwinder_pid(struct stk_unwinder *u, int tid);
+/*
+ * Take what the kernel told of the maps followed out of its buffers, to
+ * be applied in time: called often, so that they never fill.
+ */
+void stk_unwinder_poll(struct stk_unwinder *u);
+/* The records of the maps followed the kernel had no room for */
+unsigned long long stk_unwinder_lost(const struct stk_unwinder *u);
 /*
  * Read process @pid's maps now if they were not read yet, for its
  * records read later: those of a process that has exited by then could

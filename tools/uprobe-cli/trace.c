@@ -705,14 +705,18 @@ static void on_stack(const struct stk_record *r, void *arg)
 	}
 }
 
-/* Hand the records with stacks there are now to on_stack() */
-static void drain_stacks(struct session *s)
+/*
+ * Hand the records with stacks there are now to on_stack(), all of them
+ * if @last; first take in what the kernel said of the maps
+ */
+static void drain_stacks(struct session *s, bool last)
 {
-	char err[256];
+	char err[256] = "";
 
 	if (!s->raw || s->raw_failed)
 		return;
-	if (stk_raw_drain(s->raw, on_stack, s, err, sizeof(err)) < 0) {
+	stk_unwinder_poll(s->uw);
+	if (stk_raw_drain(s->raw, on_stack, s, last, err, sizeof(err)) < 0) {
 		s->raw_failed = true;
 		die("%s", err);
 	}
@@ -739,7 +743,7 @@ static int session_wait(pid_t pid, int *status, void *arg)
 			usleep(20000);
 			if (pid > 0)
 				stk_unwinder_watch(s->uw, pid);
-			drain_stacks(s);
+			drain_stacks(s, false);
 		} else {
 			poll(&pfd, 1, 100);
 			drain(s, buf, sizeof(buf), &len);
@@ -753,7 +757,7 @@ static int session_wait(pid_t pid, int *status, void *arg)
 	}
 	if (s->pipe >= 0)
 		drain(s, buf, sizeof(buf), &len);
-	drain_stacks(s);
+	drain_stacks(s, false);
 	/* the table goes with the trigger */
 	if (s->trigger && !s->counts)
 		s->nb = read_hist(s, s->ps[0].name, &s->b, &s->dropped);
@@ -816,8 +820,11 @@ static int session_run(struct session *s, char **cmd, int *status)
 	if (s->pipe >= 0)
 		close(s->pipe);
 	if (s->raw) {
-		drain_stacks(s);
+		drain_stacks(s, true);
 		s->lost = stk_raw_lost(s->raw, &s->lost_some);
+		if (stk_unwinder_lost(s->uw))
+			fprintf(stderr, "uprobe-cli: the kernel lost %llu of its records of the processes' maps: some stacks may be named from maps of another time\n",
+				stk_unwinder_lost(s->uw));
 		stk_raw_close(s->raw);
 		s->raw = NULL;
 	}
