@@ -150,6 +150,10 @@ START_TEST(flame_graph_is_xml_with_a_frame_per_prefix)
 	ck_assert_ptr_nonnull(strstr(svg, "<title>worker (25 hits, 30.49%)</title>"));
 	ck_assert_ptr_nonnull(strstr(svg, "<title>operator:&lt;int&gt;&amp; (2 hits, 2.44%)</title>"));
 	ck_assert_ptr_nonnull(strstr(svg, ">Stacks of &lt;leaf&gt;</text>"));
+	/* names cut to their frames' widths (7 px a character) */
+	ck_assert_ptr_nonnull(strstr(svg, ">[stack ..</text>"));
+	ck_assert_ptr_nonnull(strstr(svg, ">o..</text>"));
+	ck_assert_ptr_nonnull(strstr(svg, ">start_thread</text>"));
 	/* one frame per distinct prefix: 5 leaves, and their callers */
 	{
 		int frames = 0;

@@ -240,6 +240,7 @@ struct flame_node {
 #define FLAME_ROW	16
 #define FLAME_TOP	36	/* the title and the controls */
 #define FLAME_PAD	10
+#define FLAME_CHAR_PX	7	/* 12px monospace, about */
 
 static struct flame_node *flame_child(struct flame_node *parent,
 				      const char *name, size_t len)
@@ -375,6 +376,7 @@ static void flame_frame(struct flame_out *o, const struct flame_node *n,
 {
 	double w = (double)n->count * FLAME_WIDTH / o->total;
 	int y = o->height - FLAME_PAD - (depth + 1) * FLAME_ROW, r, g, b;
+	int chars;
 	const struct flame_node *c;
 
 	/* too narrow to see, and so are its callees */
@@ -389,7 +391,17 @@ static void flame_frame(struct flame_out *o, const struct flame_node *n,
 	fprintf(o->f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"rgb(%d,%d,%d)\" rx=\"2\"/>",
 		x, y, w, FLAME_ROW - 1, r, g, b);
 	fprintf(o->f, "<text x=\"%.2f\" y=\"%d\">", x + 3, y + FLAME_ROW - 4);
-	xml_text(o->f, n->name, n->len);
+	/*
+	 * cut to its frame's width for a viewer without scripts (an image
+	 * in a page); the script fits it again as it zooms
+	 */
+	chars = (int)((w - 6) / FLAME_CHAR_PX);
+	if (chars >= 3 && n->len <= (size_t)chars) {
+		xml_text(o->f, n->name, n->len);
+	} else if (chars >= 3) {
+		xml_text(o->f, n->name, chars - 2);
+		fputs("..", o->f);
+	}
 	fputs("</text></g>\n", o->f);
 	for (c = n->child; c; c = c->next) {
 		flame_frame(o, c, x, depth + 1);
