@@ -330,7 +330,6 @@ long stk_raw_drain(struct stk_raw *r, stk_record_fn fn, void *arg,
 		}
 		struct stk_record sr = {
 			.event = c->event,
-			.pid = c->tid,
 			.tid = c->tid,
 			.ts = c->ts,
 			.regs = c->regs,

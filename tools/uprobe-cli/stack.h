@@ -24,7 +24,7 @@
 /* One hit's record: its process and thread, its registers and stack */
 struct stk_record {
 	const char *event;		/* the probe's name */
-	int pid, tid;
+	int tid;			/* its process: stk_unwinder_pid() */
 	unsigned long long ts;		/* the instance's clock, mono */
 	const unsigned long *regs;	/* DWARF's 17 of x86-64 */
 	const unsigned char *stack;	/* from the stack pointer up */
