@@ -58,18 +58,26 @@ long nop5(long x);
 long riprel(long x);
 long sled(long x);
 
-/* FUNC(name, body): a global function holding only @body */
+/*
+ * FUNC(name, body): a global function holding only @body, with call
+ * frame information (the stack measurement unwinds from lea's entry)
+ */
 #define FUNC(name, body) \
 	".globl " #name "\n .type " #name ", @function\n" #name ":\n" \
-	body "\n .size " #name ", . - " #name "\n"
+	".cfi_startproc\n" body "\n.cfi_endproc\n" \
+	".size " #name ", . - " #name "\n"
 
 asm(".text\n"
-    FUNC(push, "push %rbp\n mov %rsp, %rbp\n lea 1(%rdi), %rax\n"
-	       "pop %rbp\n ret")
+    FUNC(push, "push %rbp\n .cfi_adjust_cfa_offset 8\n"
+	       ".cfi_rel_offset %rbp, 0\n mov %rsp, %rbp\n"
+	       "lea 1(%rdi), %rax\n pop %rbp\n .cfi_adjust_cfa_offset -8\n"
+	       ".cfi_restore %rbp\n ret")
     FUNC(nop, "nop\n lea 1(%rdi), %rax\n ret")
     FUNC(lea, "lea 1(%rdi), %rax\n ret")
     FUNC(mov, "mov %rdi, %rax\n add $1, %rax\n ret")
-    FUNC(sub, "sub $24, %rsp\n add $24, %rsp\n lea 1(%rdi), %rax\n ret")
+    FUNC(sub, "sub $24, %rsp\n .cfi_adjust_cfa_offset 24\n"
+	      "add $24, %rsp\n .cfi_adjust_cfa_offset -24\n"
+	      "lea 1(%rdi), %rax\n ret")
     FUNC(endbr, "endbr64\n lea 1(%rdi), %rax\n ret")
     FUNC(nop5, "nopl 0x0(%rax,%rax,1)\n lea 1(%rdi), %rax\n ret")
     FUNC(riprel, "mov bench_data(%rip), %rax\n add %rdi, %rax\n"
@@ -120,6 +128,20 @@ static void *loop(void *arg)
 	span[n].end = now_ns();
 	__atomic_add_fetch(&bad, b, __ATOMIC_RELAXED);
 	return NULL;
+}
+
+/*
+ * The main thread's loop, 4 KiB below main's frame: a probe copying
+ * the top of the stack at each hit (8 KiB in make bench) finds that much
+ * above the loop, where main's own frame is near the stack's end
+ */
+static __attribute__((noinline)) void deep_loop(void)
+{
+	volatile char room[4096];
+
+	room[0] = 0;
+	loop((void *)0);
+	room[sizeof(room) - 1] = room[0];
 }
 
 static void *blocked(void *arg)
@@ -289,7 +311,7 @@ int main(int argc, char **argv)
 	for (long i = 1; i < threads; i++)
 		if (pthread_create(&t[i], NULL, loop, (void *)i))
 			return 2;
-	loop((void *)0);
+	deep_loop();
 	for (int i = 1; i < threads; i++)
 		pthread_join(t[i], NULL);
 	t0 = span[0].start;
