@@ -92,6 +92,10 @@ check $st "the JSON parses and every figure in it is a number"
 		 jump_vs_mainline; do
 		echo whole_program.$f
 	done
+	for f in stack_bytes count_ns record_ns record_vs_count stack_ns \
+		 stack_vs_count cli_ns cli_hits_per_s unwound_per_s lost; do
+		echo stacks.$f
+	done
 } | sort > $T/want
 cut -d' ' -f1 $T/values | sort > $T/have
 diff $T/want $T/have > $T/diff
