@@ -19,7 +19,7 @@ QUICK=${UTP_STACK_QUICK:-0}
 . /usr/libexec/utrace-tests/utp_helpers.sh
 
 ktap_print_header
-ktap_set_plan 20
+ktap_set_plan 21
 
 # chains FOLDED: 0 if the folded stacks of "stack_target 30 20 5 25"
 # are those the program made, each with its count, and nothing else
@@ -91,7 +91,7 @@ else
 	out=$(uprobe-cli -j count -e "$T:leaf" --by stack --top 1 -- "$T" 30 20 5 25)
 	echo "# $out"
 	echo "$out" | grep -q '^{"probe":"leaf","lost":0,"hits":80,"distinct":4,"stacks":\[{"count":30,"frames":\["leaf","b","a","main",' &&
-		echo "$out" | grep -Eq ',"unwind_ms":[0-9]+\.[0-9]{3}}$' &&
+		echo "$out" | grep -Eq ',"unwind_ms":[0-9]+\.[0-9]{3},"cached":[0-9]+}$' &&
 		[ "$(echo "$out" | grep -o '"count"' | wc -l)" = 1 ]
 	check $? "JSON: the hits, and the top stack with its frames"
 
@@ -189,6 +189,22 @@ bad=$(grep -Ev '^\[stack cut\];|;__libc_start_main;|^_dl_start_user;' /tmp/mallo
 echo "# malloc: $calls calls, $sum in $(wc -l < /tmp/malloc.folded) stacks; not unwound: $bad"
 [ "$sum" = "$calls" ] && [ "$sum" -gt 0 ] && [ -z "$bad" ]
 check $? "libc's malloc under ls -R: each call's stack, whole"
+
+# a stack given again from those unwound before is the one an unwind
+# finds: every chain above (threads, recursion cut, a fork and an exec,
+# inlining), with the cache and without, the same stacks as often; and
+# the cache was used, and only when on
+with=$(uprobe-cli -j count -e "$T:leaf" --by stack --top 100 -- \
+	"$T" 30 20 5 25 0 3 10)
+without=$(UPROBE_CLI_STACK_CACHE=0 uprobe-cli -j count -e "$T:leaf" \
+	--by stack --top 100 -- "$T" 30 20 5 25 0 3 10)
+c1=$(echo "$with" | sed -n 's/.*,"cached":\([0-9]*\)}$/\1/p')
+c0=$(echo "$without" | sed -n 's/.*,"cached":\([0-9]*\)}$/\1/p')
+echo "# $c1 of 96 stacks given again from the cache; $c0 without it"
+[ "${with%,\"unwind_ms\"*}" = "${without%,\"unwind_ms\"*}" ] &&
+	echo "$with" | grep -q '"hits":96,' &&
+	[ "${c1:-0}" -gt 0 ] && [ "$c0" = 0 ]
+check $? "stacks given again as unwound before: the same as unwound afresh"
 
 out=$(uprobe-cli count -e "$T:leaf" --folded -- "$T" 1 0 0 0 2>&1)
 [ $? = 2 ] && [ "$out" = "uprobe-cli: count: --folded, --svg and --stack-size go with --by stack" ]

@@ -28,6 +28,7 @@
 #include "stack.h"
 
 /* DWARF's registers of x86-64: the stack pointer, all of them */
+#define REG_BP		6
 #define REG_SP		7
 #define NREGS		17
 
@@ -400,8 +401,46 @@ struct stk_pc {
 	bool unmapped;
 };
 
+/*
+ * A stack unwound before, to be given again without unwinding.  What an
+ * unwind finds depends on the modules (the Dwfl), on the registers its
+ * rules read and on the stack words it read.  A stack is kept only when
+ * no rule of any of its frames reads a register but rsp and rbp (the
+ * ip picks the rules); it is given again for a record of the same Dwfl,
+ * ip, rsp, rbp and copy length whose copy holds the same words at every
+ * address the unwind read, and fails the same reads: the unwind would
+ * do again exactly what it did.
+ */
+#define STK_SEEN	1024
+#define STK_READS_MAX	48
+struct stk_read {
+	Dwarf_Addr addr;
+	Dwarf_Word val;
+	bool ok;
+};
+
+struct stk_seen {
+	Dwfl *dwfl;		/* NULL: empty */
+	unsigned long ip, sp, bp;
+	unsigned int len;
+	int max;
+	struct stk_read *reads;
+	int nreads;
+	const char **names;
+	int n;
+	bool cut;
+};
+
 struct stk_unwinder {
 	struct stk_pc pcs[STK_PC_CACHE];
+	struct stk_seen seen[STK_SEEN];
+	bool no_seen;			/* UPROBE_CLI_STACK_CACHE=0 */
+	unsigned long long nseen;	/* records given from it */
+	/* the stack words the unwind in progress read */
+	struct stk_read reads[STK_READS_MAX];
+	int nreads;		/* > STK_READS_MAX: too many to keep */
+	Dwarf_Addr fpcs[STACK_FRAMES_MAX];	/* its frames' CFI lookups */
+	int nfpcs;
 	struct stk_proc *procs;
 	int nprocs;
 	struct stk_tgid *tgids;
@@ -453,9 +492,22 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *dwfl_arg,
 	return true;
 }
 
+/* The word at @addr of @r's copy of the stack into @w: false if none */
+static bool copy_word(const struct stk_record *r, Dwarf_Addr addr,
+		      Dwarf_Word *w)
+{
+	unsigned long sp = r->regs[REG_SP];
+
+	if (addr < sp || addr - sp + sizeof(*w) > r->len)
+		return false;
+	memcpy(w, r->stack + (addr - sp), sizeof(*w));
+	return true;
+}
+
 /*
  * The unwinder reads the stack from the copy; it needs memory beyond the
- * copy only when the stack goes on beyond it: it was cut.
+ * copy only when the stack goes on beyond it: it was cut.  What it read
+ * is kept for the stacks seen.
  */
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 			void *dwfl_arg)
@@ -464,11 +516,16 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 	const struct stk_record *r = u->rec;
 	unsigned long sp = r->regs[REG_SP];
 
+	bool ok;
+
 	(void)dwfl;
-	if (addr >= sp && addr - sp + sizeof(*result) <= r->len) {
-		memcpy(result, r->stack + (addr - sp), sizeof(*result));
+	ok = copy_word(r, addr, result);
+	if (u->nreads < STK_READS_MAX)
+		u->reads[u->nreads] = (struct stk_read){ addr, ok ? *result : 0,
+							 ok };
+	u->nreads++;
+	if (ok)
 		return true;
-	}
 	/*
 	 * Just past the copy: the stack goes on beyond it.  Farther (a
 	 * frame pointer that is no frame pointer, another mapping) is no
@@ -498,7 +555,12 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 
 struct stk_unwinder *stk_unwinder_new(void)
 {
-	return calloc(1, sizeof(struct stk_unwinder));
+	struct stk_unwinder *u = calloc(1, sizeof(*u));
+	const char *e = getenv("UPROBE_CLI_STACK_CACHE");
+
+	if (u)
+		u->no_seen = e && !strcmp(e, "0");
+	return u;
 }
 
 int stk_proc_tgid(int tid)
@@ -902,6 +964,11 @@ unsigned long long stk_unwinder_lost(const struct stk_unwinder *u)
  * Take in what the kernel told of the maps followed up to time @until
  * (on the records' clock): the rest waits for later records.
  */
+unsigned long long stk_unwinder_cached(const struct stk_unwinder *u)
+{
+	return u->nseen;
+}
+
 static void perf_until(struct stk_unwinder *u, unsigned long long until)
 {
 	size_t k = 0;
@@ -971,6 +1038,9 @@ static void dwfl_drop(struct stk_unwinder *u, Dwfl *dwfl)
 	for (int i = 0; i < STK_PC_CACHE; i++)
 		if (u->pcs[i].dwfl == dwfl)
 			u->pcs[i].dwfl = NULL;
+	for (int i = 0; i < STK_SEEN; i++)
+		if (u->seen[i].dwfl == dwfl)
+			u->seen[i].dwfl = NULL;
 	dwfl_end(dwfl);
 }
 
@@ -1174,8 +1244,142 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	if (!dwfl_frame_pc(state, &pc, &activation))
 		return DWARF_CB_ABORT;
 	/* a return address: the call is the instruction before it */
-	frame_names(u, u->dwfl, activation ? pc : pc - 1);
+	if (!activation)
+		pc--;
+	if (u->nfpcs < STACK_FRAMES_MAX)
+		u->fpcs[u->nfpcs++] = pc;
+	frame_names(u, u->dwfl, pc);
 	return DWARF_CB_OK;
+}
+
+/* Whether the DWARF expression @ops reads no register but rsp and rbp */
+static bool ops_sp_bp(const Dwarf_Op *ops, size_t nops)
+{
+	for (size_t i = 0; i < nops; i++) {
+		unsigned int reg;
+
+		if (ops[i].atom >= DW_OP_reg0 && ops[i].atom <= DW_OP_reg31)
+			reg = ops[i].atom - DW_OP_reg0;
+		else if (ops[i].atom >= DW_OP_breg0 &&
+			 ops[i].atom <= DW_OP_breg31)
+			reg = ops[i].atom - DW_OP_breg0;
+		else if (ops[i].atom == DW_OP_regx ||
+			 ops[i].atom == DW_OP_bregx)
+			reg = ops[i].number;
+		else
+			continue;
+		if (reg != REG_SP && reg != REG_BP)
+			return false;
+	}
+	return true;
+}
+
+/* Whether @cfi's rules at @pc (if it has some) read only rsp and rbp */
+static bool cfi_sp_bp(Dwarf_CFI *cfi, Dwarf_Addr pc)
+{
+	Dwarf_Op mem[3], *ops;
+	Dwarf_Frame *frame;
+	bool ok = true;
+	size_t nops;
+
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc, &frame))
+		return true;
+	if (dwarf_frame_cfa(frame, &ops, &nops) || !ops_sp_bp(ops, nops))
+		ok = false;
+	for (int reg = 0; ok && reg < NREGS; reg++)
+		if (dwarf_frame_register(frame, reg, mem, &ops, &nops) ||
+		    !ops_sp_bp(ops, nops))
+			ok = false;
+	free(frame);
+	return ok;
+}
+
+/*
+ * Whether what the frames of the unwind just made depend on of the
+ * registers is rsp, rbp and the ip alone: the rules of every frame's
+ * CFI, from .eh_frame and .debug_frame (the unwinder tries both), read
+ * no other register.  Where there is none, the unwinder follows rbp.
+ */
+static bool frames_sp_bp(struct stk_unwinder *u)
+{
+	for (int i = 0; i < u->nfpcs; i++) {
+		Dwfl_Module *m = dwfl_addrmodule(u->dwfl, u->fpcs[i]);
+		Dwarf_Addr bias;
+
+		if (!m)
+			continue;
+		if (!cfi_sp_bp(dwfl_module_eh_cfi(m, &bias), u->fpcs[i] - bias))
+			return false;
+		if (!cfi_sp_bp(dwfl_module_dwarf_cfi(m, &bias),
+			       u->fpcs[i] - bias))
+			return false;
+	}
+	return true;
+}
+
+static struct stk_seen *seen_slot(struct stk_unwinder *u, Dwfl *dwfl,
+				  const struct stk_record *r)
+{
+	unsigned long h = r->regs[NREGS - 1] ^ r->regs[REG_SP] * 31 ^
+			  r->regs[REG_BP] * 7 ^ (uintptr_t)dwfl;
+
+	return &u->seen[(h ^ (h >> 17)) % STK_SEEN];
+}
+
+/* The frames of a stack seen that @r's unwind would find again, or 0 */
+static int seen_take(struct stk_unwinder *u, Dwfl *dwfl,
+		     const struct stk_record *r)
+{
+	struct stk_seen *e = seen_slot(u, dwfl, r);
+	Dwarf_Word w;
+
+	if (!dwfl || u->no_seen || e->dwfl != dwfl ||
+	    e->ip != r->regs[NREGS - 1] ||
+	    e->sp != r->regs[REG_SP] || e->bp != r->regs[REG_BP] ||
+	    e->len != r->len || e->max != u->max)
+		return 0;
+	for (int i = 0; i < e->nreads; i++) {
+		bool ok = copy_word(r, e->reads[i].addr, &w);
+
+		if (ok != e->reads[i].ok || (ok && w != e->reads[i].val))
+			return 0;
+	}
+	memcpy(u->names, e->names, e->n * sizeof(*e->names));
+	u->n = e->n;
+	u->cut = e->cut;
+	u->nseen++;
+	return e->n;
+}
+
+/* Keep the unwind just made of @r by @dwfl, if it can be given again */
+static void seen_put(struct stk_unwinder *u, Dwfl *dwfl,
+		     const struct stk_record *r)
+{
+	struct stk_seen *e = seen_slot(u, dwfl, r);
+	const char **names;
+	struct stk_read *reads;
+
+	if (!dwfl || u->no_seen || u->unmapped || !u->n ||
+	    u->nreads > STK_READS_MAX ||
+	    u->nfpcs == STACK_FRAMES_MAX || !frames_sp_bp(u))
+		return;
+	names = malloc(u->n * sizeof(*names));
+	reads = malloc((u->nreads ?: 1) * sizeof(*reads));
+	if (!names || !reads) {
+		free(names);
+		free(reads);
+		return;
+	}
+	free(e->names);
+	free(e->reads);
+	memcpy(names, u->names, u->n * sizeof(*names));
+	memcpy(reads, u->reads, u->nreads * sizeof(*reads));
+	*e = (struct stk_seen){
+		.dwfl = dwfl, .ip = r->regs[NREGS - 1], .sp = r->regs[REG_SP],
+		.bp = r->regs[REG_BP], .len = r->len, .max = u->max,
+		.reads = reads, .nreads = u->nreads, .names = names,
+		.n = u->n, .cut = u->cut,
+	};
 }
 
 /* Unwind u->rec with @dwfl into u->names */
@@ -1185,6 +1389,8 @@ static void unwind_with(struct stk_unwinder *u, Dwfl *dwfl)
 	u->cut = false;
 	u->unmapped = false;
 	u->dwfl = dwfl;
+	u->nreads = 0;
+	u->nfpcs = 0;
 	if (dwfl)
 		dwfl_getthread_frames(dwfl, u->rec->tid, frame_cb, u);
 	if (!u->n)
@@ -1207,13 +1413,17 @@ int stk_unwind(struct stk_unwinder *u, const struct stk_record *r,
 	u->names = names;
 	u->max = max - 1;	/* room for STACK_CUT */
 	dwfl = proc_dwfl(u, pid, false, &made);
+	if (seen_take(u, dwfl, r))
+		goto out;
 	unwind_with(u, dwfl);
+	seen_put(u, dwfl, r);
 	if (u->unmapped && dwfl && !maps_of(u, pid, false)) {
 		made = false;
 		dwfl = proc_dwfl(u, pid, true, &made);
 		if (made)
 			unwind_with(u, dwfl);
 	}
+out:
 	if (u->cut)
 		names[u->n++] = STACK_CUT;
 	return u->n;
@@ -1279,5 +1489,9 @@ void stk_unwinder_free(struct stk_unwinder *u)
 	free(u->pending);
 	free(u->perf);
 	free(u->perf_fd);
+	for (int i = 0; i < STK_SEEN; i++) {
+		free(u->seen[i].names);
+		free(u->seen[i].reads);
+	}
 	free(u);
 }

@@ -93,6 +93,8 @@ int stk_unwinder_pid(struct stk_unwinder *u, int tid);
 void stk_unwinder_poll(struct stk_unwinder *u);
 /* The records of the maps followed the kernel had no room for */
 unsigned long long stk_unwinder_lost(const struct stk_unwinder *u);
+/* The records whose stack was given again, as unwound before */
+unsigned long long stk_unwinder_cached(const struct stk_unwinder *u);
 /*
  * Read process @pid's maps now if they were not read yet, for its
  * records read later: those of a process that has exited by then could

@@ -1380,6 +1380,7 @@ static int count_by_stack(const char *spec, int top, enum format fmt,
 		stk_counts_json(s.stacks, w, top, json_string);
 		/* the tool's own time: how many stacks a second it keeps up with */
 		jsonw_float_field_fmt(w, "unwind_ms", "%.3f", s.unwind_ns / 1e6);
+		jsonw_uint_field(w, "cached", stk_unwinder_cached(s.uw));
 		jsonw_end_object(w);
 		jsonw_destroy(&w);
 	} else {
