@@ -93,8 +93,13 @@ check $st "the JSON parses and every figure in it is a number"
 		echo whole_program.$f
 	done
 	for f in stack_bytes count_ns record_ns record_vs_count stack_ns \
-		 stack_vs_count cli_ns cli_hits_per_s unwound_per_s lost; do
+		 stack_vs_count; do
 		echo stacks.$f
+	done
+	for c in cache no_cache; do
+		for f in cli_ns cli_hits_per_s unwound_per_s lost; do
+			echo stacks.$c.$f
+		done
 	done
 } | sort > $T/want
 cut -d' ' -f1 $T/values | sort > $T/have
