@@ -7,7 +7,7 @@ xz-utils rsync kmod file elfutils binutils python3 util-linux
 python3-docutils strace libdebuginfod1 libexpat1 libgmp10 libipt2
 libreadline8 libxxhash0 libc6-dbg systemtap-sdt-dev python3.11-minimal
 libmicrohttpd-dev prometheus tmux sqlite3 debuginfod libtraceevent-dev
-libxml2-utils"
+libxml2-utils chromium tesseract-ocr"
 missing=$(for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' || echo "$p"
 done)

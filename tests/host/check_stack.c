@@ -4,7 +4,7 @@
  * counted by their frames, the folded lines FlameGraph reads, the table
  * of the most frequent, their JSON, and the flame graph: well-formed
  * XML (xmllint), a frame for each call chain's prefix with its share,
- * the names escaped.
+ * the names escaped, and its names on screen in a real browser.
  */
 #define _GNU_SOURCE
 #include "check_main.h"
@@ -195,6 +195,78 @@ START_TEST(flame_graph_names_that_are_not_utf8)
 }
 END_TEST
 
+/* The file at @path, as a string to free */
+static char *slurp(const char *path)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = fopen(path, "r");
+
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	if (getdelim(&buf, &len, '\0', f) < 0) {
+		free(buf);
+		buf = strdup("");
+	}
+	fclose(f);
+	return buf;
+}
+
+/*
+ * Opened in a real browser, Debian's chromium (headless), the flame
+ * graph shows its frames' names: read back from the screenshot by OCR
+ * (tesseract).  The page holds the SVG as an <object> (its script runs)
+ * shown in grey with a strong contrast, at twice the scale: OCR reads
+ * text on the frames' warm colours poorly, black on near white well.
+ * And its script loads without an error on the console.
+ */
+static const char view_html[] =
+	"<!DOCTYPE html>\n<html><body style=\"margin:0\">\n"
+	"<object data=\"flame.svg\" type=\"image/svg+xml\" width=\"1200\" "
+	"height=\"300\" style=\"filter: grayscale(1) brightness(1.8) "
+	"contrast(4)\"></object>\n</body></html>\n";
+
+START_TEST(flame_graph_in_a_browser_shows_its_names)
+{
+	struct stk_counts *c = stk_counts_new();
+	char dir[] = "/tmp/check_stack_XXXXXX", cmd[1024], *text, *log;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	add(c, "checksum,compress,worker,start_thread,clone", 40);
+	add(c, "checksum,main,_start", 30);
+	add(c, "compress,main,_start", 15);
+	snprintf(cmd, sizeof(cmd), "%s/flame.svg", dir);
+	ck_assert_int_eq(stk_counts_svg(c, "Stacks of checksum", cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s/view.html", dir);
+	f = fopen(cmd, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(view_html, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && timeout 120 chromium --headless=new --no-sandbox "
+		 "--disable-gpu --hide-scrollbars --user-data-dir=%s/profile "
+		 "--force-device-scale-factor=2 --window-size=1200,400 "
+		 "--enable-logging=stderr --v=0 --screenshot=%s/shot.png "
+		 "file://%s/view.html 2> %s/log && "
+		 "tesseract %s/shot.png %s/ocr --psm 3 2>> %s/log",
+		 dir, dir, dir, dir, dir, dir, dir, dir);
+	ck_assert_msg(system(cmd) == 0, "%s failed", cmd);
+	text = slurp(strcat(strcpy(cmd, dir), "/ocr.txt"));
+	log = slurp(strcat(strcpy(cmd, dir), "/log"));
+	ck_assert_msg(strstr(text, "Stacks of checksum") &&
+		      strstr(text, "85 hits") && strstr(text, "checksum") &&
+		      strstr(text, "compress") && strstr(text, "worker") &&
+		      strstr(text, "main") && strstr(text, "clone"),
+		      "the screenshot reads:\n%s", text);
+	ck_assert_msg(!strstr(log, "Uncaught"), "the console:\n%s", log);
+	free(text);
+	free(log);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	stk_counts_free(c);
+}
+END_TEST
+
 START_TEST(flame_graph_to_a_bad_path_fails)
 {
 	struct stk_counts *c = sample();
@@ -212,6 +284,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, json_of_the_most_frequent);
 	tcase_add_test(tc, flame_graph_is_xml_with_a_frame_per_prefix);
 	tcase_add_test(tc, flame_graph_names_that_are_not_utf8);
+	tcase_add_test(tc, flame_graph_in_a_browser_shows_its_names);
 	tcase_add_test(tc, flame_graph_to_a_bad_path_fails);
 }
 
