@@ -19,7 +19,7 @@ QUICK=${UTP_STACK_QUICK:-0}
 . /usr/libexec/utrace-tests/utp_helpers.sh
 
 ktap_print_header
-ktap_set_plan 21
+ktap_set_plan 22
 
 # chains FOLDED: 0 if the folded stacks of "stack_target 30 20 5 25"
 # are those the program made, each with its count, and nothing else
@@ -205,6 +205,23 @@ echo "# $c1 of 96 stacks given again from the cache; $c0 without it"
 	echo "$with" | grep -q '"hits":96,' &&
 	[ "${c1:-0}" -gt 0 ] && [ "$c0" = 0 ]
 check $? "stacks given again as unwound before: the same as unwound afresh"
+
+# hits faster than the tool can read them at first (while it loads the
+# binary's CFI): every call is a stack unwound or a record counted lost,
+# as the kernel counted it, and said on stderr
+HB=/usr/libexec/utrace-tests/bench/hitbench
+out=$(uprobe-cli -j count -e "$HB:lea" --by stack -- "$HB" run lea 8000 \
+	2> /tmp/stack.err)
+st=$?
+set -- $(echo "$out" | sed -n 's/^{"probe":"lea","lost":\([0-9]*\),"hits":\([0-9]*\),.*/\1 \2/p')
+echo "# 8000 calls: $2 stacks, $1 records lost; $(cat /tmp/stack.err)"
+[ $st = 0 ] && [ $# = 2 ] && [ $(($1 + $2)) = 8000 ] &&
+	if [ "$1" = 0 ]; then
+		[ ! -s /tmp/stack.err ]
+	else
+		[ "$(cat /tmp/stack.err)" = "uprobe-cli: $1 hits' records were lost (the buffers were full): not counted" ]
+	fi
+check $? "a hit the tool had no room for is counted lost: stacks and losses add up"
 
 out=$(uprobe-cli count -e "$T:leaf" --folded -- "$T" 1 0 0 0 2>&1)
 [ $? = 2 ] && [ "$out" = "uprobe-cli: count: --folded, --svg and --stack-size go with --by stack" ]

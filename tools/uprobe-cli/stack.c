@@ -52,6 +52,7 @@ struct stk_raw {
 	size_t subbuf;
 	unsigned long long lost;
 	bool lost_some;			/* and some the kernel did not count */
+	char *inst;			/* the instance's directory */
 	bool want_info;			/* render each record's values */
 	struct raw_copy **copies;	/* of a drain, put in time order */
 	size_t ncopies, ccopies;
@@ -134,6 +135,9 @@ struct stk_raw *stk_raw_open(const char *inst, const char *const *names,
 	if (!r->tep || !r->kbuf || !r->evs || !r->fds)
 		goto nomem;
 	r->want_info = info;
+	r->inst = strdup(inst);
+	if (!r->inst)
+		goto nomem;
 	snprintf(path, sizeof(path), "%s/events/header_page", inst);
 	text = slurp(path, &len);
 	if (!text || tep_parse_header_page(r->tep, text, len,
@@ -349,8 +353,50 @@ long stk_raw_drain(struct stk_raw *r, stk_record_fn fn, void *arg,
 	return ret ? -1 : n;
 }
 
+/*
+ * What the kernel counted of the instance's records it had no room for,
+ * over every CPU: those a full buffer overwrote ("overrun"), those an
+ * interrupted writer gave up ("commit overrun") and those it dropped
+ * ("dropped events"); -1 if a CPU's counts cannot be read.
+ */
+static long long raw_kernel_lost(const struct stk_raw *r)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	char path[PATH_MAX + 64], line[128];
+	unsigned long long n, sum = 0;
+	int found;
+	FILE *f;
+
+	for (long cpu = 0; cpu < cpus; cpu++) {
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%ld/stats",
+			 r->inst, cpu);
+		f = fopen(path, "r");
+		if (!f)
+			continue;	/* a CPU that is not possible */
+		found = 0;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "overrun: %llu", &n) == 1 ||
+			    sscanf(line, "commit overrun: %llu", &n) == 1 ||
+			    sscanf(line, "dropped events: %llu", &n) == 1) {
+				sum += n;
+				found++;
+			}
+		fclose(f);
+		if (found != 3)
+			return -1;
+	}
+	return sum;
+}
+
 unsigned long long stk_raw_lost(const struct stk_raw *r, bool *some)
 {
+	long long k = raw_kernel_lost(r);
+
+	/* the kernel's counts are exact; what the pages said may not be */
+	if (k >= 0) {
+		*some = false;
+		return k;
+	}
 	*some = r->lost_some;
 	return r->lost;
 }
@@ -369,6 +415,7 @@ void stk_raw_close(struct stk_raw *r)
 		free(r->copies[i]);
 	}
 	free(r->copies);
+	free(r->inst);
 	if (r->kbuf)
 		kbuffer_free(r->kbuf);
 	if (r->tep)

@@ -53,8 +53,10 @@ struct stk_raw *stk_raw_open(const char *inst, const char *const *names,
 long stk_raw_drain(struct stk_raw *r, stk_record_fn fn, void *arg,
 		   bool last, char *err, size_t errlen);
 /*
- * The records the buffers had no room for, so far; *@some is set when
- * the kernel lost more than it could count.
+ * The records the buffers had no room for, so far: as the kernel's
+ * statistics of the instance count them, or if they cannot be read as
+ * the pages read said, *@some set when they said more were lost than
+ * they could count.
  */
 unsigned long long stk_raw_lost(const struct stk_raw *r, bool *some);
 void stk_raw_close(struct stk_raw *r);

@@ -775,6 +775,14 @@ static int session_wait(pid_t pid, int *status, void *arg)
 		free(b);
 	}
 	session_off(s);
+	/*
+	 * The rest of the stacks, and what the kernel counted lost, before
+	 * the probes go: removing them clears the buffers and their counts
+	 */
+	if (s->raw) {
+		drain_stacks(s, true);
+		s->lost = stk_raw_lost(s->raw, &s->lost_some);
+	}
 	return 0;
 }
 
@@ -821,7 +829,6 @@ static int session_run(struct session *s, char **cmd, int *status)
 		close(s->pipe);
 	if (s->raw) {
 		drain_stacks(s, true);
-		s->lost = stk_raw_lost(s->raw, &s->lost_some);
 		if (stk_unwinder_lost(s->uw))
 			fprintf(stderr, "uprobe-cli: the kernel lost %llu of its records of the processes' maps: some stacks may be named from maps of another time\n",
 				stk_unwinder_lost(s->uw));
