@@ -33,7 +33,7 @@ work() {
 }
 
 ktap_print_header
-ktap_set_plan 5
+ktap_set_plan 6
 
 # ours: "FILE_OFFSET HITS" of each probe, from count's JSON
 t0=$(date +%s)
@@ -63,7 +63,14 @@ na=$(wc -l < $L/asked)
 awk -v l=$LIBC '{ printf "p:whole/f%s %s:%#x\n", $1, l, $1 }' $L/asked \
 	> $L/defs
 dd if=$L/defs of=$TR/uprobe_events bs=4M 2> /dev/null
+# enabled while a sqlite3 maps the copy, so that those mainline cannot
+# probe stay off
+blocked_sqlite3 $L
+st=$?
 echo 1 > $TR/events/whole/enable 2> /dev/null
+unblocked_sqlite3
+[ $st = 0 ]
+check $? "a sqlite3 mapped the copy, blocked, while mainline's events went on"
 work
 grep -l '^1' $TR/events/whole/f[0-9]*/enable |
 	sed 's|.*/f\([0-9]*\)/enable$|\1|' > $L/on

@@ -29,3 +29,33 @@ same() {
 	echo "$3" | head -5 | sed 's/^/#   /'
 	return 1
 }
+
+# blocked_sqlite3 DIR: start sqlite3 with the libraries of DIR/lib first
+# (LD_LIBRARY_PATH), reading a FIFO that nothing writes, and wait until
+# it is blocked in read(2) of its input: it maps the libraries and runs
+# none of their code.  Mainline uprobes looks at a probed instruction
+# only where its file is mapped, so that only then does enabling an
+# event it cannot probe fail.  0 once it is blocked, 1 if it was not
+# within 60 s; unblocked_sqlite3 kills it (SIGKILL: none of its code
+# runs again) either way.
+blocked_sqlite3() {
+	rm -f "$1/fifo"
+	mkfifo "$1/fifo"
+	# held open for writing, so that opening it to read does not wait
+	exec 8<> "$1/fifo"
+	LD_LIBRARY_PATH=$1/lib sqlite3 :memory: < "$1/fifo" > /dev/null 2>&1 &
+	BLOCKED=$!
+	i=0
+	while ! grep -q '^0 0x0 ' /proc/$BLOCKED/syscall 2> /dev/null &&
+		[ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q '^0 0x0 ' /proc/$BLOCKED/syscall 2> /dev/null
+}
+
+unblocked_sqlite3() {
+	kill -9 $BLOCKED 2> /dev/null
+	wait $BLOCKED 2> /dev/null
+	exec 8>&-
+}
