@@ -364,7 +364,7 @@ static long long raw_kernel_lost(const struct stk_raw *r)
 	long cpus = sysconf(_SC_NPROCESSORS_CONF);
 	char path[PATH_MAX + 64], line[128];
 	unsigned long long n, sum = 0;
-	int found;
+	int found, read = 0;
 	FILE *f;
 
 	for (long cpu = 0; cpu < cpus; cpu++) {
@@ -384,8 +384,9 @@ static long long raw_kernel_lost(const struct stk_raw *r)
 		fclose(f);
 		if (found != 3)
 			return -1;
+		read++;
 	}
-	return sum;
+	return read ? (long long)sum : -1;
 }
 
 unsigned long long stk_raw_lost(const struct stk_raw *r, bool *some)
@@ -1290,9 +1291,15 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	}
 	if (!dwfl_frame_pc(state, &pc, &activation))
 		return DWARF_CB_ABORT;
-	/* a return address: the call is the instruction before it */
+	/*
+	 * A return address: the call is the instruction before it.  The
+	 * unwinder looks an outer frame's rules up there even when it says
+	 * it is an activation (a signal frame's caller): both are checked.
+	 */
 	if (!activation)
 		pc--;
+	else if (u->nfpcs && u->nfpcs < STACK_FRAMES_MAX)
+		u->fpcs[u->nfpcs++] = pc - 1;
 	if (u->nfpcs < STACK_FRAMES_MAX)
 		u->fpcs[u->nfpcs++] = pc;
 	frame_names(u, u->dwfl, pc);

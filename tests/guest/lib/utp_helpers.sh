@@ -32,12 +32,12 @@ same() {
 
 # blocked_sqlite3 DIR: start sqlite3 with the libraries of DIR/lib first
 # (LD_LIBRARY_PATH), reading a FIFO that nothing writes, and wait until
-# it is blocked in read(2) of its input: it maps the libraries and runs
-# none of their code.  Mainline uprobes looks at a probed instruction
-# only where its file is mapped, so that only then does enabling an
-# event it cannot probe fail.  0 once it is blocked, 1 if it was not
-# within 60 s; unblocked_sqlite3 kills it (SIGKILL: none of its code
-# runs again) either way.
+# it is blocked in read(2) of its input with a library of DIR/lib
+# mapped: it maps them and runs none of their code.  Mainline uprobes
+# looks at a probed instruction only where its file is mapped, so that
+# only then does enabling an event it cannot probe fail.  0 once it is
+# blocked, 1 if it was not within 60 s; unblocked_sqlite3 kills it
+# (SIGKILL: none of its code runs again) either way.
 blocked_sqlite3() {
 	rm -f "$1/fifo"
 	mkfifo "$1/fifo"
@@ -51,7 +51,8 @@ blocked_sqlite3() {
 		sleep 0.1
 		i=$((i + 1))
 	done
-	grep -q '^0 0x0 ' /proc/$BLOCKED/syscall 2> /dev/null
+	grep -q '^0 0x0 ' /proc/$BLOCKED/syscall 2> /dev/null &&
+		grep -q " $1/lib/" /proc/$BLOCKED/maps
 }
 
 unblocked_sqlite3() {
