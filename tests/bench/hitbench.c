@@ -131,13 +131,13 @@ static void *loop(void *arg)
 }
 
 /*
- * The main thread's loop, 4 KiB below main's frame: a probe copying
+ * The main thread's loop, 16 KiB below main's frame: a probe copying
  * the top of the stack at each hit (8 KiB in make bench) finds that much
  * above the loop, where main's own frame is near the stack's end
  */
 static __attribute__((noinline)) void deep_loop(void)
 {
-	volatile char room[4096];
+	volatile char room[16384];
 
 	room[0] = 0;
 	loop((void *)0);
