@@ -20,10 +20,12 @@
  *   -:NAME		remove probe NAME (-EBUSY while its event is on)
  *
  * Options may come before FETCHARGS: func=START+SIZE, the function the
- * probe is in (where a jump may enter it), and stack=SIZE, a record that
+ * probe is in (where a jump may enter it); stack=SIZE, a record that
  * also holds the registers to unwind from and a copy of up to SIZE
  * bytes (UTP_STACK_MAX at most) of the user stack from its pointer up
- * (struct utp_stack_head).
+ * (struct utp_stack_head); or, the cheap alternative where the code
+ * keeps frame pointers, callers=N, a record that also holds up to N
+ * return addresses the frame pointers lead to (struct utp_callers_head).
  *
  * FETCHARGS are those of mainline uprobe_events, parsed by the kernel's
  * own probe-argument code (kernel/trace/trace_probe.c): %REG, @ADDR,
@@ -89,6 +91,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/tracefs.h>
 #include <linux/uaccess.h>
@@ -124,6 +127,7 @@ struct utp_named {
 	struct pid *pid;		/* of PID:ADDR or tree=PID, or NULL */
 	char *args;			/* its FETCHARGS as written, or NULL */
 	unsigned int stack_size;	/* stack= bytes a record copies, or 0 */
+	unsigned int callers;		/* callers= words a record holds, or 0 */
 	struct utp_lat __percpu *lat;	/* a return probe's, or NULL */
 	const struct file *owner;	/* its session, or NULL */
 	/*
@@ -175,11 +179,30 @@ struct utp_stack_head {
 /* a data location's offset and length are 16-bit: records stay below */
 #define UTP_STACK_MAX		SZ_32K
 
+/*
+ * What a probe defined with callers=N adds to its record instead, after
+ * the address(es): the data location of up to N words that the frame
+ * pointers lead to.  The first is the word at the user stack pointer,
+ * the return address when the hit is on a function's first instruction,
+ * before the function has saved rbp (the reader knows where the probe is
+ * in its function); then the return address of each frame of the rbp
+ * chain, innermost first, as the arch's walk of a user stack finds them
+ * (ftrace's userstacktrace's), without faulting: they end where a frame
+ * cannot be read, or the chain leaves the stack.
+ */
+struct utp_callers_head {
+	u32 loc;
+	u32 pad;	/* the fetched values that follow stay aligned */
+};
+
+#define UTP_CALLERS_MAX		128
+
 /* The size of @n's record before its fetched values */
 static size_t utp_fixed_size(const struct utp_named *n)
 {
 	return UTP_ENTRY_SIZE(n->lat) +
-	       (n->stack_size ? sizeof(struct utp_stack_head) : 0);
+	       (n->stack_size ? sizeof(struct utp_stack_head) : 0) +
+	       (n->callers ? sizeof(struct utp_callers_head) : 0);
 }
 
 /*
@@ -331,6 +354,45 @@ static void utp_stack_fill(struct utp_named *n, void *entry,
 	head->loc = make_data_loc(done, at);
 }
 
+struct utp_callers_walk {
+	unsigned long *store;
+	unsigned int n;
+	unsigned int max;
+};
+
+static bool utp_callers_take(void *cookie, unsigned long addr)
+{
+	struct utp_callers_walk *w = cookie;
+
+	w->store[w->n++] = addr;
+	return w->n < w->max;
+}
+
+/*
+ * Fill the callers fields of @n's record @entry from @regs, the words at
+ * @at bytes into the record (room for n->callers); the rest is zeroed.
+ */
+static void utp_callers_fill(struct utp_named *n, void *entry,
+			     struct pt_regs *regs, unsigned int at)
+{
+	struct utp_callers_head *head = entry + UTP_ENTRY_SIZE(n->lat);
+	struct utp_callers_walk w = {
+		.store = entry + at,
+		.max = n->callers,
+	};
+	unsigned long sp = user_stack_pointer(regs);
+
+	/* the walk gives the ip first: its place takes the word at sp */
+	arch_stack_walk_user(utp_callers_take, &w, regs);
+	if (!w.n)
+		w.n = 1;
+	if (copy_from_user_nofault(w.store, (void __user *)sp, sizeof(long)))
+		w.store[0] = 0;
+	memset(w.store + w.n, 0, (w.max - w.n) * sizeof(long));
+	head->pad = 0;
+	head->loc = make_data_loc(w.n * sizeof(long), at);
+}
+
 /* Write @n's record, with the values at @data, into @file's buffer. */
 static void utp_event_write(struct utp_named *n, struct trace_event_file *file,
 			    unsigned long func, struct pt_regs *regs,
@@ -355,6 +417,8 @@ static void utp_event_write(struct utp_named *n, struct trace_event_file *file,
 			    sizeof(u64);
 
 		stack = clamp_t(long, room, 0, n->stack_size);
+	} else if (n->callers) {
+		stack = n->callers * sizeof(long);
 	}
 	entry = trace_event_buffer_reserve(&fbuffer, file,
 					   esize + dsize + stack);
@@ -370,6 +434,8 @@ static void utp_event_write(struct utp_named *n, struct trace_event_file *file,
 		memcpy((void *)entry + esize, data, dsize);
 	if (n->stack_size)
 		utp_stack_fill(n, entry, regs, esize + dsize, stack);
+	else if (n->callers)
+		utp_callers_fill(n, entry, regs, esize + dsize);
 	trace_event_buffer_commit(&fbuffer);
 }
 
@@ -393,7 +459,8 @@ static void utp_event_record(struct utp_named *n, unsigned long func,
 	if (tp->nr_args) {
 		dsize = __get_data_size(tp, regs, &file_base);
 		dsize = min_t(int, dsize, UTP_RECORD_MAX -
-			      utp_fixed_size(n) - tp->size);
+			      utp_fixed_size(n) - tp->size -
+			      n->callers * sizeof(long));
 		size = tp->size + dsize;
 		/* zeroed: a value that cannot be read is 0, nothing stale */
 		data = kzalloc(size, GFP_KERNEL);
@@ -549,6 +616,16 @@ static enum print_line_t utp_event_print(struct trace_iterator *iter,
 		/* the bytes copied: the unwinding is the reader's */
 		trace_seq_printf(s, " stack=%u", get_loc_len(head->loc));
 	}
+	if (n->callers) {
+		struct utp_callers_head *head = (void *)entry +
+						UTP_ENTRY_SIZE(ret_probe);
+		unsigned long *w = (void *)entry + get_loc_offs(head->loc);
+		unsigned int k, nr = get_loc_len(head->loc) / sizeof(long);
+
+		trace_seq_puts(s, " callers=");
+		for (k = 0; k < nr; k++)
+			trace_seq_printf(s, "%s0x%lx", k ? "," : "", w[k]);
+	}
 	trace_seq_putc(s, '\n');
 	return trace_handle_return(s);
 }
@@ -580,6 +657,16 @@ static int utp_event_define_fields(struct trace_event_call *event_call)
 		ret = trace_define_field(event_call, "__data_loc u8[]",
 					 "__stack", at +
 					 offsetof(struct utp_stack_head, loc),
+					 sizeof(u32), 0, FILTER_OTHER);
+		if (ret)
+			return ret;
+	}
+	if (n->callers) {
+		ret = trace_define_field(event_call,
+					 "__data_loc unsigned long[]",
+					 "__callers",
+					 UTP_ENTRY_SIZE(utp_named_is_ret(n)) +
+					 offsetof(struct utp_callers_head, loc),
 					 sizeof(u32), 0, FILTER_OTHER);
 		if (ret)
 			return ret;
@@ -958,7 +1045,8 @@ static int utp_parse_args(struct utp_named *n, int argc, const char **argv,
 		if (!ret && !on_file && utp_arg_on_file(&n->tp.args[i]))
 			ret = -EINVAL;
 	}
-	if (!ret && utp_fixed_size(n) + n->tp.size > UTP_RECORD_MAX) {
+	if (!ret && utp_fixed_size(n) + n->tp.size +
+	    n->callers * sizeof(long) > UTP_RECORD_MAX) {
 		trace_probe_log_set_index(0);
 		trace_probe_log_err(0, EVENT_TOO_BIG);
 		ret = -E2BIG;
@@ -978,7 +1066,8 @@ static int utp_parse_args(struct utp_named *n, int argc, const char **argv,
  */
 static struct utp_named *utp_named_new(const char *name, const char *shown,
 				       const char *args, bool ret_probe,
-				       bool on_file, unsigned int stack)
+				       bool on_file, unsigned int stack,
+				       unsigned int callers)
 {
 	struct utp_named *n;
 	char **argv = NULL;
@@ -1001,6 +1090,7 @@ static struct utp_named *utp_named_new(const char *name, const char *shown,
 	}
 	strscpy(n->name, name, sizeof(n->name));
 	n->stack_size = stack;
+	n->callers = callers;
 	if (ret_probe)
 		n->lat = alloc_percpu(struct utp_lat);
 	ret = trace_probe_init(&n->tp, name, UTP_EVENT_GROUP, false, argc);
@@ -1064,16 +1154,17 @@ static int utp_parse_func(const char *opt, u64 *start, u64 *size)
 }
 
 /*
- * "p:NAME PID:ADDR [func=START+SIZE] [stack=SIZE] [FETCHARGS]" or
- * "p:NAME PATH:OFFSET [tree=PID] [func=START+SIZE] [stack=SIZE]
- * [FETCHARGS]"; r: if @ret_probe.  @rest is all after the name.
+ * "p:NAME PID:ADDR [func=START+SIZE] [stack=SIZE | callers=N] [FETCHARGS]"
+ * or "p:NAME PATH:OFFSET [tree=PID] [func=START+SIZE] [stack=SIZE |
+ * callers=N] [FETCHARGS]"; r: if @ret_probe.  @rest is all after the
+ * name.
  */
 static int utp_parse_add(struct utp_line *l, char *name, char *rest,
 			 bool ret_probe)
 {
 	char *colon, *target, *args, *shown;
 	u64 fstart = 0, fsize = 0, at;
-	unsigned int stack = 0;
+	unsigned int stack = 0, callers = 0;
 	unsigned long vaddr;
 	int pid, ret, tree = 0;
 
@@ -1086,7 +1177,8 @@ static int utp_parse_add(struct utp_line *l, char *name, char *rest,
 	/* "stack=" and no number is a fetch argument of that name */
 	while (args && (!strncmp(args, "tree=", 5) ||
 			!strncmp(args, "func=", 5) ||
-			(!strncmp(args, "stack=", 6) && isdigit(args[6])))) {
+			(!strncmp(args, "stack=", 6) && isdigit(args[6])) ||
+			(!strncmp(args, "callers=", 8) && isdigit(args[8])))) {
 		char *opt = strsep(&args, " \t");
 
 		if (*opt == 't' &&
@@ -1100,9 +1192,16 @@ static int utp_parse_add(struct utp_line *l, char *name, char *rest,
 		    (stack || kstrtouint(opt + 6, 0, &stack) || !stack ||
 		     stack > UTP_STACK_MAX))
 			return -EINVAL;
+		if (*opt == 'c' &&
+		    (callers || kstrtouint(opt + 8, 0, &callers) ||
+		     !callers || callers > UTP_CALLERS_MAX))
+			return -EINVAL;
 		if (args)
 			args = skip_spaces(args);
 	}
+	/* one of the two ways to the callers */
+	if (stack && callers)
+		return -EINVAL;
 	if (args && !*args)
 		args = NULL;
 	colon = strrchr(target, ':');
@@ -1130,7 +1229,7 @@ static int utp_parse_add(struct utp_line *l, char *name, char *rest,
 	if (fsize && (at < fstart || at - fstart >= fsize))
 		return -EINVAL;
 	l->n = utp_named_new(name, shown, args, ret_probe, *target == '/',
-			     stack);
+			     stack, callers);
 	if (IS_ERR(l->n)) {
 		ret = PTR_ERR(l->n);
 		l->n = NULL;
@@ -1537,6 +1636,8 @@ static int utp_events_show(struct seq_file *m, void *v)
 			   n->up.func_size);
 	if (n->stack_size)
 		seq_printf(m, " stack=%u", n->stack_size);
+	if (n->callers)
+		seq_printf(m, " callers=%u", n->callers);
 	seq_printf(m, "%s%s\n", n->args ? " " : "", n->args ?: "");
 	return 0;
 }

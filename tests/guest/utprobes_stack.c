@@ -7,7 +7,9 @@
  * with the event's format, by libtraceevent: the oracle is what each
  * call saw of itself (its return address, its caller's locals).  A copy
  * ends where the stack's mapping does, and where the instance's buffer
- * takes no more; bad definitions change nothing.
+ * takes no more; bad definitions change nothing.  And callers=N, the
+ * return addresses the frame pointers lead to, against those the calls
+ * saw.
  */
 #define _GNU_SOURCE
 #include <sys/mman.h>
@@ -35,6 +37,7 @@ struct seen {
 	unsigned long ret;	/* its return address */
 	unsigned long marker;	/* the address of its caller's marker */
 	unsigned long top;	/* the end of the mapping of its stack, or 0 */
+	unsigned long mid_ret;	/* mid()'s return address */
 };
 
 static struct seen *seen;
@@ -47,11 +50,15 @@ PROBED long leaf(volatile unsigned long *marker, long i)
 	return marker[0] + i;
 }
 
-/* Calls leaf() with a marker in its own frame, known to the parent */
-PROBED long mid(long i)
+/*
+ * Calls leaf() with a marker in its own frame, known to the parent; it
+ * keeps a frame pointer, for callers=
+ */
+PROBED __attribute__((optimize("no-omit-frame-pointer"))) long mid(long i)
 {
 	volatile unsigned long marker[4];
 
+	seen[i].mid_ret = (unsigned long)__builtin_return_address(0);
 	marker[0] = MAGIC | i;
 	marker[1] = ~(MAGIC | i);
 	marker[2] = 0;
@@ -419,7 +426,8 @@ TEST_F(stack, bad_stack_options_are_refused)
 {
 	static const char *const bad[] = {
 		"stack=0", "stack=32769", "stack=-1", "stack=", "stack=4k",
-		"stack=64 stack=64",
+		"stack=64 stack=64", "callers=0", "callers=129",
+		"callers=8 callers=8", "stack=64 callers=8", "callers=8 stack=64",
 	};
 	char list[4096], want[512];
 
@@ -435,6 +443,41 @@ TEST_F(stack, bad_stack_options_are_refused)
 	EXPECT_STREQ(want, read_file(EVENTS, list, sizeof(list)));
 	EXPECT_EQ(NULL, strstr(read_file(INST "/events/utprobes/stk_named/format",
 					 list, sizeof(list)), "__stack_regs"));
+}
+
+/*
+ * callers=N: the word at the stack pointer (at leaf()'s entry, its
+ * return address into mid()), then the return addresses the frame
+ * pointers lead to: mid() keeps one, so the next is mid()'s own return
+ * address.  The text shows them, the format has the field, the listing
+ * the option.
+ */
+TEST_F(stack, callers_follow_the_frame_pointers)
+{
+	char list[4096], want[512], *trace, *line;
+
+	ASSERT_EQ(0, events("p:stk_fp %s:0x%lx callers=8\n", path, off_leaf));
+	snprintf(want, sizeof(want), "p:stk_fp %s:0x%lx callers=8\n", path,
+		 off_leaf);
+	EXPECT_STREQ(want, read_file(EVENTS, list, sizeof(list)));
+	EXPECT_NE(NULL, strstr(read_file(INST "/events/utprobes/stk_fp/format",
+					 list, sizeof(list)),
+			       "field:__data_loc unsigned long[] __callers;"));
+	ASSERT_EQ(0, inst("events/utprobes/stk_fp/enable", "1"));
+	ASSERT_EQ(0, run_child(PLAIN, 0, 3));
+	ASSERT_EQ(0, inst("events/utprobes/stk_fp/enable", "0"));
+	trace = read_all(INST "/trace", 0);
+	ASSERT_NE(NULL, trace);
+	line = trace;
+	for (long i = 0; i <= 3; i++) {
+		snprintf(want, sizeof(want), "stk_fp: (0x%lx) callers=0x%lx,0x%lx",
+			 (unsigned long)leaf, seen[i].ret, seen[i].mid_ret);
+		line = strstr(line, want);
+		ASSERT_NE(NULL, line) TH_LOG("call %ld, %s not in:\n%s", i, want,
+					     trace);
+		line += strlen(want);
+	}
+	free(trace);
 }
 
 TEST_HARNESS_MAIN
