@@ -44,7 +44,8 @@ TARGET_PROGS := $(patsubst tests/targets/%.c,$(B)/tests/targets/%,$(wildcard tes
 		$(B)/tests/targets/probe_target_static \
 		$(B)/tests/targets/values_target_stripped \
 		$(B)/tests/targets/stack_target_static \
-		$(B)/tests/targets/stack_target_stripped
+		$(B)/tests/targets/stack_target_stripped \
+		$(B)/tests/targets/stack_target_fp
 VERDICT_SRCS := scripts/verdict/verdict.c scripts/verdict/verdict.h
 # The kernel's own ptrace and x86 selftests that build for 64-bit, run by
 # tests/guest/kselftests.sh: dynamically linked, built as their own
@@ -291,6 +292,13 @@ $(B)/tests/targets/stack_target_stripped: $(B)/tests/targets/stack_target
 	objcopy --only-keep-debug $< $@.debug
 	strip --strip-all -o $@ $<
 	objcopy --add-gnu-debuglink=$@.debug $@
+
+# and a twin that keeps frame pointers, leaves included, for --fp
+$(B)/tests/targets/stack_target_fp: tests/targets/stack_target.c \
+		tests/targets/ret_funcs.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+		-fPIE -pie -o $@ $<
 
 # gdb's tests need probed() to begin with its frame-pointer prologue
 $(B)/tests/targets/gdb_target: CFLAGS += -O0 -fcf-protection=none \

@@ -19,7 +19,7 @@ QUICK=${UTP_STACK_QUICK:-0}
 . /usr/libexec/utrace-tests/utp_helpers.sh
 
 ktap_print_header
-ktap_set_plan 22
+ktap_set_plan 23
 
 # chains FOLDED: 0 if the folded stacks of "stack_target 30 20 5 25"
 # are those the program made, each with its count, and nothing else
@@ -206,6 +206,22 @@ echo "# $c1 of 96 stacks given again from the cache; $c0 without it"
 	[ "${c1:-0}" -gt 0 ] && [ "$c0" = 0 ]
 check $? "stacks given again as unwound before: the same as unwound afresh"
 
+# --fp: the callers the kernel finds by the frame pointers, on the twin
+# built with them: each chain exact up to main, the deep one whole (41
+# frames of rec()), the caller of leaf() (at its entry) from the top of
+# the stack, and every hit counted
+FP=$L/stack_target_fp
+out=$(uprobe-cli count -e "$FP:leaf" --by stack --fp --folded -- "$FP" 30 20 5 25)
+st=$?
+echo "$out" | sed 's/^/# /'
+[ $st = 0 ] &&
+	echo "$out" | grep -q ';main;a;b;leaf 30$' &&
+	echo "$out" | grep -q ';main;c;leaf 20$' &&
+	echo "$out" | grep -Eq ';main(;rec){41};leaf 5$' &&
+	echo "$out" | grep -q ';worker;a;b;leaf 25$' &&
+	[ "$(echo "$out" | awk '{ s += $NF } END { print s }')" = 80 ]
+check $? "--fp: the callers the frame pointers lead to, counted exactly"
+
 # hits faster than the tool can read them at first (while it loads the
 # binary's CFI): every call is a stack unwound or a record counted lost,
 # as the kernel counted it, and said on stderr
@@ -224,7 +240,7 @@ echo "# 8000 calls: $2 stacks, $1 records lost; $(cat /tmp/stack.err)"
 check $? "a hit the tool had no room for is counted lost: stacks and losses add up"
 
 out=$(uprobe-cli count -e "$T:leaf" --folded -- "$T" 1 0 0 0 2>&1)
-[ $? = 2 ] && [ "$out" = "uprobe-cli: count: --folded, --svg and --stack-size go with --by stack" ]
+[ $? = 2 ] && [ "$out" = "uprobe-cli: count: --folded, --svg, --stack-size and --fp go with --by stack" ]
 check $? "--folded without --by stack is refused"
 out=$(uprobe-cli count -e "$T:leaf" --by stack --folded --svg /tmp/x.svg -- "$T" 1 0 0 0 2>&1)
 [ $? = 2 ] && [ "$out" = "uprobe-cli: count --by stack: --folded or --svg, not both" ]

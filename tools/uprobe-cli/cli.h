@@ -38,6 +38,7 @@ struct probe {
 	bool ret;			/* a return probe */
 	char *fetch;			/* its fetch arguments, or NULL */
 	int stack;			/* bytes of stack its records copy */
+	bool fp;			/* ... or the frame pointers' callers */
 	int row;			/* their row in trace.c's table, */
 					/* which placement does not move */
 	long long hits;			/* calls, for a return probe */

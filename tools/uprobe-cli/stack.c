@@ -37,7 +37,9 @@
 struct stk_event {
 	int id;
 	const char *name;
-	struct tep_format_field *regs;
+	struct tep_format_field *regs;	/* stack=: the registers, */
+	struct tep_format_field *ip;	/* or callers=: the ip */
+	const char *data;		/* and the copy, or the callers */
 	struct tep_event *ev;
 };
 
@@ -107,7 +109,15 @@ static int raw_event(struct stk_raw *r, const char *inst, const char *name,
 	free(fmt);
 	e->ev = tep_find_event_by_name(r->tep, "utprobes", name);
 	e->regs = e->ev ? tep_find_field(e->ev, "__stack_regs") : NULL;
-	if (!e->regs || e->regs->size != NREGS * sizeof(unsigned long) ||
+	e->data = "__stack";
+	if (e->ev && !e->regs && tep_find_field(e->ev, "__callers")) {
+		e->data = "__callers";
+		/* a return probe's record starts where the call returns to */
+		e->ip = tep_find_field(e->ev, "__probe_ret_ip") ?:
+			tep_find_field(e->ev, "__probe_ip");
+	}
+	if (e->ip ? e->ip->size != sizeof(unsigned long) :
+	    !e->regs || e->regs->size != NREGS * sizeof(unsigned long) ||
 	    !tep_find_field(e->ev, "__stack")) {
 		snprintf(err, errlen, "%s: its records hold no stack", name);
 		return -1;
@@ -195,6 +205,7 @@ struct raw_copy {
 	char *info;		/* the values, as text, or NULL */
 	int tid;
 	unsigned int len;
+	bool callers;		/* stack[] holds a frame-pointer walk's words */
 	unsigned long regs[NREGS];
 	unsigned char stack[];
 };
@@ -262,7 +273,7 @@ static int raw_page(struct stk_raw *r)
 		if (!e)
 			continue;
 		trace_seq_init(&s);
-		stack = tep_get_field_raw(&s, e->ev, "__stack", &rec, &len, 0);
+		stack = tep_get_field_raw(&s, e->ev, e->data, &rec, &len, 0);
 		trace_seq_destroy(&s);
 		if (!stack)
 			len = 0;
@@ -284,8 +295,15 @@ static int raw_page(struct stk_raw *r)
 		c->info = r->want_info ? raw_info(r, &rec) : NULL;
 		c->tid = tep_data_pid(r->tep, &rec);
 		c->len = len;
-		memcpy(c->regs, (char *)data + e->regs->offset,
-		       sizeof(c->regs));
+		c->callers = e->ip != NULL;
+		if (e->ip) {
+			memset(c->regs, 0, sizeof(c->regs));
+			memcpy(&c->regs[NREGS - 1], (char *)data + e->ip->offset,
+			       sizeof(c->regs[0]));
+		} else {
+			memcpy(c->regs, (char *)data + e->regs->offset,
+			       sizeof(c->regs));
+		}
 		memcpy(c->stack, stack, len);
 		r->copies[r->ncopies++] = c;
 	}
@@ -340,6 +358,7 @@ long stk_raw_drain(struct stk_raw *r, stk_record_fn fn, void *arg,
 			.regs = c->regs,
 			.stack = c->stack,
 			.len = c->len,
+			.callers = c->callers,
 			.info = c->info,
 		};
 
@@ -1387,7 +1406,7 @@ static int seen_take(struct stk_unwinder *u, Dwfl *dwfl,
 	struct stk_seen *e = seen_slot(u, dwfl, r);
 	Dwarf_Word w;
 
-	if (!dwfl || u->no_seen || e->dwfl != dwfl ||
+	if (!dwfl || u->no_seen || r->callers || e->dwfl != dwfl ||
 	    e->ip != r->regs[NREGS - 1] ||
 	    e->sp != r->regs[REG_SP] || e->bp != r->regs[REG_BP] ||
 	    e->len != r->len || e->max != u->max)
@@ -1413,7 +1432,7 @@ static void seen_put(struct stk_unwinder *u, Dwfl *dwfl,
 	const char **names;
 	struct stk_read *reads;
 
-	if (!dwfl || u->no_seen || u->unmapped || !u->n ||
+	if (!dwfl || u->no_seen || r->callers || u->unmapped || !u->n ||
 	    u->nreads > STK_READS_MAX ||
 	    u->nfpcs == STACK_FRAMES_MAX || !frames_sp_bp(u))
 		return;
@@ -1436,6 +1455,34 @@ static void seen_put(struct stk_unwinder *u, Dwfl *dwfl,
 	};
 }
 
+/*
+ * Name the frames of u->rec, a frame-pointer walk's: its ip, the word at
+ * the stack pointer if the hit is at its function's entry (the return
+ * address, there), then the return addresses the walk found.  A walk
+ * that took all the words it could was cut.
+ */
+static void unwind_callers(struct stk_unwinder *u, Dwfl *dwfl)
+{
+	const struct stk_record *r = u->rec;
+	unsigned int n = r->len / sizeof(unsigned long);
+	unsigned long w;
+
+	frame_names(u, dwfl, r->regs[NREGS - 1]);
+	for (unsigned int k = r->at_entry ? 0 : 1; k < n; k++) {
+		memcpy(&w, r->stack + k * sizeof(w), sizeof(w));
+		if (!w)
+			break;
+		if (u->n == u->max) {
+			u->cut = true;
+			break;
+		}
+		/* a return address: the call is the instruction before it */
+		frame_names(u, dwfl, w - 1);
+	}
+	if (n == STACK_CALLERS)
+		u->cut = true;
+}
+
 /* Unwind u->rec with @dwfl into u->names */
 static void unwind_with(struct stk_unwinder *u, Dwfl *dwfl)
 {
@@ -1445,6 +1492,10 @@ static void unwind_with(struct stk_unwinder *u, Dwfl *dwfl)
 	u->dwfl = dwfl;
 	u->nreads = 0;
 	u->nfpcs = 0;
+	if (u->rec->callers) {
+		unwind_callers(u, dwfl);
+		return;
+	}
 	if (dwfl)
 		dwfl_getthread_frames(dwfl, u->rec->tid, frame_cb, u);
 	if (!u->n)

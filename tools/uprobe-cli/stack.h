@@ -18,6 +18,8 @@
 #define STACK_BYTES_MAX		32768
 /* the frames of a stack shown at most; deeper ones end in STACK_CUT */
 #define STACK_FRAMES_MAX	128
+/* The return addresses a frame-pointer walk gives (callers=) */
+#define STACK_CALLERS		64
 /* the last frame of a stack whose copy ended before its outermost frame */
 #define STACK_CUT		"[stack cut]"
 
@@ -29,6 +31,13 @@ struct stk_record {
 	const unsigned long *regs;	/* DWARF's 17 of x86-64 */
 	const unsigned char *stack;	/* from the stack pointer up */
 	unsigned int len;
+	/*
+	 * Or, with callers=, the words a frame-pointer walk found (stack
+	 * and len), regs[16] the ip, the others 0; the first word counts
+	 * only when the hit is at its function's entry
+	 */
+	bool callers;
+	bool at_entry;
 	const char *info;		/* "NAME=VALUE ...", if asked for */
 };
 

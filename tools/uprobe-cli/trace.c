@@ -687,11 +687,14 @@ static void on_stack(const struct stk_record *r, void *arg)
 {
 	struct session *s = arg;
 	const char *names[STACK_FRAMES_MAX];
+	struct stk_record rec = *r;
 	struct timespec t0, t1;
-	int n;
+	int n, i = probe_index(s, r->event);
 
+	/* a walk of frame pointers takes the word at sp only at an entry */
+	rec.at_entry = i >= 0 && !s->ps[i].ret && !s->ps[i].place.sym_off;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	n = stk_unwind(s->uw, r, names, STACK_FRAMES_MAX);
+	n = stk_unwind(s->uw, &rec, names, STACK_FRAMES_MAX);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	s->unwind_ns += (t1.tv_sec - t0.tv_sec) * 1000000000ULL +
 			t1.tv_nsec - t0.tv_nsec;
@@ -1175,6 +1178,7 @@ static int parse_cmdline(int argc, char **argv, const char *name,
 		{ "filter", required_argument, NULL, 'F' },
 		{ "stack", no_argument, NULL, 'S' },
 		{ "stack-size", required_argument, NULL, 'k' },
+		{ "fp", no_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, end = dashes_at(argc, argv);
@@ -1186,11 +1190,14 @@ static int parse_cmdline(int argc, char **argv, const char *name,
 			up_no_inline = true;
 		} else if (c == 'F') {
 			filter_expr = optarg;
-		} else if ((c == 'S' || c == 'k') && strcmp(name, "trace")) {
-			return usage_error("%s: --stack and --stack-size go with trace",
+		} else if ((c == 'S' || c == 'k' || c == 'P') &&
+			   strcmp(name, "trace")) {
+			return usage_error("%s: --stack, --stack-size and --fp go with trace",
 					   name);
 		} else if (c == 'S') {
 			trace_stack = true;
+		} else if (c == 'P') {
+			stack_fp = true;
 		} else if (c == 'k') {
 			long v = parse_pos("--stack-size", optarg);
 
@@ -1205,8 +1212,10 @@ static int parse_cmdline(int argc, char **argv, const char *name,
 			return 2;
 		}
 	}
-	if (size_given && !trace_stack)
-		return usage_error("trace: --stack-size goes with --stack");
+	if ((size_given || stack_fp) && !trace_stack)
+		return usage_error("trace: --stack-size and --fp go with --stack");
+	if (size_given && stack_fp)
+		return usage_error("trace: --stack-size or --fp, not both");
 	if (table_or_json(name))
 		return 2;
 	*words = argv + optind;
@@ -1236,9 +1245,12 @@ int cmd_trace(int argc, char **argv)
 			     nwords - 1);
 	/* --stack: each hit's stack too, its frames under its line */
 	if (!ret && trace_stack) {
-		s.stack = stack_bytes;
-		for (int i = 0; i < s.n; i++)
+		s.stack = stack_fp ? STACK_CALLERS * (int)sizeof(long) :
+			  stack_bytes;
+		for (int i = 0; i < s.n; i++) {
 			s.ps[i].stack = s.stack;
+			s.ps[i].fp = stack_fp;
+		}
 		s.uw = stk_unwinder_new();
 		if (!s.uw)
 			ret = die("out of memory");
@@ -1331,6 +1343,7 @@ bool stack_folded;
 bool trace_stack;
 const char *stack_svg;
 int stack_bytes = STACK_BYTES;
+bool stack_fp;
 
 /*
  * count --by stack: each hit's stack, unwound, counted by its frames;
@@ -1349,7 +1362,10 @@ static int count_by_stack(const char *spec, int top, enum format fmt,
 	ret = session_probes(&s, "count --by", spec, true, NULL, 0);
 	if (ret)
 		goto out;
+	if (stack_fp)
+		s.stack = STACK_CALLERS * sizeof(long);
 	s.ps[0].stack = s.stack;
+	s.ps[0].fp = stack_fp;
 	s.uw = stk_unwinder_new();
 	s.stacks = stk_counts_new();
 	if (!s.uw || !s.stacks) {

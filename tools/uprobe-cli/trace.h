@@ -27,13 +27,15 @@ int count_by(const char *spec, const char *by, int top, int size,
 
 /*
  * count --by stack: --folded prints every stack folded, --svg FILE
- * writes a flame graph, each record copies stack_bytes of the stack.
+ * writes a flame graph, each record copies stack_bytes of the stack, or
+ * with stack_fp (--fp) holds the callers the frame pointers lead to.
  */
 extern bool stack_folded;
 /* trace --stack: each hit with its stack */
 extern bool trace_stack;
 extern const char *stack_svg;
 extern int stack_bytes;
+extern bool stack_fp;
 
 /*
  * count --filter: run @cmd with the probes @ps[0..*@n) (entry probes,

@@ -190,10 +190,11 @@ static const char usage_text[] =
 	"       uprobe-cli count [-j] -e SPEC --by VALUE [--top N] [--size N]\n"
 	"                  [--filter EXPR] -- CMD [ARGS]\n"
 	"       uprobe-cli count [-j] -e SPEC --by stack [--top N]\n"
-	"                  [--folded | --svg FILE] [--stack-size BYTES] -- CMD [ARGS]\n"
+	"                  [--folded | --svg FILE] [--stack-size BYTES | --fp]\n"
+	"                  -- CMD [ARGS]\n"
 	"       uprobe-cli latency [-j] SPEC -- CMD [ARGS]\n"
 	"       uprobe-cli trace [-j] [--no-inline] [--filter EXPR]\n"
-	"                  [--stack [--stack-size BYTES]] SPEC [VALUE...]\n"
+	"                  [--stack [--stack-size BYTES | --fp]] SPEC [VALUE...]\n"
 	"                  [-- CMD [ARGS]]\n"
 	"       uprobe-cli hist [-j] [--no-inline] [--filter EXPR] SPEC VALUE\n"
 	"                  [-- CMD [ARGS]]\n"
@@ -690,7 +691,12 @@ char **file_lines(const struct probe *ps, int n, pid_t tree)
 	if (tree)
 		snprintf(scope, sizeof(scope), " tree=%d", (int)tree);
 	for (int i = 0; i < n && lines; i++) {
-		snprintf(stack, sizeof(stack), " stack=%d", ps[i].stack);
+		if (ps[i].fp)
+			snprintf(stack, sizeof(stack), " callers=%d",
+				 STACK_CALLERS);
+		else
+			snprintf(stack, sizeof(stack), " stack=%d",
+				 ps[i].stack);
 		snprintf(lines[i], size, "%c:%s %s:%#lx%s%s%s%s%s%s\n",
 			 ps[i].ret ? 'r' : 'p', ps[i].name, ps[i].place.path,
 			 ps[i].place.offset,
@@ -1584,11 +1590,12 @@ static int cmd_count(int argc, char **argv)
 		{ "folded", no_argument, NULL, 'o' },
 		{ "svg", required_argument, NULL, 'g' },
 		{ "stack-size", required_argument, NULL, 'k' },
+		{ "fp", no_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct probe *ps = NULL;
 	int c, n = 0, ret = 0, status = 0, nspecs = 0, top = 0, size = 0;
-	bool stack_opt = false;
+	bool stack_opt = false, size_given = false;
 	const char **specs = calloc(argc, sizeof(*specs));
 	const char *by = NULL;
 	bool any_ret, all = false;
@@ -1637,6 +1644,9 @@ static int cmd_count(int argc, char **argv)
 			else if (!v)
 				ret = 2;
 			stack_bytes = v;
+			size_given = true;
+		} else if (c == 'P') {
+			stack_fp = stack_opt = true;
 		} else {
 			ret = 2;
 		}
@@ -1657,7 +1667,9 @@ static int cmd_count(int argc, char **argv)
 	else if (all && by)
 		ret = usage_error("count: --all goes without --by");
 	else if (stack_opt && (!by || strcmp(by, "stack")))
-		ret = usage_error("count: --folded, --svg and --stack-size go with --by stack");
+		ret = usage_error("count: --folded, --svg, --stack-size and --fp go with --by stack");
+	else if (size_given && stack_fp)
+		ret = usage_error("count --by stack: --stack-size or --fp, not both");
 	else if (stack_folded && stack_svg)
 		ret = usage_error("count --by stack: --folded or --svg, not both");
 	if (ret || by) {
