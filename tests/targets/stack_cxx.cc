@@ -6,7 +6,8 @@
  *   stack_cxx N
  *
  * calls ns::Box<long>::leaf(long) N times through main, a function
- * template ns::run<long> and a lambda in it, and N times from the
+ * template ns::run<long>, a lambda in it and ns::twice<long>, inlined
+ * into the lambda, and N times from the
  * destructor of a guard that an exception in flight destroys, as the
  * exception leaves ns::thrower().
  */
@@ -27,9 +28,16 @@ template <typename T> struct Box {
 	}
 };
 
+template <typename T> static inline __attribute__((always_inline)) int
+twice(T y)
+{
+	KEEP(y);
+	return Box<T>::leaf(y) * 2;
+}
+
 template <typename T> PROBED int run(T x)
 {
-	auto f = [](T y) PROBED_LAMBDA { return Box<T>::leaf(y) * 2; };
+	auto f = [](T y) PROBED_LAMBDA { return twice(y) + 5; };
 
 	return f(x) + 1;
 }
