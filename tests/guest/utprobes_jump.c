@@ -622,7 +622,9 @@ TEST_F_TIMEOUT(jump, second_probe_takes_the_trap, 300)
  * first, and the hits trap, or, with utprobes.syscall_handlers, a stub
  * that calls the handler by a system call comes in; every call is
  * recorded, with the argument it was made with.  Off again, the counting
- * jump comes back.  A return probe never jumps.
+ * jump comes back.  A return probe never jumps.  Each switch is made
+ * after the write that asks for it, the listing showing the old mode
+ * until then: the test waits for the new one.
  */
 TEST_F_TIMEOUT(jump, event_on_calls_from_the_stub, 300)
 {
@@ -633,15 +635,15 @@ TEST_F_TIMEOUT(jump, event_on_calls_from_the_stub, 300)
 	ASSERT_STREQ("jump", settled("jt_ev"));
 	ASSERT_EQ(0, write_file(TRACEFS "/events/utprobes/jt_ev/enable", 0,
 				"1"));
-	EXPECT_STREQ("trap handler", settled("jt_ev"));
+	EXPECT_STREQ("trap handler", mode_becomes("jt_ev", "trap handler"));
 	ASSERT_EQ(0, write_file(TRACEFS "/events/utprobes/jt_ev/enable", 0,
 				"0"));
-	ASSERT_STREQ("jump", settled("jt_ev"));
+	ASSERT_STREQ("jump", mode_becomes("jt_ev", "jump"));
 	ASSERT_EQ(0, write_file(SYSCALL_HANDLERS, 0, "1"));
 	ASSERT_EQ(0, write_file(TRACEFS "/trace", O_TRUNC, "%s", ""));
 	ASSERT_EQ(0, write_file(TRACEFS "/events/utprobes/jt_ev/enable", 0,
 				"1"));
-	EXPECT_STREQ("syscall", settled("jt_ev"));
+	EXPECT_STREQ("syscall", mode_becomes("jt_ev", "syscall"));
 	for (i = 0; i < 50; i++)
 		ASSERT_EQ(i + 2, jt_push(i));
 	ASSERT_EQ(0, write_file(TRACEFS "/events/utprobes/jt_ev/enable", 0,
@@ -656,7 +658,7 @@ TEST_F_TIMEOUT(jump, event_on_calls_from_the_stub, 300)
 			TH_LOG("record %d: %.*s", records, (int)(eol - p), p);
 	}
 	EXPECT_EQ(50, records);
-	EXPECT_STREQ("jump", settled("jt_ev"));
+	EXPECT_STREQ("jump", mode_becomes("jt_ev", "jump"));
 	for (i = 0; i < 50; i++)
 		jt_push(i);
 	EXPECT_EQ(100, hits("jt_ev"));
