@@ -188,7 +188,8 @@ struct utp_stack_head {
  * in its function); then the return address of each frame of the rbp
  * chain, innermost first, as the arch's walk of a user stack finds them
  * (ftrace's userstacktrace's), without faulting: they end where a frame
- * cannot be read, or the chain leaves the stack.
+ * cannot be read, where the frame pointer is below the stack pointer,
+ * or at N.  The words start at a multiple of their size into the record.
  */
 struct utp_callers_head {
 	u32 loc;
@@ -196,6 +197,12 @@ struct utp_callers_head {
 };
 
 #define UTP_CALLERS_MAX		128
+
+/* What @n's callers take after its values: the words, aligned */
+static size_t utp_callers_room(const struct utp_named *n)
+{
+	return n->callers ? (n->callers + 1) * sizeof(long) : 0;
+}
 
 /* The size of @n's record before its fetched values */
 static size_t utp_fixed_size(const struct utp_named *n)
@@ -402,7 +409,7 @@ static void utp_event_write(struct utp_named *n, struct trace_event_file *file,
 	struct trace_event_buffer fbuffer;
 	struct utp_trace_entry *entry;
 	size_t esize = utp_fixed_size(n);
-	unsigned int stack = 0;
+	unsigned int stack = 0, pad = 0;
 
 	if (trace_trigger_soft_disabled(file))
 		return;
@@ -418,10 +425,12 @@ static void utp_event_write(struct utp_named *n, struct trace_event_file *file,
 
 		stack = clamp_t(long, room, 0, n->stack_size);
 	} else if (n->callers) {
+		/* the words aligned, after the values' strings */
+		pad = ALIGN(esize + dsize, sizeof(long)) - esize - dsize;
 		stack = n->callers * sizeof(long);
 	}
 	entry = trace_event_buffer_reserve(&fbuffer, file,
-					   esize + dsize + stack);
+					   esize + dsize + pad + stack);
 	if (!entry)
 		return;
 	if (ret_probe) {
@@ -432,10 +441,12 @@ static void utp_event_write(struct utp_named *n, struct trace_event_file *file,
 	}
 	if (dsize)
 		memcpy((void *)entry + esize, data, dsize);
-	if (n->stack_size)
+	if (n->stack_size) {
 		utp_stack_fill(n, entry, regs, esize + dsize, stack);
-	else if (n->callers)
-		utp_callers_fill(n, entry, regs, esize + dsize);
+	} else if (n->callers) {
+		memset((void *)entry + esize + dsize, 0, pad);
+		utp_callers_fill(n, entry, regs, esize + dsize + pad);
+	}
 	trace_event_buffer_commit(&fbuffer);
 }
 
@@ -460,7 +471,7 @@ static void utp_event_record(struct utp_named *n, unsigned long func,
 		dsize = __get_data_size(tp, regs, &file_base);
 		dsize = min_t(int, dsize, UTP_RECORD_MAX -
 			      utp_fixed_size(n) - tp->size -
-			      n->callers * sizeof(long));
+			      utp_callers_room(n));
 		size = tp->size + dsize;
 		/* zeroed: a value that cannot be read is 0, nothing stale */
 		data = kzalloc(size, GFP_KERNEL);
@@ -1045,8 +1056,8 @@ static int utp_parse_args(struct utp_named *n, int argc, const char **argv,
 		if (!ret && !on_file && utp_arg_on_file(&n->tp.args[i]))
 			ret = -EINVAL;
 	}
-	if (!ret && utp_fixed_size(n) + n->tp.size +
-	    n->callers * sizeof(long) > UTP_RECORD_MAX) {
+	if (!ret && utp_fixed_size(n) + n->tp.size + utp_callers_room(n) >
+	    UTP_RECORD_MAX) {
 		trace_probe_log_set_index(0);
 		trace_probe_log_err(0, EVENT_TOO_BIG);
 		ret = -E2BIG;
