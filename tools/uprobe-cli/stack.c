@@ -1546,8 +1546,10 @@ static void seen_put(struct stk_unwinder *u, Dwfl *dwfl,
 /*
  * Name the frames of u->rec, a frame-pointer walk's: its ip, the word at
  * the stack pointer if the hit is at its function's entry (the return
- * address, there), then the return addresses the walk found.  A walk
- * that took all the words it could was cut.
+ * address, there), then the return addresses the walk found.  It has a
+ * word more than it shows: one that filled them all was cut.  The chain
+ * ends at a word in no module: past a frame built without frame
+ * pointers, the words mean nothing.
  */
 static void unwind_callers(struct stk_unwinder *u, Dwfl *dwfl)
 {
@@ -1556,19 +1558,21 @@ static void unwind_callers(struct stk_unwinder *u, Dwfl *dwfl)
 	unsigned long w;
 
 	frame_names(u, dwfl, r->regs[NREGS - 1]);
+	if (n > STACK_CALLERS) {
+		n = STACK_CALLERS;
+		u->cut = true;
+	}
 	for (unsigned int k = r->at_entry ? 0 : 1; k < n; k++) {
 		memcpy(&w, r->stack + k * sizeof(w), sizeof(w));
-		if (!w)
+		/* a return address: the call is the instruction before it */
+		if (!w || !dwfl || !dwfl_addrmodule(dwfl, w - 1))
 			break;
 		if (u->n == u->max) {
 			u->cut = true;
 			break;
 		}
-		/* a return address: the call is the instruction before it */
 		frame_names(u, dwfl, w - 1);
 	}
-	if (n == STACK_CALLERS)
-		u->cut = true;
 }
 
 /* Unwind u->rec with @dwfl into u->names */

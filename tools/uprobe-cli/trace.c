@@ -691,8 +691,14 @@ static void on_stack(const struct stk_record *r, void *arg)
 	struct timespec t0, t1;
 	int n, i = probe_index(s, r->event);
 
-	/* a walk of frame pointers takes the word at sp only at an entry */
-	rec.at_entry = i >= 0 && !s->ps[i].ret && !s->ps[i].place.sym_off;
+	/*
+	 * A walk of frame pointers takes the word at sp only at a function's
+	 * entry: a known function's first instruction, not of the cold part
+	 * of one (jumped to, not called)
+	 */
+	rec.at_entry = i >= 0 && !s->ps[i].ret && !s->ps[i].place.sym_off &&
+		       *s->ps[i].place.symbol &&
+		       !strstr(s->ps[i].place.symbol, ".cold");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	n = stk_unwind(s->uw, &rec, names, STACK_FRAMES_MAX);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -692,8 +692,9 @@ char **file_lines(const struct probe *ps, int n, pid_t tree)
 		snprintf(scope, sizeof(scope), " tree=%d", (int)tree);
 	for (int i = 0; i < n && lines; i++) {
 		if (ps[i].fp)
+			/* one more: a walk that fills them all was cut */
 			snprintf(stack, sizeof(stack), " callers=%d",
-				 STACK_CALLERS);
+				 STACK_CALLERS + 1);
 		else
 			snprintf(stack, sizeof(stack), " stack=%d",
 				 ps[i].stack);
