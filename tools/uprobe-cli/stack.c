@@ -1300,7 +1300,12 @@ static bool die_holding(Dwarf_Die *die, Dwarf_Addr pc, Dwarf_Die *out)
 			die_holding(&child, pc, out);
 			return true;
 		}
-		if (die_holding(&child, pc, out))
+		/* code is described only in these: the rest is data */
+		if ((tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
+		     tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+		     tag == DW_TAG_structure_type ||
+		     tag == DW_TAG_union_type) &&
+		    die_holding(&child, pc, out))
 			return true;
 	} while (!dwarf_siblingof(&child, &child));
 	return false;
