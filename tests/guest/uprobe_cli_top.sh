@@ -42,8 +42,10 @@ ktap_set_plan 5
 
 # a command under top: hot() on the first row while it runs, in jump mode
 # (it runs until told to stop: a slow kernel may take seconds to put the
-# jump in)
-start_top run -i 0.5 $SPECS -- $TT 5 $W/calls $W/stop
+# jump in).  40 rounds at least: libc's usleep, called once a round, then
+# outnumbers the dynamic linker's start-up calls, and has a row of the
+# final view (8 rounds once left it below the screen's last row)
+start_top run -i 0.5 $SPECS -- $TT 40 $W/calls $W/stop
 wait_screen run "^ +[0-9]+ +[0-9]+ +jump +top_target:hot$"
 st=$?
 screen_of run | sed 's/^/# /'
