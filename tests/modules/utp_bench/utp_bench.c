@@ -8,10 +8,12 @@
  *	PATH, at OFFSET, OFFSET + STRIDE, ..., in place of the probes
  *	there were; with "ret", the first is a return probe; with "more",
  *	they are added to those there are (on the same engine)
- *   jump PATH OFFSET 1 SIZE
+ *   jump PATH OFFSET 1 SIZE [wait]
  *	one probe of ours with no handler at the first instruction of a
  *	function of SIZE bytes at OFFSET: entered by a jump where the
- *	function allows it, its hits counted by utprobes itself
+ *	function allows it, its hits counted by utprobes itself; with
+ *	"wait", the write returns once the jump is in (or fails with
+ *	ETIMEDOUT after a minute), so that no poller runs meanwhile
  *   sys PATH OFFSET 1 SIZE
  *	the same with the counting handler: entered by a jump to a stub
  *	that calls it by a system call, where the function allows it
@@ -25,6 +27,7 @@
  * and "sys" the probe's utprobe_mode() ("-" otherwise).
  */
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
@@ -222,6 +225,23 @@ static int bench_place(bool on_mainline, bool jump, bool sys,
 	return err;
 }
 
+/*
+ * Wait until probes[0] is entered by a jump, a minute at most: the
+ * placement goes on in a worker, and a poller in user space would run
+ * (and fork) in the window a pause is measured in.
+ */
+static int bench_wait_jump(void)
+{
+	u64 end = ktime_get_ns() + 60 * NSEC_PER_SEC;
+
+	while (strcmp(utprobe_mode(&probes[0].up), "jump")) {
+		if (ktime_get_ns() > end)
+			return -ETIMEDOUT;
+		usleep_range(500, 1000);
+	}
+	return 0;
+}
+
 static ssize_t ctl_write(struct file *file, const char __user *ubuf,
 			 size_t len, loff_t *ppos)
 {
@@ -245,13 +265,16 @@ static ssize_t ctl_write(struct file *file, const char __user *ubuf,
 			      !strcmp(engine, "mainline") ||
 			      !strcmp(engine, "jump") ||
 			      !strcmp(engine, "sys")) &&
-		   (n == 5 || !strcmp(flag, "ret") || !strcmp(flag, "more"))) {
+		   (n == 5 || !strcmp(flag, "ret") || !strcmp(flag, "more") ||
+		    (!strcmp(flag, "wait") && !strcmp(engine, "jump")))) {
 		err = bench_place(engine[0] == 'm',
 				  engine[0] == 'j' || engine[0] == 's',
 				  engine[0] == 's', path,
 				  offset, count, stride,
 				  n == 6 && flag[0] == 'r',
 				  n == 6 && flag[0] == 'm');
+		if (!err && n == 6 && flag[0] == 'w')
+			err = bench_wait_jump();
 	} else {
 		err = -EINVAL;
 	}
