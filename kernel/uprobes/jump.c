@@ -745,7 +745,8 @@ struct utp_jgp {
 	struct utp_point **pts;		/* the points, by address */
 	unsigned int n;
 	bool *busy;			/* in: a thread in the window's middle */
-	unsigned long *words;		/* a stack's top, searched */
+	unsigned long *words;		/* a stack's top, searched: the caller's */
+	unsigned long *own;		/* ... a thread's own look's; jgp_lock */
 };
 
 /* A thread of a process, as utp_jump_tasks() found it. */
@@ -874,15 +875,22 @@ static int utp_jump_stack_len(struct mm_struct *mm, unsigned long sp)
  * inside a window goes on from the same instruction in the stub's copy
  * of it instead.  Going out, returns false while the thread is in a
  * stub before its count; and whenever a thread asleep in a hit's slow
- * path may still move.  proc->jgp_lock held.
+ * path may still move.  The stack is read into @words.
+ *
+ * A thread looks at itself with proc->jgp_lock held, reading its stack
+ * as its own memory; the caller of utp_jump_grace() looks at those
+ * asleep without it, through access_remote_vm(), so that a thread's
+ * look (its pause) never waits for another's.  Both only ever set
+ * @g->busy.
  */
 static bool utp_jump_look(struct utp_proc *proc, struct utp_jgp *g,
-			  struct utp_jump_task *jt, bool self)
+			  struct utp_jump_task *jt, bool self,
+			  unsigned long *words)
 {
 	struct pt_regs *regs = task_pt_regs(jt->task);
 	unsigned long ip = regs->ip, sp = regs->sp & ~7UL, s;
 	unsigned int i, w;
-	int k, got;
+	int k, got, len;
 
 	if (jt->in_hit)
 		return false;
@@ -898,12 +906,12 @@ static bool utp_jump_look(struct utp_proc *proc, struct utp_jgp *g,
 	s = utp_jump_slot_insn(proc, ip);
 	k = s ? utp_jump_inside(g->pts, g->n, s + 1) : -1;
 	if (k >= 0)
-		g->busy[k] = true;
+		WRITE_ONCE(g->busy[k], true);
 	/* a hit whose instruction is to be emulated: it ends inside */
 	k = jt->hit_bp && jt->emulate ?
 	    utp_jump_inside(g->pts, g->n, jt->hit_bp + 1) : -1;
 	if (k >= 0 && g->pts[k]->vaddr == jt->hit_bp)
-		g->busy[k] = true;
+		WRITE_ONCE(g->busy[k], true);
 	k = utp_jump_inside(g->pts, g->n, ip);
 	if (k >= 0 && ip != g->pts[k]->vaddr) {
 		struct utp_point *pt = g->pts[k];
@@ -915,17 +923,21 @@ static bool utp_jump_look(struct utp_proc *proc, struct utp_jgp *g,
 		else if (self && !jt->hit_bp)
 			regs->ip = j->stub + j->info.body + (ip - pt->vaddr);
 		else
-			g->busy[k] = true;
+			WRITE_ONCE(g->busy[k], true);
 	}
-	got = access_remote_vm(proc->mm, sp, g->words,
-			       utp_jump_stack_len(proc->mm, sp), 0);
+	len = utp_jump_stack_len(proc->mm, sp);
+	/* the words up to the first that cannot be read */
+	if (self)
+		got = len - copy_from_user(words, (void __user *)sp, len);
+	else
+		got = access_remote_vm(proc->mm, sp, words, len, 0);
 	for (w = 0; got > 0 && w < got / sizeof(long); w++) {
-		if (!utp_jump_sigframe_ip(g->words, w, sp + w * sizeof(long)))
+		if (!utp_jump_sigframe_ip(words, w, sp + w * sizeof(long)))
 			continue;
-		s = utp_jump_slot_insn(proc, g->words[w]);
-		k = utp_jump_inside(g->pts, g->n, s ? s + 1 : g->words[w]);
-		if (k >= 0 && (s || g->words[w] != g->pts[k]->vaddr))
-			g->busy[k] = true;
+		s = utp_jump_slot_insn(proc, words[w]);
+		k = utp_jump_inside(g->pts, g->n, s ? s + 1 : words[w]);
+		if (k >= 0 && (s || words[w] != g->pts[k]->vaddr))
+			WRITE_ONCE(g->busy[k], true);
 	}
 	return true;
 }
@@ -963,9 +975,7 @@ static bool utp_jump_look_asleep(struct utp_proc *proc, struct utp_jgp *g,
 		utp_jump_seen(proc, jt->task, g->seq);
 		return true;
 	}
-	mutex_lock(&proc->jgp_lock);
-	ok = utp_jump_look(proc, g, jt, false);
-	mutex_unlock(&proc->jgp_lock);
+	ok = utp_jump_look(proc, g, jt, false, g->words);
 	put_task_stack(jt->task);
 	/* if it ran meanwhile, what was read may be stale: ask it */
 	if (jt->task != current && (task_curr(jt->task) ||
@@ -1008,7 +1018,7 @@ void utp_jump_report(struct utp_thread *ut)
 	g = proc->jgp;
 	if (g && READ_ONCE(ut->jgp_seq) != g->seq) {
 		utp_jump_task_fill(ut, g->seq, &jt);
-		if (utp_jump_look(proc, g, &jt, true)) {
+		if (utp_jump_look(proc, g, &jt, true, g->own)) {
 			utp_jump_seen(proc, current, g->seq);
 			wake_up_all(&proc->wq);
 		}
@@ -1028,8 +1038,12 @@ static bool utp_jump_grace(struct utp_proc *proc, struct utp_jgp *g)
 	unsigned int tries, nr, t, left = 1;
 
 	g->words = kvmalloc(UTP_JUMP_STACK_SCAN, GFP_KERNEL);
-	if (!g->words)
+	g->own = kvmalloc(UTP_JUMP_STACK_SCAN, GFP_KERNEL);
+	if (!g->words || !g->own) {
+		kvfree(g->words);
+		kvfree(g->own);
 		return false;
+	}
 	mutex_lock(&proc->jgp_lock);
 	g->seq = ++proc->jgp_seq;
 	WRITE_ONCE(proc->jgp, g);
@@ -1061,6 +1075,7 @@ static bool utp_jump_grace(struct utp_proc *proc, struct utp_jgp *g)
 	WRITE_ONCE(proc->jgp, NULL);
 	mutex_unlock(&proc->jgp_lock);
 	kvfree(g->words);
+	kvfree(g->own);
 	return !left;
 }
 
