@@ -12,7 +12,7 @@
 
 /*
  * The engine's quiesce and signal callbacks (its others, for clone, exec
- * and death, are in file.c and core.c) and what they share.
+ * and death, are in fork.c and core.c) and what they share.
  */
 
 /* Signals that came during a step go to the thread again after it. */

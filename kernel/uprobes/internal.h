@@ -460,10 +460,13 @@ bool utp_jump_sys_orphan(unsigned long stub, struct utp_arch_stub *info);
 bool utp_jump_sys_find(struct utp_proc *proc, unsigned long stub,
 		       unsigned long *vaddr, struct utp_arch_stub *info);
 
-/* file.c */
+/* semaphore.c */
 int utp_ref_update(struct mm_struct *mm, struct inode *inode,
 		   loff_t off, unsigned long *vaddr, int d);
 void utp_ref_raise(struct utp_proc *proc, struct utp_consumer *c);
+void utp_ref_retry(struct utp_proc *proc);
+
+/* fork.c */
 void utp_fork_work_free(struct utp_fork_work *w);
 u32 utp_report_clone(enum utrace_resume_action action,
 		     struct utrace_engine *engine,
@@ -472,6 +475,8 @@ u32 utp_report_clone(enum utrace_resume_action action,
 		     struct task_struct *child);
 int utp_int3_inherited(struct utp_proc *proc, unsigned long vaddr);
 void utp_fork_work(struct callback_head *cb);
+
+/* mmap.c */
 bool utp_in_scope(struct utprobe *up, struct task_struct *task);
 int utp_read_file_text(struct inode *inode, loff_t offset, u8 *buf,
 		       int len);
