@@ -799,6 +799,17 @@ struct utp_proc *utp_proc_find(struct mm_struct *mm)
 	return NULL;
 }
 
+/* utp_proc_find(), under RCU instead of utp_mutex: by utp_mms */
+struct utp_proc *utp_proc_find_rcu(struct mm_struct *mm)
+{
+	struct utp_proc *proc;
+
+	hash_for_each_possible_rcu(utp_mms, proc, mm_node, (unsigned long)mm)
+		if (proc->mm == mm && !READ_ONCE(proc->dead))
+			return proc;
+	return NULL;
+}
+
 /* Is @task one of @proc's threads?  proc->lock held. */
 static bool utp_proc_has(struct utp_proc *proc, struct task_struct *task)
 {

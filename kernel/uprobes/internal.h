@@ -370,6 +370,7 @@ int utp_quiesce(struct utp_proc *proc);
 void utp_consumer_free(struct utp_consumer *c);
 void utp_point_drop(struct utp_proc *proc, struct utp_point *pt);
 struct utp_proc *utp_proc_find(struct mm_struct *mm);
+struct utp_proc *utp_proc_find_rcu(struct mm_struct *mm);
 struct utp_proc *utp_proc_get(struct task_struct *task);
 struct utp_thread *utp_current_thread(void);
 struct utp_thread *utp_own_thread(void);
@@ -396,7 +397,6 @@ int utp_poke(struct mm_struct *mm, unsigned long vaddr, u8 old, u8 new);
 void utp_sync(struct utp_proc *proc);
 int utp_read_text(struct mm_struct *mm, unsigned long vaddr,
 		  u8 *buf, int len);
-struct utp_proc *utp_proc_find_rcu(struct mm_struct *mm);
 
 /* xol.c */
 void utp_xol_release(struct kref *kref);

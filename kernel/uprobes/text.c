@@ -344,16 +344,6 @@ int utp_read_text(struct mm_struct *mm, unsigned long vaddr,
  * pt->dbg_bp is written here only, under that lock of the point's mm.
  */
 
-struct utp_proc *utp_proc_find_rcu(struct mm_struct *mm)
-{
-	struct utp_proc *proc;
-
-	hash_for_each_possible_rcu(utp_mms, proc, mm_node, (unsigned long)mm)
-		if (proc->mm == mm && !READ_ONCE(proc->dead))
-			return proc;
-	return NULL;
-}
-
 /*
  * The first point of @proc at or after *@idx and before @addr + @len
  * whose int3 is in @text (the bytes at @addr), at *@idx then; under RCU.
