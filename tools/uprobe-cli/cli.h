@@ -61,11 +61,11 @@ struct run_ops {
 
 /*
  * "uprobe-cli: " and the message, on stderr, and in JSON mode as
- * {"error":"MESSAGE"} on stdout too.  die() returns 1, the exit status
- * of a failure at run time; usage_error() 2, that of a command line
- * that cannot run as it is.
+ * {"error":"MESSAGE"} on stdout too.  Neither exits: run_error()
+ * returns 1, the exit status of a failure at run time; usage_error() 2,
+ * that of a command line that cannot run as it is.
  */
-int die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int run_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Where the first "--" of @argv is (after argv[0]), or @argc. */
 int dashes_at(int argc, char **argv);

@@ -325,7 +325,7 @@ static struct MHD_Daemon *listen_on(const char *addr, struct addrinfo *ai,
 	else
 		d = listen_any(port);
 	if (!d)
-		die("cannot listen on %s (the port in use, or not an address of this machine)",
+		run_error("cannot listen on %s (the port in use, or not an address of this machine)",
 		    addr);
 	return d;
 }
@@ -363,7 +363,7 @@ int cmd_serve(int argc, char **argv)
 	sigset_t stop;
 
 	if (!specs)
-		return die("out of memory");
+		return run_error("out of memory");
 	jump_ok = true;
 	while ((c = getopt_long(argc, argv, "e:l:", opts, NULL)) != -1) {
 		if (c == 'e')

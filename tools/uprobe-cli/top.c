@@ -217,14 +217,14 @@ static int top_view(struct top *t, int *status, bool command)
 	t->prev = calloc(t->n ? t->n : 1, sizeof(*t->prev));
 	if (!rows || !t->prev) {
 		free(rows);
-		return die("out of memory");
+		return run_error("out of memory");
 	}
 	while (!stop) {
 		stop = top_wait(t);
 		alive = top_alive(t, status, command);
 		r = top_look(t, rows, stop || !alive);
 		if (r) {
-			r = die("%s", listing_errmsg(r));
+			r = run_error("%s", listing_errmsg(r));
 			break;
 		}
 		if (out_fmt == JSON)
@@ -297,10 +297,10 @@ static int top_probes(struct top *t, const char **specs, int nspecs,
 	if (!nspecs) {
 		if (up_find_binary(program, pid, path, sizeof(path), err,
 				   sizeof(err)))
-			return die("top: %s", err);
+			return run_error("top: %s", err);
 		nlibs = up_libraries(path, pid, &libs, err, sizeof(err));
 		if (nlibs < 0)
-			return die("top: %s", err);
+			return run_error("top: %s", err);
 		for (int i = -1; i < nlibs && !ret; i++) {
 			snprintf(spec, sizeof(spec), "%s:*",
 				 i < 0 ? program : libs[i]);
@@ -313,7 +313,7 @@ static int top_probes(struct top *t, const char **specs, int nspecs,
 	for (int i = 0; i < t->n; i++)
 		run_name(&t->ps[i], "top", i);
 	if (!t->n)
-		return die("top: no function to probe");
+		return run_error("top: no function to probe");
 	return 0;
 }
 
@@ -328,7 +328,7 @@ static int top_pid(struct top *t, const char **specs, int nspecs)
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)t->pid);
 	len = readlink(exe, path, sizeof(path) - 1);
 	if (len < 0)
-		return die("top: process %d: %s", (int)t->pid,
+		return run_error("top: process %d: %s", (int)t->pid,
 			   strerror(errno));
 	path[len] = '\0';
 	if (top_probes(t, specs, nspecs, path, t->pid) ||
@@ -360,7 +360,7 @@ int cmd_top(int argc, char **argv)
 	char *end;
 
 	if (!specs)
-		return die("out of memory");
+		return run_error("out of memory");
 	jump_ok = true;
 	/* options anywhere before "--" */
 	while (!ret &&

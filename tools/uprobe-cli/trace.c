@@ -162,7 +162,7 @@ static int inst_new(struct session *s)
 	if (mkdir(s->inst, 0700) && errno == EEXIST)
 		rmdir(s->inst);
 	if (mkdir(s->inst, 0700) && errno != EEXIST)
-		return die("cannot make the trace instance %s: %s", s->inst,
+		return run_error("cannot make the trace instance %s: %s", s->inst,
 			   strerror(errno));
 	/* the process of each record, not only its thread */
 	inst_write(s, "options/record-tgid", "1");
@@ -199,11 +199,11 @@ static const char *marker_arg(const struct up_place *p, const char *expr,
 		return expr;
 	n = up_sdt_fetch(p->sdt_args, fetch, sizeof(fetch), err, sizeof(err));
 	if (n < 0) {
-		die("%s: %s", p->symbol, err);
+		run_error("%s: %s", p->symbol, err);
 		return NULL;
 	}
 	if (k >= n) {
-		die("%s: no argument %s (the marker has %d)", p->symbol, what,
+		run_error("%s: no argument %s (the marker has %d)", p->symbol, what,
 		    n);
 		return NULL;
 	}
@@ -231,7 +231,7 @@ static int fetch_args(struct probe *ps, int n, char **exprs, int nexprs,
 	v->nargs = nexprs;
 	v->f = calloc((size_t)n * nexprs + 1, sizeof(*v->f));
 	if (!v->f)
-		return die("out of memory");
+		return run_error("out of memory");
 	for (int i = 0; i < n && !ret; i++) {
 		struct up_place *p = &ps[i].place;
 		struct up_binary *b = up_binary_get(p->path, err,
@@ -241,7 +241,7 @@ static int fetch_args(struct probe *ps, int n, char **exprs, int nexprs,
 		size_t len = 1;
 
 		if (!b)
-			return die("%s", err);
+			return run_error("%s", err);
 		for (int k = 0; k < nexprs && !ret; k++) {
 			struct up_fetch *f = &v->f[i * nexprs + k];
 			char raw[600];
@@ -262,12 +262,12 @@ static int fetch_args(struct probe *ps, int n, char **exprs, int nexprs,
 				continue;
 			}
 			if (r == 1)
-				ret = die("%s: '%s' is not stored yet at %#lx, the function's entry",
+				ret = run_error("%s: '%s' is not stored yet at %#lx, the function's entry",
 					  p->symbol, exprs[k], p->vaddr);
 			else if (r == -2)
 				ret = 1;
 			else if (r)
-				ret = die("%s: %s", *p->symbol ? p->symbol :
+				ret = run_error("%s: %s", *p->symbol ? p->symbol :
 					  p->path, err);
 			for (int j = 0; j < k && !ret; j++)
 				if (!strcmp(v->f[i * nexprs + j].name,
@@ -280,7 +280,7 @@ static int fetch_args(struct probe *ps, int n, char **exprs, int nexprs,
 		ps[i].row = i;
 		ps[i].fetch = calloc(1, len);
 		if (!ps[i].fetch && !ret)
-			ret = die("out of memory");
+			ret = run_error("out of memory");
 		for (int k = 0; k < nexprs && ps[i].fetch; k++) {
 			if (k)
 				strcat(ps[i].fetch, " ");
@@ -339,7 +339,7 @@ static int session_placed(struct probe *ps, int n, void *arg)
 			r = *s->filter ? inst_write(s, file, s->filter) : 0;
 			if (r) {
 				session_off(s);
-				return die("%s: the kernel refuses the filter '%s': %s",
+				return run_error("%s: the kernel refuses the filter '%s': %s",
 					   ps[i].name, s->filter,
 					   strerror(-r));
 			}
@@ -349,7 +349,7 @@ static int session_placed(struct probe *ps, int n, void *arg)
 		}
 		if (r) {
 			session_off(s);
-			return die("%s: cannot turn its event on: %s%s",
+			return run_error("%s: cannot turn its event on: %s%s",
 				   ps[i].name, strerror(-r),
 				   r == -ENOENT && s->trigger ?
 				   " (this kernel has no hist triggers)" : "");
@@ -374,7 +374,7 @@ static int session_placed(struct probe *ps, int n, void *arg)
 		free(names);
 		if (!s->raw) {
 			session_off(s);
-			return die("%s", err);
+			return run_error("%s", err);
 		}
 		return 0;
 	}
@@ -382,7 +382,7 @@ static int session_placed(struct probe *ps, int n, void *arg)
 	s->pipe = open(pipe_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (s->pipe < 0) {
 		session_off(s);
-		return die("%s: %s", pipe_path, strerror(errno));
+		return run_error("%s: %s", pipe_path, strerror(errno));
 	}
 	return 0;
 }
@@ -617,7 +617,7 @@ static int read_hist(struct session *s, const char *name,
 		 name);
 	f = fopen(path, "re");
 	if (!f)
-		return die("%s: %s", path, strerror(errno)) - 2;
+		return run_error("%s: %s", path, strerror(errno)) - 2;
 	while (fgets(line, sizeof(line), f)) {
 		char *key, *end, *hits = strstr(line, "hitcount:");
 
@@ -636,7 +636,7 @@ static int read_hist(struct session *s, const char *name,
 		if (!more) {
 			fclose(f);
 			free(b);
-			return die("out of memory") - 2;
+			return run_error("out of memory") - 2;
 		}
 		b = more;
 		snprintf(b[n].key, sizeof(b[n].key), "%.*s", (int)(end - key),
@@ -710,7 +710,7 @@ static void on_stack(const struct stk_record *r, void *arg)
 	}
 	if (stk_counts_add(s->stacks, names, n) && !s->raw_failed) {
 		s->raw_failed = true;
-		die("out of memory for the stacks");
+		run_error("out of memory for the stacks");
 	}
 }
 
@@ -727,7 +727,7 @@ static void drain_stacks(struct session *s, bool last)
 	stk_unwinder_poll(s->uw);
 	if (stk_raw_drain(s->raw, on_stack, s, last, err, sizeof(err)) < 0) {
 		s->raw_failed = true;
-		die("%s", err);
+		run_error("%s", err);
 	}
 }
 
@@ -1058,7 +1058,7 @@ static int session_filter(struct session *s, char **exprs, int nexprs)
 	all = calloc(nexprs + nnames + 1, sizeof(*all));
 	if (!all) {
 		up_filter_free(f);
-		return die("out of memory");
+		return run_error("out of memory");
 	}
 	if (nexprs)
 		memcpy(all, exprs, nexprs * sizeof(*all));
@@ -1086,7 +1086,7 @@ static int session_filter(struct session *s, char **exprs, int nexprs)
 	free(all);
 	fields = ret ? NULL : calloc(s->v->nargs + 1, sizeof(*fields));
 	if (!ret && !fields)
-		ret = die("out of memory");
+		ret = run_error("out of memory");
 	for (int i = 0; fields && i < s->n && !ret; i++) {
 		for (int k = 0; k < s->v->nargs; k++) {
 			const struct up_fetch *v = &s->v->f[i * s->v->nargs + k];
@@ -1137,12 +1137,12 @@ static int session_probes(struct session *s, const char *cmd_name,
 		nexprs = up_sdt_fetch(s->ps[0].place.sdt_args, fetch,
 				      sizeof(fetch), err, sizeof(err));
 		if (nexprs < 0)
-			return die("%s: %s", s->ps[0].place.symbol, err);
+			return run_error("%s: %s", s->ps[0].place.symbol, err);
 		for (int i = 1; i < s->n; i++)
 			if (up_sdt_fetch(s->ps[i].place.sdt_args, fetch,
 					 sizeof(fetch), err, sizeof(err)) !=
 			    nexprs)
-				return die("%s and %s have different arguments: name the values (arg0, arg1...)",
+				return run_error("%s and %s have different arguments: name the values (arg0, arg1...)",
 					   s->ps[0].place.symbol,
 					   s->ps[i].place.symbol);
 		for (int k = 0; k < nexprs && k < UP_SDT_MAX_ARGS; k++) {
@@ -1152,7 +1152,7 @@ static int session_probes(struct session *s, const char *cmd_name,
 		exprs = all;
 	}
 	if (!ret && one && s->n != 1)
-		ret = die("%s: '%s' names %d places; give one", cmd_name,
+		ret = run_error("%s: '%s' names %d places; give one", cmd_name,
 			  spec, s->n);
 	if (!ret && s->ps[0].ret)
 		ret = need_returns();
@@ -1259,7 +1259,7 @@ int cmd_trace(int argc, char **argv)
 		}
 		s.uw = stk_unwinder_new();
 		if (!s.uw)
-			ret = die("out of memory");
+			ret = run_error("out of memory");
 	}
 	if (!ret && s.fmt == TABLE)
 		printf("%12s %7s %7s %-20s %s\n", "TIME", "PID", "TID",
@@ -1292,7 +1292,7 @@ static int aggregate(struct session *s, const char *name, const char *spec,
 
 	ret = session_probes(s, name, spec, true, &expr, 1);
 	if (!ret && number && s->v->f[0].string)
-		ret = die("%s: '%s' is a string; a histogram needs a number",
+		ret = run_error("%s: '%s' is a string; a histogram needs a number",
 			  name, s->v->f[0].name);
 	if (ret)
 		return ret;
@@ -1375,7 +1375,7 @@ static int count_by_stack(const char *spec, int top, enum format fmt,
 	s.uw = stk_unwinder_new();
 	s.stacks = stk_counts_new();
 	if (!s.uw || !s.stacks) {
-		ret = die("out of memory");
+		ret = run_error("out of memory");
 		goto out;
 	}
 	ret = session_run(&s, cmd, &status);
@@ -1393,7 +1393,7 @@ static int count_by_stack(const char *spec, int top, enum format fmt,
 			 s.ps[0].place.symbol);
 		err = stk_counts_svg(s.stacks, title, stack_svg);
 		if (err)
-			ret = die("%s: %s", stack_svg, strerror(-err));
+			ret = run_error("%s: %s", stack_svg, strerror(-err));
 	} else if (stack_folded) {
 		stk_counts_folded(s.stacks, stdout);
 	} else if (fmt == JSON) {
@@ -1456,7 +1456,7 @@ int count_filtered(struct probe *ps, int *n, char **cmd, int *status)
 	int ret;
 
 	s.counts = calloc(*n + 1, sizeof(*s.counts));
-	ret = s.counts ? session_filter(&s, NULL, 0) : die("out of memory");
+	ret = s.counts ? session_filter(&s, NULL, 0) : run_error("out of memory");
 	if (ret)
 		goto out;
 	/*

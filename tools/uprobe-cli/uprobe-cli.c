@@ -98,7 +98,7 @@ static void json_error(const char *msg)
 	jsonw_destroy(&w);
 }
 
-/* die() and usage_error(): the message, on stderr and as JSON. */
+/* run_error() and usage_error(): the message, on stderr and as JSON. */
 static void vmessage(const char *fmt, va_list ap)
 {
 	char *msg = NULL;
@@ -122,7 +122,7 @@ static void vmessage(const char *fmt, va_list ap)
 }
 
 /* A failure at run time: its message.  Returns 1, its exit status. */
-int die(const char *fmt, ...)
+int run_error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -170,7 +170,7 @@ long parse_pos(const char *what, const char *arg)
 	errno = 0;
 	v = strtol(arg, &end, 10);
 	if (errno || end == arg || *end || v <= 0) {
-		die("bad %s '%s'", what, arg);
+		run_error("bad %s '%s'", what, arg);
 		return 0;
 	}
 	return v;
@@ -284,11 +284,11 @@ int own_probes(void)
 	if (session_fd >= 0)
 		return 0;
 	if (errno != ENOENT)
-		return die("%s: %s", path, kernel_errmsg(-errno));
+		return run_error("%s: %s", path, kernel_errmsg(-errno));
 	snprintf(path, sizeof(path), "%s/utprobe_events", tracefs);
 	if (access(path, F_OK))
-		return die("%s", kernel_errmsg(-ENOENT));
-	return die("%s/utprobe_session: no such file (a kernel without probe sessions)",
+		return run_error("%s", kernel_errmsg(-ENOENT));
+	return run_error("%s/utprobe_session: no such file (a kernel without probe sessions)",
 		   tracefs);
 }
 
@@ -389,8 +389,8 @@ int need_returns(void)
 		return 0;
 	snprintf(path, sizeof(path), "%s/utprobe_events", tracefs);
 	if (access(path, F_OK))
-		return die("%s", kernel_errmsg(-ENOENT));
-	return die("this kernel has no return probes (no utprobe_returns in tracefs)");
+		return run_error("%s", kernel_errmsg(-ENOENT));
+	return run_error("this kernel has no return probes (no utprobe_returns in tracefs)");
 }
 
 
@@ -669,11 +669,11 @@ int place_session_probes(struct probe *ps, int *n, pid_t tree)
 		return 1;
 	lines = file_lines(ps, *n, tree);
 	if (!lines)
-		return die("out of memory");
+		return run_error("out of memory");
 	r = place_probes(ps, lines, n, &bad);
 	lines_free(lines, *n);
 	if (r)
-		return die("%s (%s:%#lx): %s", ps[bad].name,
+		return run_error("%s (%s:%#lx): %s", ps[bad].name,
 			   ps[bad].place.path, ps[bad].place.offset,
 			   kernel_errmsg(r));
 	return 0;
@@ -765,10 +765,10 @@ int resolve_probes(const char *spec, pid_t pid, bool ret_probe,
 			   spec, pct);
 	k = up_resolve(buf, pid, &p, err, sizeof(err));
 	if (k < 0)
-		return die("%s", err);
+		return run_error("%s", err);
 	/* the kernel reads a definition's fields up to white space */
 	if (k && strpbrk(p[0].path, " \t\n\v\f\r")) {
-		k = die("'%s': utprobe_events cannot take a path with white space (its definitions are split at white space); probe a copy, or a bind mount, at a path without it",
+		k = run_error("'%s': utprobe_events cannot take a path with white space (its definitions are split at white space); probe a copy, or a bind mount, at a path without it",
 			p[0].path);
 		free(p);
 		return k;
@@ -796,7 +796,7 @@ int resolve_probes(const char *spec, pid_t pid, bool ret_probe,
 				 p[i].sym_off);
 	}
 	if (*err) {
-		k = die("%s: a return probe goes on a function's entry, %s",
+		k = run_error("%s: a return probe goes on a function's entry, %s",
 			p[0].path, err);
 		free(p);
 		return k;
@@ -804,7 +804,7 @@ int resolve_probes(const char *spec, pid_t pid, bool ret_probe,
 	more = realloc(*ps, (*n + k) * sizeof(*more));
 	if (!more) {
 		free(p);
-		return die("out of memory");
+		return run_error("out of memory");
 	}
 	*ps = more;
 	for (int i = 0; i < k; i++) {
@@ -873,7 +873,7 @@ static int cmd_add(int argc, char **argv)
 	if (ret)
 		goto out;
 	if (name && n > 1) {
-		ret = die("--name needs a spec that names one place (%d given)",
+		ret = run_error("--name needs a spec that names one place (%d given)",
 			  n);
 		goto out;
 	}
@@ -883,7 +883,7 @@ static int cmd_add(int argc, char **argv)
 	}
 	lines = lines_new(n, LINE_MAX_LEN);
 	if (!lines) {
-		ret = die("out of memory");
+		ret = run_error("out of memory");
 		goto out;
 	}
 	for (i = 0; i < n; i++)
@@ -892,7 +892,7 @@ static int cmd_add(int argc, char **argv)
 		else
 			probe_name(ps[i].name, NAME_MAX_LEN, &ps[i]);
 	if (unique_names(ps, n)) {
-		ret = die("cannot give %d probes names of their own", n);
+		ret = run_error("cannot give %d probes names of their own", n);
 		goto out;
 	}
 	for (i = 0; i < n && !ret; i++) {
@@ -901,14 +901,14 @@ static int cmd_add(int argc, char **argv)
 		char kind = pr->ret ? 'r' : 'p';
 
 		if (pid && p->ref_offset) {
-			ret = die("%s: a marker with a semaphore is probed on its file, for every process (without -p)",
+			ret = run_error("%s: a marker with a semaphore is probed on its file, for every process (without -p)",
 				  p->symbol);
 		} else if (pid) {
 			unsigned long addr = runtime_address(pid, p->path,
 							     p->offset);
 
 			if (!addr)
-				ret = die("%s: process %d does not map %s:%#lx",
+				ret = run_error("%s: process %d does not map %s:%#lx",
 					  pr->name, pid, p->path, p->offset);
 			snprintf(lines[i], LINE_MAX_LEN, "%c:%s %d:%#lx%s\n",
 				 kind, pr->name, pid, addr,
@@ -924,7 +924,7 @@ static int cmd_add(int argc, char **argv)
 	if (r) {
 		const struct up_place *p = &ps[bad].place;
 
-		ret = die("%s (%s+%#lx, %s:%#lx): %s", ps[bad].name,
+		ret = run_error("%s (%s+%#lx, %s:%#lx): %s", ps[bad].name,
 			  *p->symbol ? p->symbol : "?", p->sym_off, p->path,
 			  p->offset, kernel_errmsg(r));
 	}
@@ -947,7 +947,7 @@ static int cmd_del(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/utprobe_events", tracefs);
 		fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 		if (fd < 0)
-			return die("%s", kernel_errmsg(-errno));
+			return run_error("%s", kernel_errmsg(-errno));
 		close(fd);
 		return 0;
 	}
@@ -955,9 +955,9 @@ static int cmd_del(int argc, char **argv)
 		snprintf(line, sizeof(line), "-:%s\n", argv[i]);
 		r = kernel_write(line);
 		if (r == -ENOENT && access(tracefs, F_OK) == 0)
-			ret = die("%s: no such probe", argv[i]);
+			ret = run_error("%s: no such probe", argv[i]);
 		else if (r)
-			ret = die("%s: %s", argv[i], kernel_errmsg(r));
+			ret = run_error("%s: %s", argv[i], kernel_errmsg(r));
 	}
 	return ret;
 }
@@ -994,7 +994,7 @@ json_writer_t *json_new(void)
 	json_writer_t *w = jsonw_new(stdout);
 
 	if (!w)
-		die("out of memory");
+		run_error("out of memory");
 	return w;
 }
 
@@ -1126,7 +1126,7 @@ static int cmd_list(int argc, char **argv)
 		return r;
 	n = read_probes(&l);
 	if (n < 0)
-		return die("%s", listing_errmsg(n));
+		return run_error("%s", listing_errmsg(n));
 	r = print_probes(l, n, out_fmt, NULL, 0);
 	free(l);
 	return r;
@@ -1145,7 +1145,7 @@ static int write_textfile(const char *path)
 	FILE *f;
 
 	if (n < 0)
-		return die("%s", listing_errmsg(n));
+		return run_error("%s", listing_errmsg(n));
 	/* not *.prom: the collector does not read it half written */
 	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
 	fd = mkostemp(tmp, O_CLOEXEC);
@@ -1157,7 +1157,7 @@ static int write_textfile(const char *path)
 			unlink(tmp);
 		}
 		free(l);
-		return die("%s: %s", path, strerror(err));
+		return run_error("%s: %s", path, strerror(err));
 	}
 	/* for the collector, which runs as another user */
 	fchmod(fd, 0644);
@@ -1171,7 +1171,7 @@ static int write_textfile(const char *path)
 		err = errno;
 	if (err) {
 		unlink(tmp);
-		return die("%s: %s", path, strerror(err));
+		return run_error("%s: %s", path, strerror(err));
 	}
 	return 0;
 }
@@ -1211,7 +1211,7 @@ static int cmd_stat(int argc, char **argv)
 		return stat_textfile(textfile, interval, count);
 	n = read_probes(&l);
 	if (n < 0)
-		return die("%s", listing_errmsg(n));
+		return run_error("%s", listing_errmsg(n));
 	for (int round = 0; !count || round < count; round++) {
 		unsigned long long *more = realloc(prev, (n ? n : 1) *
 						   sizeof(*prev));
@@ -1219,7 +1219,7 @@ static int cmd_stat(int argc, char **argv)
 		if (!more) {
 			free(prev);
 			free(l);
-			return die("out of memory");
+			return run_error("out of memory");
 		}
 		prev = more;
 		for (int i = 0; i < n; i++)
@@ -1228,7 +1228,7 @@ static int cmd_stat(int argc, char **argv)
 		usleep((useconds_t)(interval * 1e6));
 		n = read_probes(&l);
 		if (n < 0)
-			return die("%s", listing_errmsg(n));
+			return run_error("%s", listing_errmsg(n));
 		r = print_probes(l, n, fmt, fmt == TABLE ? prev : NULL,
 				 interval);
 		fflush(stdout);
@@ -1331,10 +1331,10 @@ int run_probed(struct probe *ps, int *np, char **cmd, int *status,
 	if (own_probes())
 		return 1;
 	if (pipe(go))
-		return die("pipe: %s", strerror(errno));
+		return run_error("pipe: %s", strerror(errno));
 	pid = fork();
 	if (pid < 0)
-		return die("fork: %s", strerror(errno));
+		return run_error("fork: %s", strerror(errno));
 	if (pid == 0) {
 		char x;
 
@@ -1354,14 +1354,14 @@ int run_probed(struct probe *ps, int *np, char **cmd, int *status,
 	wait_asleep(pid);
 	lines = file_lines(ps, n, pid);
 	if (!lines)
-		ret = die("out of memory");
+		ret = run_error("out of memory");
 	r = lines ? place_probes(ps, lines, &n, &bad) : 0;
 	lines_free(lines, n);
 	*np = n;
 	if (r) {
 		const struct up_place *p = &ps[bad].place;
 
-		ret = die("%s+%#lx (%s:%#lx): %s", p->symbol, p->sym_off,
+		ret = run_error("%s+%#lx (%s:%#lx): %s", p->symbol, p->sym_off,
 			  p->path, p->offset, kernel_errmsg(r));
 	}
 	/*
@@ -1379,7 +1379,7 @@ int run_probed(struct probe *ps, int *np, char **cmd, int *status,
 	if (!ret && ops && ops->placed)
 		ret = ops->placed(ps, n, ops->arg);
 	if (!ret && write(go[1], "g", 1) != 1)
-		ret = die("cannot start %s", cmd[0]);
+		ret = run_error("cannot start %s", cmd[0]);
 	close(go[1]);
 	if (ret) {
 		kill(pid, SIGKILL);
@@ -1532,7 +1532,7 @@ static void print_count(const struct probe *ps, int n, enum format fmt,
 	if (fmt != OPENMETRICS) {
 		rows = malloc((n + 1) * sizeof(*rows));
 		if (!rows) {
-			die("out of memory");
+			run_error("out of memory");
 			return;
 		}
 		n = count_rows(ps, n, all, top, rows, &unhit);
@@ -1603,7 +1603,7 @@ static int cmd_count(int argc, char **argv)
 	enum format fmt;
 
 	if (!specs)
-		return die("out of memory");
+		return run_error("out of memory");
 	jump_ok = true;
 	while (!ret &&
 	       (c = getopt_long(argc, argv, "+e:jf:", opts, NULL)) != -1) {
@@ -1791,7 +1791,7 @@ static int cmd_latency(int argc, char **argv)
 		return usage_error("latency: no command given (-- CMD [ARGS])");
 	ret = resolve_probes(spec, 0, true, &ps, &n);
 	if (!ret && n != 1)
-		ret = die("latency: '%s' names %d functions; give one", spec, n);
+		ret = run_error("latency: '%s' names %d functions; give one", spec, n);
 	if (!ret)
 		ret = need_returns();
 	if (!ret) {
@@ -1889,11 +1889,11 @@ static int print_markers(const char *path, const char *glob, bool json)
 	int n;
 
 	if (up_binary_open(path, &b, err, sizeof(err)))
-		return die("%s", err);
+		return run_error("%s", err);
 	n = up_sdt_markers(&b, &m, err, sizeof(err));
 	up_binary_close(&b);
 	if (n < 0)
-		return die("%s: %s", path, err);
+		return run_error("%s: %s", path, err);
 	snprintf(header, sizeof(header), "%-40s %14s %10s %10s  %s\n",
 		 "MARKER", "ADDRESS", "OFFSET", "SEMAPHORE", "ARGUMENTS");
 	if (begin_rows(json, header, &w)) {
@@ -1952,7 +1952,7 @@ static int print_funcs(const char *path, const char *glob, bool json)
 	if (fr.failed)
 		return 1;
 	end_array(fr.w);
-	return r ? die("%s", err) : 0;
+	return r ? run_error("%s", err) : 0;
 }
 
 static int cmd_funcs(int argc, char **argv)
@@ -1971,7 +1971,7 @@ static int cmd_funcs(int argc, char **argv)
 		return usage_error("funcs: no binary given");
 	if (up_find_binary(argv[optind], 0, path, sizeof(path), err,
 			   sizeof(err)))
-		return die("%s", err);
+		return run_error("%s", err);
 	glob = optind + 1 < argc ? argv[optind + 1] : NULL;
 	if (sdt)
 		return print_markers(path, glob, out_fmt == JSON);
