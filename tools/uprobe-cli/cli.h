@@ -39,7 +39,7 @@ struct probe {
 	char *fetch;			/* its fetch arguments, or NULL */
 	int stack;			/* bytes of stack its records copy */
 	bool fp;			/* ... or the frame pointers' callers */
-	int row;			/* their row in trace.c's table, */
+	int row;			/* their row in values.c's table, */
 					/* which placement does not move */
 	long long hits;			/* calls, for a return probe */
 	struct up_returns rets;		/* a return probe's */

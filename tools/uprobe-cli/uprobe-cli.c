@@ -33,7 +33,7 @@
 #include "serve.h"
 #include "top.h"
 #include "stack.h"
-#include "trace.h"
+#include "values.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 

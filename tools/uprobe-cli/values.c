@@ -29,7 +29,7 @@
 #include "json_writer.h"
 #include "sdt.h"
 #include "stack.h"
-#include "trace.h"
+#include "values.h"
 
 /* The values a command fetches, for each of its probes. */
 struct values {

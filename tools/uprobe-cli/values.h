@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Commands that read values at probes (trace.c).
+ * Commands that read values at probes (values.c).
  */
-#ifndef UPROBE_CLI_TRACE_H
-#define UPROBE_CLI_TRACE_H
+#ifndef UPROBE_CLI_VALUES_H
+#define UPROBE_CLI_VALUES_H
 
 #include "cli.h"
 
@@ -57,4 +57,4 @@ int count_filtered(struct probe *ps, int *n, char **cmd, int *status);
 /* --size @arg: a size in that range, or 0 after a message. */
 int by_size(const char *arg);
 
-#endif /* UPROBE_CLI_TRACE_H */
+#endif /* UPROBE_CLI_VALUES_H */
