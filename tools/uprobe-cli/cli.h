@@ -79,6 +79,10 @@ int file_write(const char *path, int flags, const char *text);
  * them when the command ends, however it ends.  0, or 1 after a message.
  */
 int own_probes(void);
+/* The session own_probes() opened, or -1: a child closes it */
+extern int session_fd;
+/* A name for probe @pr of the kernel's, from its function, into @out */
+void probe_name(char *out, size_t len, const struct probe *pr);
 /*
  * Write definitions to utprobe_events, or to the session after
  * own_probes(); 0 or -errno.
@@ -165,6 +169,8 @@ int run_probed(struct probe *ps, int *n, char **cmd, int *status,
 	       const struct run_ops *ops);
 /* The command run_probed() runs, once forked (before it starts) */
 extern pid_t run_pid;
+/* main() set DEBUGINFOD_PROGRESS, which the command is not given */
+extern bool progress_set;
 /* BINARY:FUNCTION[+OFFSET] of @p, BINARY its base name. */
 void function_name(char *out, size_t len, const struct up_place *p);
 
