@@ -54,7 +54,7 @@ int format_option(int opt, const char *arg)
 		out_fmt = TABLE;
 	else
 		return usage_error("unknown format '%s' (table, json, openmetrics)",
-			   arg) + 1;
+				   arg);
 	return 0;
 }
 
