@@ -664,30 +664,6 @@ void up_binaries_close(void)
 	nkept = 0;
 }
 
-int up_translate(struct up_binary *b, unsigned long in, bool to_offset,
-		 bool exec, unsigned long *out)
-{
-	size_t n;
-
-	if (elf_getphdrnum(b->elf, &n))
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		unsigned long from, to;
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(b->elf, i, &ph) || ph.p_type != PT_LOAD ||
-		    (exec && !(ph.p_flags & PF_X)))
-			continue;
-		from = to_offset ? ph.p_vaddr : ph.p_offset;
-		to = to_offset ? ph.p_offset : ph.p_vaddr;
-		if (in < from || in >= from + ph.p_filesz)
-			continue;
-		*out = in - from + to;
-		return 0;
-	}
-	return -1;
-}
-
 static int vaddr_to_offset(struct up_binary *b, unsigned long vaddr,
 			   unsigned long *offset)
 {

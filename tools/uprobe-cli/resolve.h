@@ -143,7 +143,8 @@ void up_root_of(pid_t pid, char *root, size_t size);
 /*
  * Translate link-time address @in of @b to a file offset (@to_offset),
  * or a file offset to an address, through its PT_LOAD segments, those
- * that are executable only if @exec; 0, or -1 if none holds it.
+ * that are executable only if @exec; 0, or -1 if none holds it
+ * (segments.c).
  */
 int up_translate(struct up_binary *b, unsigned long in, bool to_offset,
 		 bool exec, unsigned long *out);
