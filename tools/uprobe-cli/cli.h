@@ -67,6 +67,18 @@ struct run_ops {
  */
 int run_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * The options of list, stat and funcs: the format, and those a command
+ * takes, each where its pointer is not NULL.
+ */
+struct view_opts {
+	double *interval;	/* stat's -i */
+	int *count;		/* stat's -n */
+	const char **textfile;	/* stat's --textfile */
+	bool *sdt;		/* funcs' --sdt */
+};
+/* Those options in @argv; 0, or 2 after a message */
+int parse_format(int argc, char **argv, struct view_opts *o);
 /* Where the first "--" of @argv is (after argv[0]), or @argc. */
 int dashes_at(int argc, char **argv);
 /* A positive number from @arg, or 0 after a message naming @what. */

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,3 +66,42 @@ int table_or_json(const char *cmd)
 	return usage_error("%s: no openmetrics output (table or json)",
 			   cmd);
 }
+
+int parse_format(int argc, char **argv, struct view_opts *o)
+{
+	static const struct option opts[] = {
+		FORMAT_LONGOPTS,
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "sdt", no_argument, NULL, 's' },
+		{ "textfile", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "jf:i:n:", opts, NULL)) != -1) {
+		if (c == 'j' || c == 'f') {
+			if (format_option(c, optarg))
+				return 2;
+		} else if (c == 'i' && o->interval) {
+			char *end;
+
+			*o->interval = strtod(optarg, &end);
+			if (end == optarg || *end || !(*o->interval > 0))
+				return usage_error("bad interval '%s'", optarg);
+		} else if (c == 'n' && o->count) {
+			*o->count = parse_pos("count", optarg);
+			if (!*o->count)
+				return 2;
+		} else if (c == 's' && o->sdt) {
+			*o->sdt = true;
+		} else if (c == 't' && o->textfile) {
+			*o->textfile = optarg;
+		} else {
+			return 2;
+		}
+	}
+	return 0;
+}
+
+/* The probes @l[0..@n) as a JSON array; 0, or 1 after a message. */
