@@ -44,13 +44,6 @@ void run_name(struct probe *pr, const char *cmd, int i)
 	probe_name(pr->name + k, NAME_MAX_LEN - k, pr);
 }
 
-/*
- * Run @cmd with the probes @ps[0..@n) limited to its process tree (the
- * kernel's tree= scope): they are placed before it starts and, once it
- * has exited, their counts are read and they are removed.  If one cannot
- * be placed, the command does not run.  0 with the command's exit
- * status in *@status, or 1 after a message.
- */
 /* The command count and latency run, for forward(). */
 static volatile pid_t child;
 
@@ -97,6 +90,13 @@ static void wait_asleep(pid_t pid)
 
 pid_t run_pid;
 
+/*
+ * Run @cmd with the probes @ps[0..@n) limited to its process tree (the
+ * kernel's tree= scope): they are placed before it starts and, once it
+ * has exited, their counts are read and they are removed.  If one cannot
+ * be placed, the command does not run.  0 with the command's exit
+ * status in *@status, or 1 after a message.
+ */
 int run_probed(struct probe *ps, int *np, char **cmd, int *status,
 	       const struct run_ops *ops)
 {
