@@ -23,12 +23,15 @@
 /* the last frame of a stack whose copy ended before its outermost frame */
 #define STACK_CUT		"[stack cut]"
 
+/* DWARF's registers of x86-64, in a record (the last the ip) */
+#define STACK_NREGS		17
+
 /* One hit's record: its process and thread, its registers and stack */
 struct stk_record {
 	const char *event;		/* the probe's name */
 	int tid;			/* its process: stk_unwinder_pid() */
 	unsigned long long ts;		/* the instance's clock, mono */
-	const unsigned long *regs;	/* DWARF's 17 of x86-64 */
+	const unsigned long *regs;	/* STACK_NREGS of them */
 	const unsigned char *stack;	/* from the stack pointer up */
 	unsigned int len;
 	/*
