@@ -11,11 +11,8 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <fnmatch.h>
 #include <gelf.h>
-#include <glob.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,627 +38,6 @@ const char *up_debuginfo_hint(void)
 		 "not found locally, nor by debuginfod at %.300s: DEBUGINFOD_VERBOSE=1 says why",
 		 urls);
 	return hint;
-}
-
-/* The strings up_intern() kept, newest first. */
-static struct interned {
-	struct interned *next;
-	char s[];
-} *interned;
-
-const char *up_intern(const char *s)
-{
-	struct interned *i;
-
-	for (i = interned; i; i = i->next)
-		if (!strcmp(i->s, s))
-			return i->s;
-	i = malloc(sizeof(*i) + strlen(s) + 1);
-	if (!i)
-		return NULL;
-	strcpy(i->s, s);
-	i->next = interned;
-	interned = i;
-	return i->s;
-}
-
-static void set_err(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
-
-/*
- * Open @path for reading if it is a regular file: the fd, or -1 with
- * errno set (EINVAL for a FIFO, a device, a directory).  Never blocks:
- * opening a FIFO for reading would wait for a writer.
- */
-static int open_regular(const char *path)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    fcntl(fd, F_SETFL, 0)) {
-		close(fd);
-		errno = EINVAL;
-		return -1;
-	}
-	return fd;
-}
-
-/* Is @path a regular file that starts as an ELF file does: 1, 0, -1 */
-static int is_elf(const char *path)
-{
-	unsigned char magic[4];
-	int fd = open_regular(path), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = read(fd, magic, 4) == 4 && !memcmp(magic, ELFMAG, SELFMAG);
-	close(fd);
-	return ok;
-}
-
-/*
- * A library by short name, in the maps of @pid; its mapping's range
- * ("START-END") into @range if not NULL.
- */
-static int find_in_maps(const char *name, pid_t pid, char *path, size_t size,
-			char *range, size_t rsize)
-{
-	char maps[64], line[PATH_MAX + 128];
-	size_t n = strlen(name);
-	int found = -1;
-	FILE *f;
-
-	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
-	f = fopen(maps, "re");
-	if (!f)
-		return -1;
-	while (found && fgets(line, sizeof(line), f)) {
-		char *p = strchr(line, '/'), *base;
-
-		if (!p)
-			continue;
-		p[strcspn(p, "\n")] = '\0';
-		base = strrchr(p, '/') + 1;
-		if (!strcmp(base, name) ||
-		    (!strncmp(base, name, n) && base[n] == '.') ||
-		    (!strncmp(base, "lib", 3) && !strncmp(base + 3, name, n) &&
-		     base[3 + n] == '.')) {
-			snprintf(path, size, "%s", p);
-			if (range)
-				snprintf(range, rsize, "%.*s",
-					 (int)strcspn(line, " "), line);
-			found = 0;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
-/* A library by short name, where the dynamic loader looks by default. */
-static int find_library(const char *name, char *path, size_t size)
-{
-	static const char *const dirs[] = {
-		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
-		"/lib64", "/usr/lib64", "/lib", "/usr/lib",
-	};
-	static const char *const pats[] = {
-		"%s/%s", "%s/%s.so", "%s/%s.so.*", "%s/lib%s.so", "%s/lib%s.so.*",
-	};
-	char *ldpath = getenv("LD_LIBRARY_PATH"), *copy = NULL, *dir, *save;
-	char pattern[PATH_MAX];
-	int ret = -1;
-
-	/* as find_program(): out of memory, nothing is found */
-	if (ldpath) {
-		copy = strdup(ldpath);
-		if (!copy)
-			return -1;
-	}
-	for (int d = -1; ret && d < (int)(sizeof(dirs) / sizeof(dirs[0])); d++) {
-		const char *dirv[64];
-		int nd = 0;
-
-		if (d < 0) {
-			for (dir = copy ? strtok_r(copy, ":", &save) : NULL;
-			     dir && nd < 64; dir = strtok_r(NULL, ":", &save))
-				dirv[nd++] = dir;
-		} else {
-			dirv[nd++] = dirs[d];
-		}
-		for (int i = 0; ret && i < nd; i++) {
-			for (size_t p = 0; ret && p < sizeof(pats) / sizeof(pats[0]); p++) {
-				glob_t g;
-
-				snprintf(pattern, sizeof(pattern), pats[p], dirv[i],
-					 name);
-				if (glob(pattern, 0, NULL, &g))
-					continue;
-				for (size_t k = 0; ret && k < g.gl_pathc; k++)
-					if (is_elf(g.gl_pathv[k]) == 1 &&
-					    realpath(g.gl_pathv[k], path))
-						ret = 0;
-				globfree(&g);
-			}
-		}
-	}
-	free(copy);
-	(void)size;
-	return ret;
-}
-
-/* A program in $PATH. */
-static int find_program(const char *name, char *path, size_t size)
-{
-	char *env = getenv("PATH"), *copy, *dir, *save;
-	char cand[PATH_MAX];
-	int ret = -1;
-
-	copy = strdup(env ? env : "/usr/bin:/bin");
-	if (!copy)
-		return -1;
-	for (dir = strtok_r(copy, ":", &save); ret && dir;
-	     dir = strtok_r(NULL, ":", &save)) {
-		snprintf(cand, sizeof(cand), "%s/%s", dir, name);
-		if (!access(cand, X_OK) && realpath(cand, path))
-			ret = 0;
-	}
-	free(copy);
-	(void)size;
-	return ret;
-}
-
-void up_root_of(pid_t pid, char *root, size_t size)
-{
-	struct stat theirs, ours, their_ns, our_ns;
-	char path[64], ns[64];
-
-	*root = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
-	snprintf(ns, sizeof(ns), "/proc/%d/ns/mnt", (int)pid);
-	if (stat(path, &theirs) || stat("/", &ours))
-		return;
-	if (theirs.st_dev != ours.st_dev || theirs.st_ino != ours.st_ino ||
-	    (!stat(ns, &their_ns) && !stat("/proc/self/ns/mnt", &our_ns) &&
-	     their_ns.st_ino != our_ns.st_ino))
-		snprintf(root, size, "%s", path);
-}
-
-/*
- * @name, an absolute path as another process sees it from its root
- * @root ("/proc/PID/root"), into @path: @root followed by the same path
- * with its symbolic links resolved in that root, not in ours (where an
- * absolute link's target would be looked up if the kernel followed it
- * through @root).  0, or -1 with errno.
- */
-static int path_in_root(const char *root, const char *name, char *path,
-			size_t size)
-{
-	char rest[PATH_MAX], done[PATH_MAX] = "", link[PATH_MAX];
-	char full[2 * PATH_MAX + 64], comp[NAME_MAX + 1], *p, *slash;
-	int links = 0;
-	ssize_t l;
-	size_t n;
-
-	snprintf(rest, sizeof(rest), "%s", name);
-	while (*rest) {
-		p = rest + strspn(rest, "/");
-		n = strcspn(p, "/");
-		if (n > NAME_MAX)
-			goto too_long;
-		memcpy(comp, p, n);
-		comp[n] = '\0';
-		memmove(rest, p + n, strlen(p + n) + 1);
-		if (!n || !strcmp(comp, "."))
-			continue;
-		if (!strcmp(comp, "..")) {
-			/* never above the root */
-			slash = strrchr(done, '/');
-			if (slash)
-				*slash = '\0';
-			continue;
-		}
-		snprintf(full, sizeof(full), "%s%s/%s", root, done, comp);
-		l = readlink(full, link, sizeof(link) - 1);
-		if (l < 0 && errno != EINVAL)
-			return -1;
-		if (l < 0) {
-			/* not a link: resolved */
-			if (strlen(done) + n + 2 > sizeof(done))
-				goto too_long;
-			strcat(done, "/");
-			strcat(done, comp);
-			continue;
-		}
-		if (++links > 40) {
-			errno = ELOOP;
-			return -1;
-		}
-		link[l] = '\0';
-		/* what is left, behind the link's target */
-		if (strlen(link) + strlen(rest) + 2 > sizeof(rest))
-			goto too_long;
-		memmove(rest + l + 1, rest, strlen(rest) + 1);
-		memcpy(rest, link, l);
-		rest[l] = '/';
-		if (*link == '/')
-			*done = '\0';
-	}
-	if (snprintf(path, size, "%s%s", root, *done ? done : "/") <
-	    (int)size)
-		return 0;
-too_long:
-	errno = ENAMETOOLONG;
-	return -1;
-}
-
-/*
- * @name (a path, or a library's short name found in the maps of @pid)
- * in the root of @pid, which is not ours; no $PATH or library path of
- * ours is looked in.
- */
-static int find_in_root(const char *name, pid_t pid, const char *root,
-			char *path, size_t size, char *err, size_t errlen)
-{
-	char in[PATH_MAX], range[64];
-
-	if (!strchr(name, '/')) {
-		/* the maps show it as another namespace may: the very file */
-		if (!find_in_maps(name, pid, in, sizeof(in), range,
-				  sizeof(range))) {
-			snprintf(path, size, "/proc/%d/map_files/%s", (int)pid,
-				 range);
-			return 0;
-		}
-		set_err(err, errlen,
-			"%s: no such library in the maps of process %d (whose root is not ours: give its path there)",
-			name, pid);
-		return -1;
-	}
-	if (*name != '/') {
-		set_err(err, errlen,
-			"%s: not an absolute path in the root of process %d",
-			name, pid);
-		return -1;
-	}
-	if (path_in_root(root, name, path, size)) {
-		set_err(err, errlen, "%s%s: %s", root, name, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-int up_find_binary(const char *name, pid_t pid, char *path, size_t size,
-		   char *err, size_t errlen)
-{
-	char root[64] = "";
-	int elf;
-
-	if (pid)
-		up_root_of(pid, root, sizeof(root));
-	if (*root) {
-		if (find_in_root(name, pid, root, path, size, err, errlen))
-			return -1;
-	} else if (strchr(name, '/')) {
-		if (!realpath(name, path)) {
-			set_err(err, errlen, "%s: %s", name, strerror(errno));
-			return -1;
-		}
-	} else if (!(pid && !find_in_maps(name, pid, path, size, NULL, 0)) &&
-		   find_program(name, path, size) &&
-		   find_library(name, path, size)) {
-		if (pid)
-			set_err(err, errlen,
-				"%s: no such program or library (not in $PATH, the library path, or the maps of process %d)",
-				name, pid);
-		else
-			set_err(err, errlen,
-				"%s: no such program or library (not in $PATH or the library path)",
-				name);
-		return -1;
-	}
-	elf = is_elf(path);
-	if (elf < 0) {
-		set_err(err, errlen, "%s: %s", path, errno == EINVAL ?
-			"not a regular file" : strerror(errno));
-		return -1;
-	}
-	if (!elf) {
-		set_err(err, errlen, "%s: not an ELF file", path);
-		return -1;
-	}
-	return 0;
-}
-
-/* A growing list of interned paths, without repeats. */
-struct path_list {
-	const char **v;
-	int n;
-};
-
-/* Add @path unless it is there; 0, or -1 out of memory. */
-static int path_list_add(struct path_list *l, const char *path)
-{
-	const char *kept = up_intern(path), **more;
-
-	if (!kept)
-		return -1;
-	for (int i = 0; i < l->n; i++)
-		if (l->v[i] == kept)
-			return 0;
-	more = realloc(l->v, (l->n + 1) * sizeof(*more));
-	if (!more)
-		return -1;
-	l->v = more;
-	l->v[l->n++] = kept;
-	return 0;
-}
-
-/* The libraries process @pid maps executable, but @path. */
-static int mapped_libraries(const char *path, pid_t pid, struct path_list *l,
-			    char *err, size_t errlen)
-{
-	char maps[64], line[PATH_MAX + 128], lib[PATH_MAX], perm[8];
-	int ret = 0;
-	FILE *f;
-
-	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
-	f = fopen(maps, "re");
-	if (!f) {
-		set_err(err, errlen, "process %d: %s", (int)pid,
-			strerror(errno));
-		return -1;
-	}
-	while (!ret && fgets(line, sizeof(line), f)) {
-		char *p = strchr(line, '/');
-
-		if (!p || sscanf(line, "%*s %7s", perm) != 1 ||
-		    !strchr(perm, 'x'))
-			continue;
-		p[strcspn(p, "\n")] = '\0';
-		/* " (deleted)", or no longer there: not probed */
-		if (up_find_binary(p, pid, lib, sizeof(lib), err, errlen)) {
-			*err = '\0';
-			continue;
-		}
-		/* as the process names it: resolved in its root again */
-		if (strcmp(lib, path) && path_list_add(l, p)) {
-			set_err(err, errlen, "out of memory");
-			ret = -1;
-		}
-	}
-	fclose(f);
-	return ret;
-}
-
-/* Add to @l the libraries named by the DT_NEEDED entries of @path. */
-static int add_needed(const char *path, struct path_list *l)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
-	char lib[PATH_MAX];
-	Elf_Scn *scn = NULL;
-	Elf *e;
-
-	if (fd < 0)
-		return 0;
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	while (e && !ret && (scn = elf_nextscn(e, scn))) {
-		Elf_Data *d = elf_getdata(scn, NULL);
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
-		    !d || !sh.sh_entsize)
-			continue;
-		for (size_t i = 0; !ret && i < sh.sh_size / sh.sh_entsize; i++) {
-			const char *name;
-			GElf_Dyn dyn;
-
-			if (!gelf_getdyn(d, i, &dyn) || dyn.d_tag != DT_NEEDED)
-				continue;
-			name = elf_strptr(e, sh.sh_link, dyn.d_un.d_val);
-			/* one the loader would not find is not probed */
-			if (name && !find_library(name, lib, sizeof(lib)))
-				ret = path_list_add(l, lib);
-		}
-	}
-	elf_end(e);
-	close(fd);
-	return ret;
-}
-
-int up_libraries(const char *path, pid_t pid, const char ***libs, char *err,
-		 size_t errlen)
-{
-	struct path_list l = { 0 };
-	int ret = 0;
-
-	if (pid) {
-		ret = mapped_libraries(path, pid, &l, err, errlen);
-	} else {
-		/* breadth first: each one's needs once it is in the list */
-		ret = add_needed(path, &l);
-		for (int i = 0; !ret && i < l.n; i++)
-			ret = add_needed(l.v[i], &l);
-		if (ret)
-			set_err(err, errlen, "out of memory");
-	}
-	if (ret) {
-		free(l.v);
-		return -1;
-	}
-	*libs = l.v;
-	return l.n;
-}
-
-static char *debuginfo_path;
-
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &debuginfo_path,
-};
-
-int up_binary_open(const char *path, struct up_binary *b, char *err,
-		   size_t errlen)
-{
-	int fd;
-
-	memset(b, 0, sizeof(*b));
-	b->fd = -1;
-	/* where separate debug files are looked for; NULL: /usr/lib/debug */
-	debuginfo_path = getenv("UPROBE_CLI_DEBUGINFO_PATH");
-	b->dwfl = dwfl_begin(&offline_callbacks);
-	if (!b->dwfl) {
-		set_err(err, errlen, "libdwfl: %s", dwfl_errmsg(-1));
-		return -1;
-	}
-	/* libdwfl reads the file we checked, through a copy of our fd */
-	b->fd = open_regular(path);
-	fd = b->fd < 0 ? -1 : dup(b->fd);
-	if (fd < 0) {
-		set_err(err, errlen, "%s: %s", path,
-			errno == EINVAL ? "not a regular file" : strerror(errno));
-		if (b->fd >= 0)
-			close(b->fd);
-		dwfl_end(b->dwfl);
-		return -1;
-	}
-	b->mod = dwfl_report_offline(b->dwfl, "", path, fd);
-	dwfl_report_end(b->dwfl, NULL, NULL);
-	/* the fd is libdwfl's if it took the file */
-	if (b->mod)
-		b->elf = dwfl_module_getelf(b->mod, &b->bias);
-	else
-		close(fd);
-	if (!b->elf) {
-		set_err(err, errlen, "%s: %s", path, dwfl_errmsg(-1));
-		close(b->fd);
-		dwfl_end(b->dwfl);
-		return -1;
-	}
-	return 0;
-}
-
-void up_binary_close(struct up_binary *b)
-{
-	for (size_t i = 0; i < b->ndemangled; i++)
-		free(b->demangled[i]);
-	free(b->demangled);
-	free(b->targets);
-	free(b->inlined);
-	if (b->fd >= 0)
-		close(b->fd);
-	dwfl_end(b->dwfl);
-}
-
-/*
- * The binaries opened for this command's specs, kept open until
- * up_binaries_close(): a binary's symbols, DWARF and inlined copies are
- * read once however many specs, values and listings name it.
- */
-struct kept_binary {
-	struct up_binary b;
-	const char *path;	/* up_intern()'ed */
-	const char *debug_dirs;	/* where debug files were looked for */
-	struct stat st;		/* of its file, when opened */
-};
-
-static struct kept_binary **kept;	/* the last used last */
-static size_t nkept;
-
-/*
- * The binaries kept open at most: each holds two or three descriptors
- * (top -p resolves every library of a process)
- */
-#define KEPT_MAX	32
-
-/*
- * Whether @path still names the file @k opened, and its debug file would
- * be looked for where it was (the tests change that)
- */
-static bool kept_current(const struct kept_binary *k, const char *path,
-			 const char *debug_dirs)
-{
-	struct stat st;
-
-	return k->debug_dirs == debug_dirs && !stat(path, &st) &&
-	       st.st_dev == k->st.st_dev &&
-	       st.st_ino == k->st.st_ino &&
-	       st.st_mtim.tv_sec == k->st.st_mtim.tv_sec &&
-	       st.st_mtim.tv_nsec == k->st.st_mtim.tv_nsec;
-}
-
-struct up_binary *up_binary_get(const char *path, char *err, size_t errlen)
-{
-	const char *name = up_intern(path), *dirs = NULL;
-	struct kept_binary *k, **more;
-
-	if (getenv("UPROBE_CLI_DEBUGINFO_PATH"))
-		dirs = up_intern(getenv("UPROBE_CLI_DEBUGINFO_PATH"));
-	if (!name) {
-		set_err(err, errlen, "out of memory");
-		return NULL;
-	}
-	for (size_t i = 0; i < nkept; i++) {
-		if (kept[i]->path != name)
-			continue;
-		k = kept[i];
-		memmove(&kept[i], &kept[i + 1], (nkept - i - 1) * sizeof(*kept));
-		nkept--;
-		if (kept_current(k, path, dirs)) {
-			kept[nkept++] = k;
-			return &k->b;
-		}
-		/* replaced since: open it afresh */
-		up_binary_close(&k->b);
-		free(k);
-		break;
-	}
-	/* the least recently used goes */
-	if (nkept == KEPT_MAX) {
-		up_binary_close(&kept[0]->b);
-		free(kept[0]);
-		memmove(&kept[0], &kept[1], --nkept * sizeof(*kept));
-	}
-	k = calloc(1, sizeof(*k));
-	more = realloc(kept, (nkept + 1) * sizeof(*more));
-	if (!k || !more) {
-		free(k);
-		if (more)
-			kept = more;
-		set_err(err, errlen, "out of memory");
-		return NULL;
-	}
-	kept = more;
-	if (up_binary_open(path, &k->b, err, errlen)) {
-		free(k);
-		return NULL;
-	}
-	k->path = name;
-	k->debug_dirs = dirs;
-	fstat(k->b.fd, &k->st);
-	kept[nkept++] = k;
-	return &k->b;
-}
-
-void up_binaries_close(void)
-{
-	for (size_t i = 0; i < nkept; i++) {
-		up_binary_close(&kept[i]->b);
-		free(kept[i]);
-	}
-	free(kept);
-	kept = NULL;
-	nkept = 0;
 }
 
 static int vaddr_to_offset(struct up_binary *b, unsigned long vaddr,
@@ -1187,7 +563,7 @@ static int resolve_sdt(struct up_binary *b, const char *path,
 
 	if (!colon || colon == what || !colon[1] ||
 	    colon - what >= (long)sizeof(provider)) {
-		set_err(err, errlen,
+		up_set_err(err, errlen,
 			"'sdt:%s': an SDT marker is BINARY:sdt:PROVIDER:NAME",
 			what);
 		return -1;
@@ -1201,7 +577,7 @@ static int resolve_sdt(struct up_binary *b, const char *path,
 			continue;
 		p = realloc(*places, (n + 1) * sizeof(**places));
 		if (!p) {
-			set_err(err, errlen, "out of memory");
+			up_set_err(err, errlen, "out of memory");
 			nm = -1;
 			break;
 		}
@@ -1210,7 +586,7 @@ static int resolve_sdt(struct up_binary *b, const char *path,
 		memset(p, 0, sizeof(*p));
 		p->path = up_intern(path);
 		if (!p->path) {
-			set_err(err, errlen, "out of memory");
+			up_set_err(err, errlen, "out of memory");
 			nm = -1;
 			break;
 		}
@@ -1225,7 +601,7 @@ static int resolve_sdt(struct up_binary *b, const char *path,
 	}
 	free(m);
 	if (nm >= 0 && !n)
-		set_err(err, errlen, "%s: no SDT marker %s:%s%s", path,
+		up_set_err(err, errlen, "%s: no SDT marker %s:%s%s", path,
 			provider, colon + 1,
 			nm ? "" : " (it has no .note.stapsdt)");
 	if (nm < 0 || !n) {
@@ -1269,7 +645,7 @@ static int target_place(const struct spec_ctx *c, const struct target *t,
 
 	if (t->check && fn && t->vaddr != fn->vaddr &&
 	    on_boundary(c->b, fn, t->vaddr, &prev) == 0) {
-		set_err(c->err, c->errlen,
+		up_set_err(c->err, c->errlen,
 			"%s: %#lx (%s+%#lx) is inside an instruction, which starts at %s+%#lx",
 			c->path, t->vaddr, fn->name, t->vaddr - fn->vaddr,
 			fn->name, prev - fn->vaddr);
@@ -1277,11 +653,11 @@ static int target_place(const struct spec_ctx *c, const struct target *t,
 	}
 	r = add_place(places, n, c->path, c->b, t->vaddr, fn);
 	if (r == -2)
-		set_err(c->err, c->errlen,
+		up_set_err(c->err, c->errlen,
 			"%s: %#lx is not in executable text", c->path,
 			t->vaddr);
 	else if (r)
-		set_err(c->err, c->errlen, "out of memory");
+		up_set_err(c->err, c->errlen, "out of memory");
 	return r ? -1 : 0;
 }
 
@@ -1325,7 +701,7 @@ static int spec_line(const struct spec_ctx *c, const char *what,
 
 	snprintf(file, sizeof(file), "%.*s", (int)(colon - what), what);
 	if (*end || line <= 0) {
-		set_err(c->err, c->errlen, "%s: bad line number in '%s'",
+		up_set_err(c->err, c->errlen, "%s: bad line number in '%s'",
 			c->path, what);
 		return -1;
 	}
@@ -1334,7 +710,7 @@ static int spec_line(const struct spec_ctx *c, const char *what,
 		bool dwarf = dwfl_module_getdwarf(c->b->mod,
 						  &(Dwarf_Addr){ 0 });
 
-		set_err(c->err, c->errlen,
+		up_set_err(c->err, c->errlen,
 			"%s: no code for %s:%ld in its line table%s%s%s",
 			c->path, file, line, dwarf ? "" : " (no DWARF debug info: ",
 			dwarf ? "" : up_debuginfo_hint(), dwarf ? "" : ")");
@@ -1363,7 +739,7 @@ static int spec_address(const struct spec_ctx *c, const char *what,
 	errno = 0;
 	t->vaddr = strtoul(what, &end, 0);
 	if (*end || errno) {
-		set_err(c->err, c->errlen, "%s: bad address '%s'", c->path,
+		up_set_err(c->err, c->errlen, "%s: bad address '%s'", c->path,
 			what);
 		return -1;
 	}
@@ -1412,7 +788,7 @@ static int spec_same_name(const struct spec_ctx *c, struct target *t,
 		t->fn = &c->f[i];
 		t->vaddr = c->f[i].vaddr + off;
 		if (c->f[i].size && off >= c->f[i].size) {
-			set_err(c->err, c->errlen,
+			up_set_err(c->err, c->errlen,
 				"%s: %s+%#lx is beyond the end of the %s at %#lx (size %#lx)",
 				c->path, fn->shown, off, fn->shown,
 				c->f[i].vaddr, c->f[i].size);
@@ -1497,7 +873,7 @@ static int spec_overloads(const struct spec_ctx *c, const char *name,
 			continue;
 		last = fn;
 		if (fn->size && off >= fn->size) {
-			set_err(c->err, c->errlen,
+			up_set_err(c->err, c->errlen,
 				"%s: %s+%#lx is beyond the end of %s (size %#lx)",
 				c->path, fn->shown, off, fn->shown, fn->size);
 			return -1;
@@ -1541,7 +917,7 @@ static int spec_symbol(const struct spec_ctx *c, const char *what,
 		errno = 0;
 		off = strtoul(plus + 1, &end, 0);
 		if (*end || errno || plus[1] == '\0') {
-			set_err(c->err, c->errlen, "%s: bad offset in '%s'",
+			up_set_err(c->err, c->errlen, "%s: bad offset in '%s'",
 				c->path, what);
 			return -1;
 		}
@@ -1566,7 +942,7 @@ static int spec_symbol(const struct spec_ctx *c, const char *what,
 	}
 	if (!t->fn) {
 		suggest(c->f, c->nf, name, hint, sizeof(hint));
-		set_err(c->err, c->errlen, "%s: no function '%s'%s", c->path,
+		up_set_err(c->err, c->errlen, "%s: no function '%s'%s", c->path,
 			name, hint);
 		/* only inlined, maybe: see spec_inlined() */
 		return plus ? -1 : -2;
@@ -1579,7 +955,7 @@ static int spec_symbol(const struct spec_ctx *c, const char *what,
 	    (t->fn->dup || (by_shown && shown_dup(c, t->fn))))
 		return spec_same_name(c, t, off, by_shown, places);
 	if (t->fn->size && off >= t->fn->size) {
-		set_err(c->err, c->errlen,
+		up_set_err(c->err, c->errlen,
 			"%s: %s+%#lx is beyond the end of %s (size %#lx)",
 			c->path, name, off, name, t->fn->size);
 		return -1;
@@ -1744,7 +1120,7 @@ static int spec_inlined(const struct spec_ctx *c, const char *name,
 	size_t k;
 
 	if (!kept || inlined_copies(c->b)) {
-		set_err(c->err, c->errlen, "out of memory");
+		up_set_err(c->err, c->errlen, "out of memory");
 		return -1;
 	}
 	in = inlined_of(c->b, name, &k);
@@ -1825,20 +1201,20 @@ static int spec_glob(const struct spec_ctx *c, const char *what,
 			continue;
 		}
 		if (n >= UP_GLOB_MAX) {
-			set_err(c->err, c->errlen,
+			up_set_err(c->err, c->errlen,
 				"%s: '%s' matches more than %d functions; narrow it",
 				c->path, what, UP_GLOB_MAX);
 			return -1;
 		}
 		if (add_place(places, &n, c->path, c->b, c->f[i].vaddr,
 			      &c->f[i]) == -1) {
-			set_err(c->err, c->errlen, "out of memory");
+			up_set_err(c->err, c->errlen, "out of memory");
 			return -1;
 		}
 		(*places)[n - 1].glob = true;
 	}
 	if (!n)
-		set_err(c->err, c->errlen, "%s: no function matches '%s'",
+		up_set_err(c->err, c->errlen, "%s: no function matches '%s'",
 			c->path, what);
 	return n ? n : -1;
 }
@@ -1860,12 +1236,12 @@ static int resolve_in(struct up_binary *b, const char *path, const char *what,
 	int n;
 
 	if (!f) {
-		set_err(err, errlen, "out of memory");
+		up_set_err(err, errlen, "out of memory");
 		return -1;
 	}
 	c.f = f;
 	if (!*what) {
-		set_err(err, errlen, "%s: no symbol, address or line given",
+		up_set_err(err, errlen, "%s: no symbol, address or line given",
 			path);
 		n = -1;
 	} else if (colon) {
@@ -1913,7 +1289,7 @@ int up_resolve(const char *spec, pid_t pid, struct up_place **places,
 
 	*places = NULL;
 	if (!colon || colon == spec) {
-		set_err(err, errlen,
+		up_set_err(err, errlen,
 			"'%s': a probe is BINARY:SYMBOL[+OFF], BINARY:0xADDR, BINARY:FILE:LINE or BINARY:GLOB",
 			spec);
 		return -1;
@@ -1942,7 +1318,7 @@ int up_functions(const char *path, const char *glob,
 	int ret;
 
 	if (!kept) {
-		set_err(err, errlen, "out of memory");
+		up_set_err(err, errlen, "out of memory");
 		return -1;
 	}
 	b = up_binary_get(path, err, errlen);
@@ -1954,7 +1330,7 @@ int up_functions(const char *path, const char *glob,
 		f = NULL;
 	}
 	if (!f)
-		set_err(err, errlen, "out of memory");
+		up_set_err(err, errlen, "out of memory");
 	/* a whole name with glob characters of its own: that function */
 	exact = glob && f && names_one(f, nf, glob);
 	for (size_t i = 0; f && i < nf; i++) {

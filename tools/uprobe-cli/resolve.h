@@ -140,6 +140,10 @@ void up_binaries_close(void);
  */
 void up_root_of(pid_t pid, char *root, size_t size);
 
+/* vsnprintf() into @err, @len bytes (binary.c) */
+void up_set_err(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /*
  * Translate link-time address @in of @b to a file offset (@to_offset),
  * or a file offset to an address, through its PT_LOAD segments, those
