@@ -166,7 +166,7 @@ static void utp_fork_queue(struct utp_thread *ut, struct task_struct *child)
  */
 void __utprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *mm)
 {
-	struct utp_poke stack_pk[2 * UTP_JUMP_SIZE], *pk;
+	struct utp_poke stack_pk[2 * UTP_JUMP_FORK_POKES], *pk;
 	unsigned int n = 0, max = UTP_FORK_POKES;
 	struct utp_thread *ut;
 	struct utp_proc *proc;
@@ -216,7 +216,7 @@ void __utprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *mm)
 		if (kept && !jumped)
 			continue;
 		/* the bytes of one page back with one copy of it */
-		if (max - n < UTP_JUMP_SIZE ||
+		if (max - n < UTP_JUMP_FORK_POKES ||
 		    (n && (pk[0].vaddr ^ vaddr) & PAGE_MASK)) {
 			utp_poke_page_locked(mm, pk, n, false);
 			n = 0;

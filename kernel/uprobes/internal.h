@@ -445,6 +445,8 @@ void utp_jump_join(struct utp_point *pt, struct utp_consumer *c,
 		   bool inherited);
 void utp_jump_fold(struct utp_consumer *c);
 bool utp_jump_through(struct utp_point *pt, struct pt_regs *regs);
+/* the first byte from the jmp or the int3, and the tail */
+#define UTP_JUMP_FORK_POKES	(UTP_JUMP_SIZE + 1)
 unsigned int utp_jump_fork(struct utp_point *pt, u8 first,
 			   struct utp_poke *pk);
 void utp_jump_moved(struct utp_proc *proc, unsigned long start,

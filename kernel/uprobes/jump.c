@@ -1664,19 +1664,30 @@ bool utp_jump_through(struct utp_point *pt, struct pt_regs *regs)
  * @pt:		a point whose jump is in
  * @first:	the byte for the copy's first: the int3, or the
  *		instruction's own
- * @pk:		UTP_JUMP_SIZE pokes to fill
+ * @pk:		UTP_JUMP_FORK_POKES pokes to fill
  *
  * A fork copied @pt's window, jump and all: the copy gets @first and
- * the instructions' other bytes back (the child has no stubs).  Both
- * mmap_locks held for writing.  Returns how many pokes it filled.
+ * the instructions' other bytes back (the child has no stubs).  Between
+ * the two steps of a jump's write, in or out, the tail is in under the
+ * int3 (see utp_jump_write_in()): the copy's first byte is the jmp
+ * opcode or the int3, and goes back from either.  Both mmap_locks held
+ * for writing.  Returns how many pokes it filled, UTP_JUMP_FORK_POKES
+ * at most.
  */
 unsigned int utp_jump_fork(struct utp_point *pt, u8 first,
 			   struct utp_poke *pk)
 {
-	pk[0] = (struct utp_poke){
+	unsigned int n = 0;
+
+	pk[n++] = (struct utp_poke){
 		.vaddr = pt->vaddr, .old = JMP32_INSN_OPCODE, .new = first,
 	};
-	return 1 + utp_jump_tail(pt, pt->vaddr, false, pk + 1);
+	if (first != UTP_BREAK_INSN)
+		pk[n++] = (struct utp_poke){
+			.vaddr = pt->vaddr, .old = UTP_BREAK_INSN,
+			.new = first,
+		};
+	return n + utp_jump_tail(pt, pt->vaddr, false, pk + n);
 }
 
 /*

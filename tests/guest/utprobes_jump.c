@@ -584,6 +584,73 @@ TEST_F_TIMEOUT(jump, fork_vfork_exec, 300)
 	EXPECT_STREQ("none", settled("jt_exec"));
 }
 
+/* What a process that forks all the time tells the test. */
+struct forker {
+	volatile int stop;
+	volatile long forks;
+	volatile long bad;	/* children that did not exit 0 */
+	volatile int status;	/* the first one's wait status */
+};
+
+static void forker(struct forker *f)
+{
+	int st;
+
+	while (!f->stop) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			_exit(2);
+		if (!pid)
+			_exit(call_push(20));
+		if (waitpid(pid, &st, 0) != pid)
+			_exit(3);
+		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+			if (!f->bad++)
+				f->status = st;
+		}
+		f->forks++;
+	}
+	_exit(0);
+}
+
+/*
+ * A process forks again and again while a jump goes in and out of its
+ * text, each child calling the probed function: a fork may copy the
+ * text between the two steps of a write, the tail in under the int3,
+ * and the child must get the whole original back (no SIGTRAP, right
+ * values), however far the write had gone.  Rounds: UTP_JUMP_ROUNDS.
+ */
+TEST_F_TIMEOUT(jump, forks_while_the_jump_goes_in_and_out, 600)
+{
+	struct forker *f = mmap(NULL, sizeof(*f), PROT_READ | PROT_WRITE,
+				MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int i, st, n = rounds(), jumped = 0;
+	pid_t pid;
+
+	ASSERT_NE(MAP_FAILED, f);
+	memset(f, 0, sizeof(*f));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		forker(f);
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, define("jt_forker", pid, &fns[1], 0, NULL));
+		jumped += !strcmp(settled("jt_forker"), "jump");
+		ASSERT_EQ(0, events("-:jt_forker"));
+	}
+	f->stop = 1;
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_EQ(0, st);
+	EXPECT_EQ(0, f->bad) TH_LOG("%ld of %ld children failed, the first with status %#x",
+				   f->bad, f->forks, f->status);
+	EXPECT_LT(0, f->forks);
+	/* the jump went in under the forks, most rounds */
+	EXPECT_GE(jumped, n / 2) TH_LOG("%d of %d rounds jumped", jumped, n);
+	TH_LOG("%ld forks, %d of %d rounds jumped", f->forks, jumped, n);
+	munmap(f, sizeof(*f));
+}
+
 /*
  * A second probe at the point, or one inside the window: the jump goes
  * out, and each probe counts every call.  When they go, the first gets
