@@ -745,7 +745,7 @@ struct utp_jgp {
 	struct utp_point **pts;		/* the points, by address */
 	unsigned int n;
 	bool *busy;			/* in: a thread in the window's middle */
-	unsigned long *words;		/* a stack's top, searched: the caller's */
+	unsigned long *words;		/* in: a stack's top, searched: the caller's */
 	unsigned long *own;		/* ... a thread's own look's; jgp_lock */
 };
 
@@ -1037,12 +1037,15 @@ static bool utp_jump_grace(struct utp_proc *proc, struct utp_jgp *g)
 	struct utp_jump_task *tasks;
 	unsigned int tries, nr, t, left = 1;
 
-	g->words = kvmalloc(UTP_JUMP_STACK_SCAN, GFP_KERNEL);
-	g->own = kvmalloc(UTP_JUMP_STACK_SCAN, GFP_KERNEL);
-	if (!g->words || !g->own) {
-		kvfree(g->words);
-		kvfree(g->own);
-		return false;
+	/* a jump going out only asks where each thread's ip is */
+	if (!g->out) {
+		g->words = kvmalloc(UTP_JUMP_STACK_SCAN, GFP_KERNEL);
+		g->own = kvmalloc(UTP_JUMP_STACK_SCAN, GFP_KERNEL);
+		if (!g->words || !g->own) {
+			kvfree(g->words);
+			kvfree(g->own);
+			return false;
+		}
 	}
 	mutex_lock(&proc->jgp_lock);
 	g->seq = ++proc->jgp_seq;
