@@ -388,6 +388,7 @@ bool utp_consumes(struct utp_proc *proc, struct utprobe *up,
 /* text.c */
 void utp_poke_page_locked(struct mm_struct *mm, struct utp_poke *pk,
 			  unsigned int n, bool restore);
+void utp_call_unkillable(void (*fn)(void *arg), void *arg);
 void __utp_poke_page(struct mm_struct *mm, struct utp_poke *pk,
 		     unsigned int n, bool restore);
 int __utp_poke(struct mm_struct *mm, unsigned long vaddr, u8 old,

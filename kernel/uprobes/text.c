@@ -173,6 +173,37 @@ static int utp_poke_check(struct vm_area_struct *vma,
 	return 0;
 }
 
+/* A function a worker runs for a caller that is dying. */
+struct utp_unkillable {
+	struct work_struct work;
+	void (*fn)(void *arg);
+	void *arg;
+};
+
+static void utp_unkillable_fn(struct work_struct *work)
+{
+	struct utp_unkillable *u = container_of(work, struct utp_unkillable,
+						work);
+
+	u->fn(u->arg);
+}
+
+/*
+ * Run @fn(@arg) in a worker and wait for it: for a caller with a fatal
+ * signal pending, whose page lookups give up (-EINTR) where a byte left
+ * unwritten would be an int3 without a probe, or half a jump.  The
+ * caller's locks are held for @fn, which must not take them.
+ */
+void utp_call_unkillable(void (*fn)(void *arg), void *arg)
+{
+	struct utp_unkillable u = { .fn = fn, .arg = arg };
+
+	INIT_WORK_ONSTACK(&u.work, utp_unkillable_fn);
+	queue_work(system_unbound_wq, &u.work);
+	flush_work(&u.work);
+	destroy_work_on_stack(&u.work);
+}
+
 /* __utp_poke_page() with @mm's mmap_lock held for writing already. */
 void utp_poke_page_locked(struct mm_struct *mm, struct utp_poke *pk,
 			  unsigned int n, bool restore)
@@ -212,33 +243,8 @@ again:
 			pk[i].ret = ret;
 }
 
-/*
- * Change the bytes of @pk[0..@n), all in one page of @mm, each from its
- * ->old to its ->new, with one copy of the page.  Text is only ever
- * written into a private executable mapping, in a private copy of the
- * page (utp_write_bytes(): the page cache and the file never see it),
- * and only over the byte expected there: checked under mmap_lock, so
- * that a mapping that replaced the probed one (a shared file mapped at
- * the same place after munmap, say) is never written.
- *
- * An int3 for a point goes in only if the point is not stale, and for a
- * probe on a file, only into a mapping of that file at the probe's
- * offset: both are checked under mmap_lock, which the mmap that makes a
- * point stale holds for writing.  The caller found the mapping earlier,
- * without that lock.  A point's own byte goes back over its int3 only
- * if no debugger's breakpoint is there too: checked under mmap_lock,
- * which keeps debuggers' accesses (__utprobe_access_write()) out
- * meanwhile.  mmap_lock is held for writing: a debugger's write into
- * the page between our copy of it and the copy's mapping would be lost.
- * @restore (bytes going back): not killable, an int3 left behind would
- * be a SIGTRAP.
- *
- * Each ->ret is 0, -EFAULT (no private executable mapping there),
- * -EBUSY (another byte there, or a debugger's breakpoint), -EAGAIN
- * (the point stale, or not the probe's file there) or another -errno.
- */
-void __utp_poke_page(struct mm_struct *mm, struct utp_poke *pk,
-		     unsigned int n, bool restore)
+static void utp_poke_page_now(struct mm_struct *mm, struct utp_poke *pk,
+			      unsigned int n, bool restore)
 {
 	unsigned int i;
 	int ret = -ESRCH;
@@ -259,6 +265,64 @@ void __utp_poke_page(struct mm_struct *mm, struct utp_poke *pk,
 fail:
 	for (i = 0; i < n; i++)
 		pk[i].ret = ret;
+}
+
+/* What a worker needs to write a dying caller's bytes back. */
+struct utp_poke_args {
+	struct mm_struct *mm;
+	struct utp_poke *pk;
+	unsigned int n;
+};
+
+static void utp_poke_restore_fn(void *arg)
+{
+	struct utp_poke_args *a = arg;
+
+	utp_poke_page_now(a->mm, a->pk, a->n, true);
+}
+
+/*
+ * Change the bytes of @pk[0..@n), all in one page of @mm, each from its
+ * ->old to its ->new, with one copy of the page.  Text is only ever
+ * written into a private executable mapping, in a private copy of the
+ * page (utp_write_bytes(): the page cache and the file never see it),
+ * and only over the byte expected there: checked under mmap_lock, so
+ * that a mapping that replaced the probed one (a shared file mapped at
+ * the same place after munmap, say) is never written.
+ *
+ * An int3 for a point goes in only if the point is not stale, and for a
+ * probe on a file, only into a mapping of that file at the probe's
+ * offset: both are checked under mmap_lock, which the mmap that makes a
+ * point stale holds for writing.  The caller found the mapping earlier,
+ * without that lock.  A point's own byte goes back over its int3 only
+ * if no debugger's breakpoint is there too: checked under mmap_lock,
+ * which keeps debuggers' accesses (__utprobe_access_write()) out
+ * meanwhile.  mmap_lock is held for writing: a debugger's write into
+ * the page between our copy of it and the copy's mapping would be lost.
+ * @restore (bytes going back): not killable, an int3 left behind would
+ * be a SIGTRAP; for a caller that is dying, written by a worker.
+ *
+ * Each ->ret is 0, -EFAULT (no private executable mapping there),
+ * -EBUSY (another byte there, or a debugger's breakpoint), -EAGAIN
+ * (the point stale, or not the probe's file there) or another -errno.
+ */
+void __utp_poke_page(struct mm_struct *mm, struct utp_poke *pk,
+		     unsigned int n, bool restore)
+{
+	struct utp_poke_args a = { .mm = mm, .pk = pk, .n = n };
+	unsigned int i;
+
+	utp_poke_page_now(mm, pk, n, restore);
+	/*
+	 * A caller with a fatal signal pending (a tool killed while it
+	 * removes its probes) has its page lookup give up, before any
+	 * byte is written: the bytes go back from a worker instead.
+	 */
+	for (i = 0; restore && i < n; i++)
+		if (pk[i].ret == -EINTR && fatal_signal_pending(current)) {
+			utp_call_unkillable(utp_poke_restore_fn, &a);
+			break;
+		}
 }
 
 /* __utp_poke_page() of one byte: its outcome. */
