@@ -1258,14 +1258,20 @@ static void utp_jump_write_in(struct utp_proc *proc, struct utp_point **pts,
  * again.  If @wait, until every thread has been seen past the stubs'
  * counts (utp_jump_grace()), so that a call begun before this returns
  * is counted before it does.  utp_mutex held.
+ *
+ * Returns true if a page lookup gave up (-EINTR: current is dying) and
+ * left some jump in, whole or its tail under the int3: those stay
+ * jumped, their traps going on in the stub, for another to finish
+ * (utp_jump_write_out_any()).
  */
-static void utp_jump_write_out(struct utp_proc *proc, struct utp_point **pts,
+static bool utp_jump_write_out(struct utp_proc *proc, struct utp_point **pts,
 			       unsigned int n, u8 why, bool wait,
 			       struct utp_poke *pk)
 {
 	struct utp_jgp g = { .out = true, .pts = pts, .n = n };
 	struct mm_struct *mm = proc->mm;
-	unsigned int i, np;
+	unsigned int i, k, np;
+	bool intr = false;
 
 	if (mmget_not_zero(mm)) {
 		mmap_write_lock(mm);
@@ -1277,31 +1283,47 @@ static void utp_jump_write_out(struct utp_proc *proc, struct utp_point **pts,
 					.new = UTP_BREAK_INSN, .pt = pts[i],
 				};
 		utp_jump_pokes(mm, pk, np);
+		/* a jmp opcode left: no tail may go back */
+		for (i = 0; i < np; i++)
+			intr |= pk[i].ret == -EINTR;
 		mmap_write_unlock(mm);
 		utp_sync(proc);
 		mmap_write_lock(mm);
-		for (i = 0, np = 0; i < n; i++)
+		for (i = 0, np = 0; !intr && i < n; i++)
 			if (READ_ONCE(pts[i]->jumped))
 				np += utp_jump_tail(pts[i], pts[i]->vaddr, false,
 						    pk + np);
 		utp_jump_pokes(mm, pk, np);
-		for (i = 0; i < n; i++)
-			utp_jump_gone(proc, pts[i]);
+		for (i = 0, np = 0; !intr && i < n; i++) {
+			bool left = false;
+
+			if (!READ_ONCE(pts[i]->jumped))
+				continue;
+			for (k = 0; k < UTP_JUMP_SIZE - 1; k++)
+				left |= pk[np + k].ret == -EINTR;
+			np += UTP_JUMP_SIZE - 1;
+			/* its tail under the int3: still a jump's */
+			if (!left)
+				utp_jump_gone(proc, pts[i]);
+			intr |= left;
+		}
 		mmap_write_unlock(mm);
 		utp_sync(proc);
 		mmput(mm);
 	}
 	for (i = 0; i < n; i++) {
+		if (intr && READ_ONCE(pts[i]->jumped))
+			continue;
 		WRITE_ONCE(pts[i]->jbody, 0);
 		pts[i]->jwhy = why;
 	}
-	if (wait)
+	if (wait && !intr)
 		utp_jump_grace(proc, &g);
+	return intr;
 }
 
 /* A utp_jump_write_out() done by a worker, for a dying caller. */
 struct utp_jump_out_work {
-	struct work_struct work;
 	struct utp_proc *proc;
 	struct utp_point **pts;
 	unsigned int n;
@@ -1309,20 +1331,19 @@ struct utp_jump_out_work {
 	struct utp_poke *pk;
 };
 
-static void utp_jump_out_fn(struct work_struct *work)
+static void utp_jump_out_fn(void *arg)
 {
-	struct utp_jump_out_work *w = container_of(work,
-						   struct utp_jump_out_work,
-						   work);
+	struct utp_jump_out_work *w = arg;
 
 	/* the caller, waiting, holds utp_mutex for us; it does not wait */
 	utp_jump_write_out(w->proc, w->pts, w->n, w->why, false, w->pk);
 }
 
 /*
- * utp_jump_write_out(), but for a caller with a fatal signal pending:
- * its text writes would fail (the page lookups give up for a dying
- * task) and leave a jump half out, so a worker makes them.
+ * utp_jump_write_out(), but for a caller that has, or gets meanwhile, a
+ * fatal signal pending: its text writes fail (the page lookups give up
+ * for a dying task) and would leave a jump half out, so a worker makes
+ * them, or finishes them.
  */
 static void utp_jump_write_out_any(struct utp_proc *proc,
 				   struct utp_point **pts, unsigned int n,
@@ -1332,14 +1353,10 @@ static void utp_jump_write_out_any(struct utp_proc *proc,
 		.proc = proc, .pts = pts, .n = n, .why = why, .pk = pk,
 	};
 
-	if (!fatal_signal_pending(current)) {
-		utp_jump_write_out(proc, pts, n, why, wait, pk);
+	if (!fatal_signal_pending(current) &&
+	    !utp_jump_write_out(proc, pts, n, why, wait, pk))
 		return;
-	}
-	INIT_WORK_ONSTACK(&w.work, utp_jump_out_fn);
-	queue_work(system_unbound_wq, &w.work);
-	flush_work(&w.work);
-	destroy_work_on_stack(&w.work);
+	utp_call_unkillable(utp_jump_out_fn, &w);
 }
 
 /* utp_jump_write_out() of those of @pts[0..@n) that are in. */

@@ -651,6 +651,81 @@ TEST_F_TIMEOUT(jump, forks_while_the_jump_goes_in_and_out, 600)
 	munmap(f, sizeof(*f));
 }
 
+/* Threads calling jt_push() until killed; exits 3 on a wrong value. */
+static void spin_callers(int nthreads)
+{
+	int i;
+
+	stop = 0;
+	hold = 0;
+	for (i = 0; i < nthreads; i++)
+		if (pthread_create(&callers[i].thread, NULL, call_loop,
+				   &callers[i]))
+			_exit(2);
+	for (;;) {
+		usleep(1000);
+		for (i = 0; i < nthreads; i++)
+			if (callers[i].bad)
+				_exit(3);
+	}
+}
+
+/*
+ * The writer of a removal is killed at some moment of it, while the
+ * jump goes out under running threads or while the int3 goes (a probe
+ * entered by a jump, or one that only traps, in turn): whatever
+ * the moment, the text ends up as it was once the probe is gone (a
+ * killed writer's page lookups fail, so the bytes must go back
+ * another way), and the threads never meet an int3 without a probe.
+ * Rounds: UTP_JUMP_ROUNDS, each killing the writer a little later.
+ */
+TEST_F_TIMEOUT(jump, writer_killed_during_removal, 600)
+{
+	unsigned long at = (unsigned long)jt_push;
+	int i, k, st, n = rounds(), jumped = 0, r;
+	pid_t pid, writer;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		spin_callers(4);
+	for (i = 0; i < n; i++) {
+		/* odd rounds: an int3 alone, no extent given */
+		if (i % 2) {
+			ASSERT_EQ(0, events("p:jt_kw %d:%#lx", pid, at));
+		} else {
+			ASSERT_EQ(0, define("jt_kw", pid, &fns[1], 0, NULL));
+		}
+		jumped += !strcmp(settled("jt_kw"), "jump");
+		writer = fork();
+		ASSERT_LE(0, writer);
+		if (!writer)
+			_exit(events("-:jt_kw") ? 1 : 0);
+		usleep((i % 20) * 500);
+		kill(writer, SIGKILL);
+		ASSERT_EQ(writer, waitpid(writer, &st, 0));
+		/* gone with the writer's write, or still there */
+		r = events("-:jt_kw");
+		ASSERT_TRUE(r == 0 || r == -ENOENT) TH_LOG("round %d: %d", i, r);
+		st = 0;
+		ASSERT_EQ(0, waitpid(pid, &st, WNOHANG))
+			TH_LOG("round %d: the callers ended, status %#x", i,
+			       st);
+		/* no probe left: the bytes read are the text's own */
+		for (k = 0; k < 5; k++) {
+			ASSERT_EQ(((unsigned char *)jt_push)[k],
+				  mem_byte(pid, at + k))
+				TH_LOG("round %d: byte %d", i, k);
+		}
+	}
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
+		TH_LOG("status %#x", st);
+	/* the even rounds' probes went in as jumps, most of them */
+	EXPECT_GE(jumped, n / 4) TH_LOG("%d of %d rounds jumped", jumped, n);
+}
+
 /*
  * A second probe at the point, or one inside the window: the jump goes
  * out, and each probe counts every call.  When they go, the first gets
