@@ -1196,6 +1196,8 @@ static void utp_jump_write_in(struct utp_proc *proc, struct utp_point **pts,
 {
 	struct mm_struct *mm = proc->mm;
 	unsigned int i, k, np = 0;
+	bool traced;
+	u8 why;
 
 	/* counted from here on, or still; a handler's hits count as traps' */
 	for (i = 0, k = 0; i < n; i++) {
@@ -1210,6 +1212,25 @@ static void utp_jump_write_in(struct utp_proc *proc, struct utp_point **pts,
 	}
 	n = k;
 	mmap_write_lock(mm);
+	/*
+	 * Looked at again under the lock that debuggers' and mainline's
+	 * writes take too: one may have come during the look at the
+	 * threads, its breakpoint over the int3, which a jump would hide.
+	 */
+	traced = utp_jump_traced(proc);
+	for (i = 0, k = 0; i < n; i++) {
+		why = traced ? UTP_JW_PTRACE : utp_jump_why(pts[i]);
+		if (why == UTP_JW_PENDING) {
+			pts[k++] = pts[i];
+			continue;
+		}
+		pts[i]->jwhy = why;
+		WRITE_ONCE(pts[i]->jbody, 0);
+	}
+	/* a traced process is looked at again, as utp_jump_place() does */
+	if (traced && n)
+		utp_jump_kick_later(proc, HZ);
+	n = k;
 	for (i = 0; i < n; i++) {
 		WRITE_ONCE(pts[i]->jumped, true);
 		atomic_inc(&proc->njumped);

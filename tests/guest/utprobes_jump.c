@@ -726,6 +726,78 @@ TEST_F_TIMEOUT(jump, writer_killed_during_removal, 600)
 	EXPECT_GE(jumped, n / 4) TH_LOG("%d of %d rounds jumped", jumped, n);
 }
 
+/* Write byte @b at @addr of @pid's memory as a debugger does; 0 or -1. */
+static int mem_poke(pid_t pid, unsigned long addr, unsigned char b)
+{
+	char path[64];
+	int fd, n;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, O_RDWR);
+	if (fd < 0)
+		return -1;
+	n = pwrite(fd, &b, 1, addr);
+	close(fd);
+	return n == 1 ? 0 : -1;
+}
+
+static volatile long spins;
+
+static void *spin_only(void *arg)
+{
+	for (;;)
+		spins++;
+	return NULL;
+}
+
+/*
+ * A debugger's breakpoint written at the point while the jump is being
+ * placed (its threads looked at, the bytes going in): the breakpoint is
+ * never hidden under a jump, whenever it came.  The mode ends as a
+ * trap, the debugger reads its int3 there, and once the probe and the
+ * breakpoint are gone the text is the original.  Rounds:
+ * UTP_JUMP_ROUNDS, the breakpoint a little later each time.
+ */
+TEST_F_TIMEOUT(jump, debugger_breakpoint_during_placement, 600)
+{
+	unsigned long at = (unsigned long)jt_push;
+	int i, k, st, n = rounds();
+	char mode[64];
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		pthread_t t;
+
+		for (k = 0; k < 3; k++)
+			pthread_create(&t, NULL, spin_only, NULL);
+		spin_only(NULL);
+	}
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, define("jt_dw", pid, &fns[1], 0, NULL));
+		usleep((i % 20) * 250);
+		ASSERT_EQ(0, mem_poke(pid, at, 0xcc));
+		settled("jt_dw");
+		mode_of("jt_dw", mode, sizeof(mode));
+		EXPECT_STRNE("jump", mode) TH_LOG("round %d", i);
+		EXPECT_EQ(0xcc, mem_byte(pid, at)) TH_LOG("round %d", i);
+		ASSERT_EQ(0, events("-:jt_dw"));
+		/* the debugger's int3 stayed through the removal */
+		EXPECT_EQ(0xcc, mem_byte(pid, at)) TH_LOG("round %d", i);
+		ASSERT_EQ(0, mem_poke(pid, at, ((unsigned char *)jt_push)[0]));
+		for (k = 0; k < 5; k++) {
+			ASSERT_EQ(((unsigned char *)jt_push)[k],
+				  mem_byte(pid, at + k))
+				TH_LOG("round %d: byte %d", i, k);
+		}
+	}
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
+		TH_LOG("status %#x", st);
+}
+
 /*
  * A second probe at the point, or one inside the window: the jump goes
  * out, and each probe counts every call.  When they go, the first gets
