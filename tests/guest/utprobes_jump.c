@@ -651,6 +651,28 @@ TEST_F_TIMEOUT(jump, forks_while_the_jump_goes_in_and_out, 600)
 	munmap(f, sizeof(*f));
 }
 
+/* The first of jt_push()'s 5 bytes that @pid's memory holds otherwise, or -1. */
+static int push_differs(pid_t pid)
+{
+	int k;
+
+	for (k = 0; k < 5; k++)
+		if (mem_byte(pid, (unsigned long)jt_push + k) !=
+		    ((unsigned char *)jt_push)[k])
+			return k;
+	return -1;
+}
+
+/* SIGKILL @pid and reap it: its wait status. */
+static int kill_reap(pid_t pid)
+{
+	int st = -1;
+
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return st;
+}
+
 /* Threads calling jt_push() until killed; exits 3 on a wrong value. */
 static void spin_callers(int nthreads)
 {
@@ -712,14 +734,10 @@ TEST_F_TIMEOUT(jump, writer_killed_during_removal, 600)
 			TH_LOG("round %d: the callers ended, status %#x", i,
 			       st);
 		/* no probe left: the bytes read are the text's own */
-		for (k = 0; k < 5; k++) {
-			ASSERT_EQ(((unsigned char *)jt_push)[k],
-				  mem_byte(pid, at + k))
-				TH_LOG("round %d: byte %d", i, k);
-		}
+		k = push_differs(pid);
+		ASSERT_EQ(-1, k) TH_LOG("round %d: byte %d", i, k);
 	}
-	kill(pid, SIGKILL);
-	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	st = kill_reap(pid);
 	EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
 		TH_LOG("status %#x", st);
 	/* the even rounds' probes went in as jumps, most of them */
@@ -786,14 +804,10 @@ TEST_F_TIMEOUT(jump, debugger_breakpoint_during_placement, 600)
 		/* the debugger's int3 stayed through the removal */
 		EXPECT_EQ(0xcc, mem_byte(pid, at)) TH_LOG("round %d", i);
 		ASSERT_EQ(0, mem_poke(pid, at, ((unsigned char *)jt_push)[0]));
-		for (k = 0; k < 5; k++) {
-			ASSERT_EQ(((unsigned char *)jt_push)[k],
-				  mem_byte(pid, at + k))
-				TH_LOG("round %d: byte %d", i, k);
-		}
+		k = push_differs(pid);
+		ASSERT_EQ(-1, k) TH_LOG("round %d: byte %d", i, k);
 	}
-	kill(pid, SIGKILL);
-	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	st = kill_reap(pid);
 	EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
 		TH_LOG("status %#x", st);
 }
