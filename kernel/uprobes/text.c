@@ -152,13 +152,19 @@ static int utp_write_bytes(struct vm_area_struct *vma, struct page *old_page,
 	return ret;
 }
 
-/* May @pk's byte be written into @vma?  0, or why not. */
+/*
+ * May @pk's byte be written into @vma?  0, or why not.  An int3 goes
+ * only into executable text; a point's own byte goes back into text
+ * that was made unexecutable for a while (mprotect(), as a loader
+ * applying text relocations does), the point being still the mapping's
+ * (not stale): else the int3 would be there when it runs again.
+ */
 static int utp_poke_check(struct vm_area_struct *vma,
 			  const struct utp_poke *pk, bool restore)
 {
 	const struct utprobe *up = pk->up;
 
-	if (!vma || !(vma->vm_flags & VM_EXEC) ||
+	if (!vma || !(vma->vm_flags & (restore ? VM_MAYEXEC : VM_EXEC)) ||
 	    (vma->vm_flags & VM_MAYSHARE))
 		return -EFAULT;
 	if (pk->pt && READ_ONCE(pk->pt->stale))

@@ -813,6 +813,70 @@ TEST_F_TIMEOUT(jump, debugger_breakpoint_during_placement, 600)
 }
 
 /*
+ * In a child: a copy of jt_push()'s page mapped from the binary, probed
+ * (by a jump if @jump, else by its int3 alone); the mapping made
+ * unexecutable (as a loader applying text relocations or a patcher
+ * does), the probe removed meanwhile, then executable again: the copy
+ * must run right, no int3 or jump tail left.  Exits 0 if so.
+ */
+static void unexec_child(bool jump)
+{
+	long page = sysconf(_SC_PAGESIZE), off, base;
+	char path[256];
+	long (*fn)(long);
+	int fd, i;
+	char *p;
+
+	off = self_offset((void *)jt_push, path, sizeof(path));
+	base = off & ~(page - 1);
+	fd = open(path, O_RDONLY);
+	if (off < 0 || fd < 0)
+		_exit(2);
+	p = mmap(NULL, page, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, base);
+	if (p == MAP_FAILED)
+		_exit(2);
+	fn = (long (*)(long))(p + (off - base));
+	if (jump ? events("p:jt_nx %d:%p func=%p+%#lx", getpid(), fn, fn,
+			  fn_size(&fns[1])) :
+		   events("p:jt_nx %d:%p", getpid(), fn))
+		_exit(3);
+	if (jump && strcmp(settled("jt_nx"), "jump"))
+		_exit(4);
+	for (i = 0; i < 10; i++)
+		if (fn(i) != i + 2)
+			_exit(5);
+	if (hits("jt_nx") != 10)
+		_exit(6);
+	if (mprotect(p, page, PROT_READ))
+		_exit(7);
+	if (events("-:jt_nx"))
+		_exit(8);
+	if (mprotect(p, page, PROT_READ | PROT_EXEC))
+		_exit(9);
+	for (i = 0; i < 10; i++)
+		if (fn(i) != i + 2)
+			_exit(10);
+	_exit(0);
+}
+
+/* Removal while the probed text is not executable: see unexec_child(). */
+TEST_F_TIMEOUT(jump, removal_while_the_text_is_not_executable, 300)
+{
+	int st, jump;
+	pid_t pid;
+
+	for (jump = 0; jump < 2; jump++) {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid)
+			unexec_child(jump);
+		ASSERT_EQ(pid, waitpid(pid, &st, 0));
+		EXPECT_EQ(0, st) TH_LOG("by %s: status %#x",
+					jump ? "a jump" : "its int3", st);
+	}
+}
+
+/*
  * A second probe at the point, or one inside the window: the jump goes
  * out, and each probe counts every call.  When they go, the first gets
  * its jump back.
