@@ -154,6 +154,17 @@ int up_translate(struct up_binary *b, unsigned long in, bool to_offset,
 		 bool exec, unsigned long *out);
 
 /*
+ * Does something that the kernel does not see (a direct branch from
+ * anywhere in @b, one of the function's jump tables) land inside the
+ * instructions a jump at the entry of the function at @start, @size
+ * bytes long, would replace?  False where the function cannot be read
+ * or decoded (the kernel's own decoding refuses it then), or out of
+ * memory (jumpwindow.c).
+ */
+bool up_entered_in_window(struct up_binary *b, unsigned long start,
+			  unsigned long size);
+
+/*
  * Find BINARY as up_resolve() does: in the root of @pid if that is not
  * ours (see up_root_of()); 0, or -1 with a message in @err.
  */
