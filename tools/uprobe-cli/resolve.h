@@ -88,7 +88,11 @@ extern bool up_no_inline;
  */
 const char *up_debuginfo_hint(void);
 
-struct up_inlined;
+/* A function's copy that the compiler inlined, by its entry. */
+struct up_inlined {
+	const char *name;	/* libdw's, while the binary is open */
+	unsigned long entry;
+};
 
 /* An open binary: libdwfl's view and the main ELF file's. */
 struct up_binary {
@@ -107,6 +111,19 @@ struct up_binary {
 	size_t ndemangled;	/* ... (NULL: not mangled), once found */
 	bool demangled_found;
 };
+
+/*
+ * Find @b's inlined copies of every function, once (inlined.c): 0, or
+ * -1 if out of memory.
+ */
+int up_inlined_copies(struct up_binary *b);
+
+/*
+ * The first of @b's inlined copies of @name, found by
+ * up_inlined_copies(), and (*@n) how many.
+ */
+const struct up_inlined *up_inlined_of(const struct up_binary *b,
+				       const char *name, size_t *n);
 
 /*
  * Open @path with libdwfl, its separate debug file found as resolution
