@@ -2,12 +2,14 @@
 /*
  * The copies of functions that the compiler inlined, from the DWARF of
  * every compile unit: where a spec naming a function also probes its
- * inlined copies, and what the funcs listing counts.
+ * inlined copies, and what the funcs listing counts; and the functions
+ * inlined at an address, the frames a stack shows there.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,4 +149,146 @@ const struct up_inlined *up_inlined_of(const struct up_binary *b,
 		;
 	*n = end - lo;
 	return &b->inlined[lo];
+}
+
+/*
+ * The name of function @die with the namespaces and classes that hold
+ * its declaration ("ns::f<int>"), as C++ would write it: for one with no
+ * linkage name (a static one only ever inlined, say); malloc()ed
+ */
+static char *die_qualified(Dwarf_Die *die)
+{
+	Dwarf_Die decl = *die, *chain = NULL;
+	const char *name = dwarf_diename(die);
+	Dwarf_Attribute attr;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+	int n, hops = 0;
+
+	/* an inlined copy's function, and where that one was declared */
+	while (hops++ < 8 &&
+	       (dwarf_attr(&decl, DW_AT_abstract_origin, &attr) ||
+		dwarf_attr(&decl, DW_AT_specification, &attr)))
+		if (!dwarf_formref_die(&attr, &decl))
+			break;
+	if (!name)
+		return NULL;
+	f = open_memstream(&out, &len);
+	if (!f)
+		return NULL;
+	n = dwarf_getscopes_die(&decl, &chain);
+	for (int i = n - 1; i > 0; i--) {
+		int tag = dwarf_tag(&chain[i]);
+		const char *scope = dwarf_diename(&chain[i]);
+
+		if (scope && (tag == DW_TAG_namespace ||
+			      tag == DW_TAG_class_type ||
+			      tag == DW_TAG_structure_type ||
+			      tag == DW_TAG_union_type))
+			fprintf(f, "%s::", scope);
+	}
+	fputs(name, f);
+	fclose(f);
+	free(chain);
+	return out;
+}
+
+/* The name of @die, a function or what is inlined of one, demangled */
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *name = dwarf_formstring(dwarf_attr_integrate(die,
+				DW_AT_linkage_name, &attr));
+	char *d = name ? up_demangle(name) : NULL;
+
+	if (!d)
+		d = die_qualified(die);
+	name = d ? up_intern(d) : NULL;
+	free(d);
+	return name;
+}
+
+/*
+ * The innermost function, inlined copy or block under @die whose code
+ * holds @pc, into *@out, found through every child: the code of a
+ * lambda, or of a member function of a class defined in a function, is
+ * described inside that function, which does not hold it, and which
+ * dwarf_getscopes() therefore does not look into.
+ */
+static bool die_holding(Dwarf_Die *die, Dwarf_Addr pc, Dwarf_Die *out)
+{
+	Dwarf_Die child;
+	int tag;
+
+	if (dwarf_child(die, &child))
+		return false;
+	do {
+		tag = dwarf_tag(&child);
+		if ((tag == DW_TAG_subprogram ||
+		     tag == DW_TAG_inlined_subroutine ||
+		     tag == DW_TAG_lexical_block) &&
+		    dwarf_haspc(&child, pc) > 0) {
+			*out = child;
+			die_holding(&child, pc, out);
+			return true;
+		}
+		/* code is described only in these: the rest is data */
+		if ((tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
+		     tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+		     tag == DW_TAG_structure_type ||
+		     tag == DW_TAG_union_type) &&
+		    die_holding(&child, pc, out))
+			return true;
+	} while (!dwarf_siblingof(&child, &child));
+	return false;
+}
+
+int up_inlined_at(Dwfl_Module *m, Dwarf_Addr pc, const char **out, int max)
+{
+	Dwarf_Die *cu, *scopes = NULL, in;
+	Dwarf_Addr bias;
+	int n = 0, ns;
+
+	cu = dwfl_module_addrdie(m, pc, &bias);
+	ns = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : 0;
+	/* no function of the unit holds it where dwarf_getscopes() looks */
+	if (cu && (ns <= 0 || dwarf_tag(&scopes[0]) == DW_TAG_compile_unit) &&
+	    die_holding(cu, pc - bias, &in)) {
+		if (ns <= 0) {
+			free(scopes);
+			scopes = malloc(sizeof(*scopes));
+			if (!scopes)
+				return 0;
+			ns = 1;
+		}
+		scopes[0] = in;
+	}
+	/*
+	 * Those scopes stop at the innermost inlined function, and go on
+	 * where it was defined; the functions it was inlined into are the
+	 * scopes that hold its DIE, up to the real function.
+	 */
+	if (ns > 0) {
+		Dwarf_Die *chain = NULL;
+		int nc = dwarf_getscopes_die(&scopes[0], &chain);
+
+		free(scopes);
+		scopes = chain;
+		ns = nc;
+	}
+	for (int i = 0; i < ns && n < max; i++) {
+		const char *name;
+
+		/* the real function: what holds it is no caller */
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			break;
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		name = die_name(&scopes[i]);
+		if (name)
+			out[n++] = name;
+	}
+	free(scopes);
+	return n;
 }

@@ -126,6 +126,13 @@ const struct up_inlined *up_inlined_of(const struct up_binary *b,
 				       const char *name, size_t *n);
 
 /*
+ * The functions inlined where @pc is in module @m, innermost first, into
+ * @out (@max at most), their names demangled and interned: how many.
+ * Their caller is the symbol's function (inlined.c).
+ */
+int up_inlined_at(Dwfl_Module *m, Dwarf_Addr pc, const char **out, int max);
+
+/*
  * Open @path with libdwfl, its separate debug file found as resolution
  * does; 0, or -1 with a message in @err.
  */
