@@ -161,34 +161,34 @@ $(ELF_FIX)/.built: tests/host/elf/sample.c tests/host/elf/args.c \
 $(B)/host/check_resolve: tests/host/check_resolve.c tests/host/check_main.h $(CLI_OBJ)/uprobe-cli $(ELF_FIX)/.built
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
-		$(CLI_OBJ)/resolve.o $(CLI_OBJ)/sdt.o $(CLI_OBJ)/segments.o $(CLI_OBJ)/binary.o $(CLI_OBJ)/jumpwindow.o $(CLI_OBJ)/inlined.o $(CLI_OBJ)/insn.o $(CLI_OBJ)/inat.o \
+		$(CLI_OBJ)/resolve.o $(CLI_OBJ)/sdt.o $(CLI_OBJ)/segments.o $(CLI_OBJ)/binary.o $(CLI_OBJ)/jumpwindow.o $(CLI_OBJ)/inlined.o $(CLI_OBJ)/symbols.o $(CLI_OBJ)/insn.o $(CLI_OBJ)/inat.o \
 		$(RESOLVE_LIBS) $(CHECK_LIBS)
 
 $(B)/host/check_sdt: tests/host/check_sdt.c tests/host/check_main.h $(CLI_OBJ)/uprobe-cli $(ELF_FIX)/.built
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
-		$(CLI_OBJ)/resolve.o $(CLI_OBJ)/sdt.o $(CLI_OBJ)/segments.o $(CLI_OBJ)/binary.o $(CLI_OBJ)/jumpwindow.o $(CLI_OBJ)/inlined.o $(CLI_OBJ)/insn.o \
+		$(CLI_OBJ)/resolve.o $(CLI_OBJ)/sdt.o $(CLI_OBJ)/segments.o $(CLI_OBJ)/binary.o $(CLI_OBJ)/jumpwindow.o $(CLI_OBJ)/inlined.o $(CLI_OBJ)/symbols.o $(CLI_OBJ)/insn.o \
 		$(CLI_OBJ)/inat.o $(RESOLVE_LIBS) $(CHECK_LIBS)
 
 $(B)/host/check_sdt_san: tests/host/check_sdt.c tests/host/check_main.h $(CLI_SAN)/uprobe-cli $(ELF_FIX)/.built
 	$(CC) $(SAN_CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
-		$(CLI_SAN)/resolve.o $(CLI_SAN)/sdt.o $(CLI_SAN)/segments.o $(CLI_SAN)/binary.o $(CLI_SAN)/jumpwindow.o $(CLI_SAN)/inlined.o $(CLI_SAN)/insn.o \
+		$(CLI_SAN)/resolve.o $(CLI_SAN)/sdt.o $(CLI_SAN)/segments.o $(CLI_SAN)/binary.o $(CLI_SAN)/jumpwindow.o $(CLI_SAN)/inlined.o $(CLI_SAN)/symbols.o $(CLI_SAN)/insn.o \
 		$(CLI_SAN)/inat.o $(RESOLVE_LIBS) $(CHECK_LIBS)
 
 $(B)/host/check_fetch: tests/host/check_fetch.c tests/host/check_main.h $(CLI_OBJ)/uprobe-cli $(ELF_FIX)/.built
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
-		$(CLI_OBJ)/dwarfvar.o $(CLI_OBJ)/resolve.o $(CLI_OBJ)/sdt.o $(CLI_OBJ)/segments.o $(CLI_OBJ)/binary.o $(CLI_OBJ)/jumpwindow.o $(CLI_OBJ)/inlined.o $(CLI_OBJ)/insn.o \
+		$(CLI_OBJ)/dwarfvar.o $(CLI_OBJ)/resolve.o $(CLI_OBJ)/sdt.o $(CLI_OBJ)/segments.o $(CLI_OBJ)/binary.o $(CLI_OBJ)/jumpwindow.o $(CLI_OBJ)/inlined.o $(CLI_OBJ)/symbols.o $(CLI_OBJ)/insn.o \
 		$(CLI_OBJ)/inat.o $(RESOLVE_LIBS) $(CHECK_LIBS)
 
 $(B)/host/check_fetch_san: tests/host/check_fetch.c tests/host/check_main.h $(CLI_SAN)/uprobe-cli $(ELF_FIX)/.built
 	$(CC) $(SAN_CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
-		$(CLI_SAN)/dwarfvar.o $(CLI_SAN)/resolve.o $(CLI_SAN)/sdt.o $(CLI_SAN)/segments.o $(CLI_SAN)/binary.o $(CLI_SAN)/jumpwindow.o $(CLI_SAN)/inlined.o $(CLI_SAN)/insn.o \
+		$(CLI_SAN)/dwarfvar.o $(CLI_SAN)/resolve.o $(CLI_SAN)/sdt.o $(CLI_SAN)/segments.o $(CLI_SAN)/binary.o $(CLI_SAN)/jumpwindow.o $(CLI_SAN)/inlined.o $(CLI_SAN)/symbols.o $(CLI_SAN)/insn.o \
 		$(CLI_SAN)/inat.o $(RESOLVE_LIBS) $(CHECK_LIBS)
 
 $(B)/host/check_resolve_san: tests/host/check_resolve.c tests/host/check_main.h $(CLI_SAN)/uprobe-cli $(ELF_FIX)/.built
 	$(CC) $(SAN_CFLAGS) -Itools/uprobe-cli -DFIXTURES='"$(ELF_FIX)"' -o $@ $< \
-		$(CLI_SAN)/resolve.o $(CLI_SAN)/sdt.o $(CLI_SAN)/segments.o $(CLI_SAN)/binary.o $(CLI_SAN)/jumpwindow.o $(CLI_SAN)/inlined.o $(CLI_SAN)/insn.o $(CLI_SAN)/inat.o \
+		$(CLI_SAN)/resolve.o $(CLI_SAN)/sdt.o $(CLI_SAN)/segments.o $(CLI_SAN)/binary.o $(CLI_SAN)/jumpwindow.o $(CLI_SAN)/inlined.o $(CLI_SAN)/symbols.o $(CLI_SAN)/insn.o $(CLI_SAN)/inat.o \
 		$(RESOLVE_LIBS) $(CHECK_LIBS)
 
 $(B)/host/check_cli_san: tests/host/check_cli.c tests/host/check_main.h $(CLI_SAN)/uprobe-cli $(ELF_FIX)/.built

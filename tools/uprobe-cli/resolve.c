@@ -7,23 +7,21 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
-#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fnmatch.h>
-#include <gelf.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <asm/insn.h>
 
 #include "resolve.h"
 #include "sdt.h"
+#include "symbols.h"
 
 bool up_no_inline;
 
@@ -52,168 +50,6 @@ static int offset_to_vaddr(struct up_binary *b, unsigned long offset,
 	return up_translate(b, offset, false, false, vaddr);
 }
 
-/* Function symbols, de-duplicated, in address order. */
-struct func {
-	const char *name;
-	const char *shown;	/* its C++ name if mangled, else @name */
-	unsigned long vaddr;
-	unsigned long size;
-	bool old_version;	/* NAME@VERSION, not the default @@ */
-	bool dup;		/* another function has its name (statics) */
-};
-
-static int func_cmp(const void *a, const void *b)
-{
-	const struct func *x = a, *y = b;
-
-	if (x->vaddr != y->vaddr)
-		return x->vaddr < y->vaddr ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-/* libstdc++'s demangler, the C++ ABI's own, callable from C */
-char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
-		     int *status);
-
-/*
- * The C++ name that @name is the mangled form of, allocated, or NULL
- * (not a mangled name, or out of memory): "_ZN2ns5KlassIlE6methodEi" is
- * "ns::Klass<long>::method(int)", a clone "_Z3fooi.cold" is
- * "foo(int) [clone .cold]".
- */
-char *up_demangle(const char *name)
-{
-	int status;
-
-	if (strncmp(name, "_Z", 2))
-		return NULL;
-	return __cxa_demangle(name, NULL, NULL, &status);
-}
-
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp((*(struct func *const *)a)->name,
-		      (*(struct func *const *)b)->name);
-}
-
-/*
- * Mark the functions of @f[0..@n) whose name another one has, at another
- * address (static functions of two source files, two versions): sorted
- * by name, in O(n log n).  0, or -1 out of memory.
- */
-static int mark_dups(struct func *f, size_t n)
-{
-	struct func **by_name = malloc((n + 1) * sizeof(*by_name));
-
-	if (!by_name)
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		by_name[i] = &f[i];
-	qsort(by_name, n, sizeof(*by_name), name_cmp);
-	for (size_t i = 1; i < n; i++)
-		if (!strcmp(by_name[i - 1]->name, by_name[i]->name))
-			by_name[i - 1]->dup = by_name[i]->dup = true;
-	free(by_name);
-	return 0;
-}
-
-/*
- * The function symbols of @b, in address order, each name once at an
- * address.  A versioned name of a debug file's .symtab
- * ("__libc_start_main@@GLIBC_2.34", "...@GLIBC_2.2.5") goes by its
- * name alone, as in .dynsym; the names cut short live after the array,
- * in the same allocation.
- */
-static struct func *functions(struct up_binary *b, size_t *count)
-{
-	int n = dwfl_module_getsymtab(b->mod);
-	size_t k = 0, pool = 0;
-	struct func *f;
-	char *names;
-
-	if (n < 0)
-		n = 0;
-	for (int i = 1; i < n; i++) {
-		const char *name = dwfl_module_getsym_info(b->mod, i,
-							   &(GElf_Sym){ 0 },
-							   &(GElf_Addr){ 0 },
-							   NULL, NULL, NULL);
-
-		if (name && strchr(name, '@'))
-			pool += strcspn(name, "@") + 1;
-	}
-	f = calloc(1, (n + 1) * sizeof(*f) + pool);
-	if (!f)
-		return NULL;
-	if (!b->demangled_found && n > 0) {
-		b->demangled = calloc(n, sizeof(*b->demangled));
-		if (!b->demangled) {
-			free(f);
-			return NULL;
-		}
-		b->ndemangled = n;
-	}
-	names = (char *)(f + n + 1);
-	for (int i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr addr;
-		const char *name = dwfl_module_getsym_info(b->mod, i, &sym,
-							   &addr, NULL, NULL,
-							   NULL);
-		size_t len;
-
-		if (!name || !*name || *name == '@' ||
-		    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-		    sym.st_shndx == SHN_UNDEF || !sym.st_value)
-			continue;
-		if (strchr(name, '@')) {
-			f[k].old_version = !strstr(name, "@@");
-			len = strcspn(name, "@");
-			memcpy(names, name, len);
-			names[len] = '\0';
-			name = names;
-			names += len + 1;
-		}
-		f[k].name = name;
-		if (!b->demangled_found)
-			b->demangled[i] = up_demangle(name);
-		f[k].shown = (size_t)i < b->ndemangled && b->demangled[i] ?
-			     b->demangled[i] : name;
-		f[k].vaddr = sym.st_value;
-		f[k].size = sym.st_size;
-		k++;
-	}
-	b->demangled_found = true;
-	qsort(f, k, sizeof(*f), func_cmp);
-	/* .symtab and .dynsym, or two versions, list one function twice */
-	*count = 0;
-	for (size_t i = 0; i < k; i++) {
-		if (!*count || f[*count - 1].vaddr != f[i].vaddr ||
-		    strcmp(f[*count - 1].name, f[i].name))
-			f[(*count)++] = f[i];
-		else
-			f[*count - 1].old_version &= f[i].old_version;
-	}
-	if (mark_dups(f, *count)) {
-		free(f);
-		return NULL;
-	}
-	return f;
-}
-
-static const struct func *containing(const struct func *f, size_t n,
-				     unsigned long vaddr)
-{
-	const struct func *best = NULL;
-
-	for (size_t i = 0; i < n; i++)
-		if (f[i].vaddr <= vaddr &&
-		    (vaddr < f[i].vaddr + f[i].size ||
-		     (!f[i].size && f[i].vaddr == vaddr)))
-			best = &f[i];
-	return best;
-}
-
 /*
  * Is @vaddr an instruction boundary of function @fn?  Decodes from the
  * function's start.  1 yes, 0 no (*@prev is where the instruction it is
@@ -238,71 +74,6 @@ static int on_boundary(struct up_binary *b, const struct func *fn,
 		at += insn.length;
 	}
 	return at == vaddr;
-}
-
-static unsigned int edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	unsigned int *row = calloc(lb + 1, sizeof(*row)), d;
-
-	if (!row)
-		return ~0U;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		unsigned int diag = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			unsigned int up = row[j];
-			unsigned int best = diag + (a[i - 1] != b[j - 1]);
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	d = row[lb];
-	free(row);
-	return d;
-}
-
-/* "did you mean" for an unknown symbol: up to three close names. */
-static void suggest(const struct func *f, size_t n, const char *name,
-		    char *out, size_t len)
-{
-	const char *best[3] = { 0 };
-	unsigned int dist[3] = { ~0U, ~0U, ~0U };
-	unsigned int limit = strlen(name) / 3 + 1;
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned int d = edit_distance(name, f[i].shown);
-
-		if (d > limit && !strstr(f[i].shown, name))
-			continue;
-		for (int k = 0; k < 3; k++) {
-			if (best[k] && !strcmp(best[k], f[i].shown))
-				break;
-			if (d < dist[k]) {
-				for (int m = 2; m > k; m--) {
-					best[m] = best[m - 1];
-					dist[m] = dist[m - 1];
-				}
-				best[k] = f[i].shown;
-				dist[k] = d;
-				break;
-			}
-		}
-	}
-	*out = '\0';
-	for (int k = 0; k < 3 && best[k]; k++)
-		snprintf(out + strlen(out), len - strlen(out), "%s%s",
-			 k ? ", " : " (did you mean: ", best[k]);
-	if (*out)
-		snprintf(out + strlen(out), len - strlen(out), "?)");
 }
 
 static int add_place(struct up_place **places, int *n, const char *path,
@@ -401,7 +172,7 @@ static int resolve_sdt(struct up_binary *b, const char *path,
 struct spec_ctx {
 	struct up_binary *b;
 	const char *path;
-	const struct func *f;	/* its functions() */
+	const struct func *f;	/* its sym_functions() */
 	size_t nf;
 	char *err;
 	size_t errlen;
@@ -511,7 +282,7 @@ static int spec_line(const struct spec_ctx *c, const char *what,
 			t->vaddr = a - c->b->bias;
 	}
 	free(lines);
-	t->fn = containing(c->f, c->nf, t->vaddr);
+	t->fn = sym_containing(c->f, c->nf, t->vaddr);
 	return 0;
 }
 
@@ -528,7 +299,7 @@ static int spec_address(const struct spec_ctx *c, const char *what,
 			what);
 		return -1;
 	}
-	t->fn = containing(c->f, c->nf, t->vaddr);
+	t->fn = sym_containing(c->f, c->nf, t->vaddr);
 	t->check = true;
 	return 0;
 }
@@ -726,7 +497,7 @@ static int spec_symbol(const struct spec_ctx *c, const char *what,
 			return n;
 	}
 	if (!t->fn) {
-		suggest(c->f, c->nf, name, hint, sizeof(hint));
+		sym_suggest(c->f, c->nf, name, hint, sizeof(hint));
 		up_set_err(c->err, c->errlen, "%s: no function '%s'%s", c->path,
 			name, hint);
 		/* only inlined, maybe: see spec_inlined() */
@@ -774,7 +545,7 @@ static int spec_inlined(const struct spec_ctx *c, const char *name,
 			there = (*places)[j].vaddr == t.vaddr;
 		if (there)
 			continue;
-		t.fn = containing(c->f, c->nf, t.vaddr);
+		t.fn = sym_containing(c->f, c->nf, t.vaddr);
 		if (target_place(c, &t, places, &n))
 			return -1;
 		(*places)[n - 1].inline_of = kept;
@@ -873,7 +644,7 @@ static int resolve_in(struct up_binary *b, const char *path, const char *what,
 	};
 	const char *colon = line_colon(what);
 	struct target t = { 0 };
-	struct func *f = functions(b, &c.nf);
+	struct func *f = sym_functions(b, &c.nf);
 	bool inline_too = false;
 	int n;
 
@@ -966,7 +737,7 @@ int up_functions(const char *path, const char *glob,
 	b = up_binary_get(path, err, errlen);
 	if (!b)
 		return -1;
-	f = functions(b, &nf);
+	f = sym_functions(b, &nf);
 	if (f && up_inlined_copies(b)) {
 		free(f);
 		f = NULL;
@@ -1039,13 +810,13 @@ int up_describe_in(struct up_describer *d, const char *path,
 		if (up_binary_open(path, &d->b, err, sizeof(err)))
 			return -1;
 		d->nf = 0;
-		d->f = functions(&d->b, &d->nf);
+		d->f = sym_functions(&d->b, &d->nf);
 		snprintf(d->path, sizeof(d->path), "%s", path);
 		d->open = true;
 	}
 	if (offset_to_vaddr(&d->b, offset, &place->vaddr))
 		return -1;
-	fn = d->f ? containing(d->f, d->nf, place->vaddr) : NULL;
+	fn = d->f ? sym_containing(d->f, d->nf, place->vaddr) : NULL;
 	if (fn) {
 		snprintf(place->symbol, sizeof(place->symbol), "%s", fn->shown);
 		place->sym_off = place->vaddr - fn->vaddr;
