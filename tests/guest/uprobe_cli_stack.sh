@@ -9,7 +9,7 @@
 # every symbol (its names from its debug file, by debuglink), from a
 # tree of processes, as a table, as JSON and as a flame graph.
 #
-# UTP_STACK_QUICK=1 (the debug kernel's) leaves out what is the tool's
+# UTP_STACK_QUICK=1 (a quick run by hand) leaves out what is the tool's
 # own work in user space, the same kernel paths taken: the static and
 # stripped builds, the table, JSON and flame graph, gdb, and most of ls
 # -R's directories.
