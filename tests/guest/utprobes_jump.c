@@ -211,20 +211,31 @@ static long mainline_hits(const char *name)
 	return n;
 }
 
-/* The byte at @addr of @pid's memory as a debugger reads it. */
-static int mem_byte(pid_t pid, unsigned long addr)
+/*
+ * Read (@write false) or write *@b at @addr of @pid's memory through
+ * /proc/PID/mem, as a debugger does; 0 or -1.
+ */
+static int mem_access(pid_t pid, unsigned long addr, unsigned char *b,
+		      bool write)
 {
 	char path[64];
-	unsigned char b;
 	int fd, n;
 
 	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-	fd = open(path, O_RDONLY);
+	fd = open(path, write ? O_RDWR : O_RDONLY);
 	if (fd < 0)
 		return -1;
-	n = pread(fd, &b, 1, addr);
+	n = write ? pwrite(fd, b, 1, addr) : pread(fd, b, 1, addr);
 	close(fd);
-	return n == 1 ? b : -1;
+	return n == 1 ? 0 : -1;
+}
+
+/* The byte at @addr of @pid's memory as a debugger reads it, or -1. */
+static int mem_byte(pid_t pid, unsigned long addr)
+{
+	unsigned char b;
+
+	return mem_access(pid, addr, &b, false) ? -1 : b;
 }
 
 FIXTURE(jump) {
@@ -747,16 +758,7 @@ TEST_F_TIMEOUT(jump, writer_killed_during_removal, 600)
 /* Write byte @b at @addr of @pid's memory as a debugger does; 0 or -1. */
 static int mem_poke(pid_t pid, unsigned long addr, unsigned char b)
 {
-	char path[64];
-	int fd, n;
-
-	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-	fd = open(path, O_RDWR);
-	if (fd < 0)
-		return -1;
-	n = pwrite(fd, &b, 1, addr);
-	close(fd);
-	return n == 1 ? 0 : -1;
+	return mem_access(pid, addr, &b, true);
 }
 
 static volatile long spins;
