@@ -19,7 +19,7 @@ QUICK=${UTP_STACK_QUICK:-0}
 . /usr/libexec/utrace-tests/utp_helpers.sh
 
 ktap_print_header
-ktap_set_plan 23
+ktap_set_plan 25
 
 # chains FOLDED: 0 if the folded stacks of "stack_target 30 20 5 25"
 # are those the program made, each with its count, and nothing else
@@ -120,6 +120,16 @@ out=$(uprobe-cli -j trace --stack "$T:leaf" x -- "$T" 0 1 0 0)
 echo "# $out"
 echo "$out" | grep -Eq '^\{"time":[0-9.]+,"pid":[0-9]+,"tid":[0-9]+,"function":"leaf","values":\{"x":0\},"stack":\["leaf","c","main",.*"_start"\]\}$'
 check $? "trace --stack as JSON: the frames in \"stack\""
+# a string the kernel could not read (at address 0) is shown as without
+# --stack: "(fault)" in the text, null in JSON
+out=$(uprobe-cli trace --stack "$T:leaf" x 'bad=+0(%di):string' -- "$T" 0 1 0 0)
+echo "$out" | sed 's/^/# /'
+echo "$out" | grep -Eq ' leaf +x=0 bad=\(fault\)$'
+check $? "trace --stack: an unreadable string is (fault)"
+out=$(uprobe-cli -j trace --stack "$T:leaf" x 'bad=+0(%di):string' -- "$T" 0 1 0 0)
+echo "# $out"
+echo "$out" | grep -q '"values":{"x":0,"bad":null},"stack":\["leaf","c","main",'
+check $? "trace --stack as JSON: an unreadable string is null"
 
 # a function inlined into its caller is a frame of its own, as gdb
 # shows it, and one inlined into that one too

@@ -206,13 +206,53 @@ static int raw_copy_cmp(const void *a, const void *b)
 }
 
 /*
+ * In @info, the printed values of @rec (event @ev), each string the
+ * kernel could not read shown as the kernel shows it, "NAME=(fault)":
+ * it stored no byte (a string read holds at least its NUL), where
+ * libtraceevent prints "".  @info is rewritten in place.
+ */
+static void raw_info_faults(struct tep_event *ev, struct tep_record *rec,
+			    char *info)
+{
+	struct tep_format_field **fields = tep_event_fields(ev);
+	char want[256], *at;
+	unsigned long long loc;
+
+	for (int i = 0; fields && fields[i]; i++) {
+		struct tep_format_field *f = fields[i];
+		size_t n;
+
+		if (!(f->flags & TEP_FIELD_IS_DYNAMIC) ||
+		    !(f->flags & TEP_FIELD_IS_STRING) || f->size != 4 ||
+		    *f->name == '_' ||
+		    tep_read_number_field(f, rec->data, &loc) || loc >> 16)
+			continue;
+		n = snprintf(want, sizeof(want), "%s=\"\"", f->name);
+		if (n >= sizeof(want))
+			continue;
+		for (at = strstr(info, want); at; at = strstr(at + 1, want))
+			if (at == info || at[-1] == ' ')
+				break;
+		if (!at)
+			continue;
+		/* NAME="" becomes NAME=(fault): four bytes longer */
+		n = strlen(f->name) + 1;
+		memmove(at + n + 7, at + n + 2, strlen(at + n + 2) + 1);
+		memcpy(at + n, "(fault)", 7);
+	}
+	free(fields);
+}
+
+/*
  * The values of record @rec as its event's print format shows them,
  * "NAME=VALUE ...", past the probed address; malloc()ed, or NULL.
  */
-static char *raw_info(struct stk_raw *r, struct tep_record *rec)
+static char *raw_info(struct stk_raw *r, const struct stk_event *e,
+		      struct tep_record *rec)
 {
 	struct trace_seq s;
 	char *info = NULL, *p;
+	size_t len;
 
 	trace_seq_init(&s);
 	tep_print_event(r->tep, &s, rec, "%s", TEP_PRINT_INFO);
@@ -222,8 +262,13 @@ static char *raw_info(struct stk_raw *r, struct tep_record *rec)
 		p = strchr(p, ')') + 1;
 	while (p && *p == ' ')
 		p++;
-	if (p)
-		info = strdup(p);
+	len = p ? strlen(p) : 0;
+	/* room for a "(fault)" in place of each "" */
+	info = p ? malloc(len + 1 + 5 * e->ev->format.nr_fields) : NULL;
+	if (info) {
+		memcpy(info, p, len + 1);
+		raw_info_faults(e->ev, rec, info);
+	}
 	trace_seq_destroy(&s);
 	return info;
 }
@@ -279,7 +324,7 @@ static int raw_page(struct stk_raw *r)
 			return -1;
 		c->ts = ts;
 		c->event = e->name;
-		c->info = r->want_info ? raw_info(r, &rec) : NULL;
+		c->info = r->want_info ? raw_info(r, e, &rec) : NULL;
 		c->tid = tep_data_pid(r->tep, &rec);
 		c->len = len;
 		c->callers = e->ip != NULL;
