@@ -140,15 +140,15 @@ echo "$out" | sed 's/^/# /'
 check $? "inlined functions: frames between their caller and their callee"
 
 # C++: a class template's static function, called from a function
-# template inlined into a lambda in a function template (the lambda's
-# code described inside its function, which does not hold it), and
-# from a destructor run by an exception in flight; every frame named as
-# C++ names it
+# template in an unnamed namespace, inlined into a lambda in a function
+# template (the lambda's code described inside its function, which does
+# not hold it), and from a destructor run by an exception in flight;
+# every frame named as C++ names it
 X=$L/stack_cxx
 out=$(uprobe-cli count -e "$X:ns::Box<long>::leaf(long)" --by stack --folded -- "$X" 6)
 echo "$out" | sed 's/^/# /'
 [ "$(echo "$out" | grep -c .)" = 2 ] &&
-	echo "$out" | grep -q ';main;int ns::run<long>(long);ns::run<long>(long)::{lambda(long)#1}::operator()(long) const;ns::twice<long int>;ns::Box<long>::leaf(long) 6$' &&
+	echo "$out" | grep -q ';main;int ns::run<long>(long);ns::run<long>(long)::{lambda(long)#1}::operator()(long) const;ns::(anonymous namespace)::twice<long int>;ns::Box<long>::leaf(long) 6$' &&
 	echo "$out" | grep -q ';main;ns::thrower(long)[^;]*;ns::Guard::~Guard();ns::Box<long>::leaf(long) 6$'
 check $? "C++: templates, a lambda, a destructor under an exception, demangled"
 

@@ -6,8 +6,8 @@
  *   stack_cxx N
  *
  * calls ns::Box<long>::leaf(long) N times through main, a function
- * template ns::run<long>, a lambda in it and ns::twice<long>, inlined
- * into the lambda, and N times from the
+ * template ns::run<long>, a lambda in it and ns::twice<long>, in an
+ * unnamed namespace and inlined into the lambda, and N times from the
  * destructor of a guard that an exception in flight destroys, as the
  * exception leaves ns::thrower().
  */
@@ -28,12 +28,15 @@ template <typename T> struct Box {
 	}
 };
 
-template <typename T> static inline __attribute__((always_inline)) int
-twice(T y)
+namespace {
+
+template <typename T> inline __attribute__((always_inline)) int twice(T y)
 {
 	KEEP(y);
 	return Box<T>::leaf(y) * 2;
 }
+
+} // namespace
 
 template <typename T> PROBED int run(T x)
 {

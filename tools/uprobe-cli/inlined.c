@@ -182,6 +182,9 @@ static char *die_qualified(Dwarf_Die *die)
 		int tag = dwarf_tag(&chain[i]);
 		const char *scope = dwarf_diename(&chain[i]);
 
+		/* an unnamed namespace as the demangler names it */
+		if (!scope && tag == DW_TAG_namespace)
+			scope = "(anonymous namespace)";
 		if (scope && (tag == DW_TAG_namespace ||
 			      tag == DW_TAG_class_type ||
 			      tag == DW_TAG_structure_type ||
