@@ -744,9 +744,12 @@ static int session_wait(pid_t pid, int *status, void *arg)
 	session_off(s);
 	/*
 	 * The rest of the stacks, and what the kernel counted lost, before
-	 * the probes go: removing them clears the buffers and their counts
+	 * the probes go: removing them clears the buffers and their counts.
+	 * An event's disabling does not wait for the hits that were writing
+	 * their records on other CPUs: give them the time a record takes.
 	 */
 	if (s->raw) {
+		usleep(STACK_SETTLE_NS / 1000);
 		drain_stacks(s, true);
 		s->lost = stk_raw_lost(s->raw, &s->lost_some);
 	}
