@@ -22,10 +22,10 @@
  * Options may come before FETCHARGS: func=START+SIZE, the function the
  * probe is in (where a jump may enter it); stack=SIZE, a record that
  * also holds the registers to unwind from and a copy of up to SIZE
- * bytes (UTP_STACK_MAX at most) of the user stack from its pointer up
- * (struct utp_stack_head); or, the cheap alternative where the code
+ * bytes (TUP_STACK_MAX at most) of the user stack from its pointer up
+ * (struct tup_stack_head); or, the cheap alternative where the code
  * keeps frame pointers, callers=N, a record that also holds up to N
- * return addresses the frame pointers lead to (struct utp_callers_head).
+ * return addresses the frame pointers lead to (struct tup_callers_head).
  *
  * FETCHARGS are those of mainline uprobe_events, parsed by the kernel's
  * own probe-argument code (kernel/trace/trace_probe.c): %REG, @ADDR,
@@ -33,7 +33,7 @@
  * $comm, +|-OFFS(FETCHARG), \IMM, each with :TYPE and NAME= as there.
  * A definition's mistakes are explained in tracing/error_log.
  *
- * A write may hold many lines (up to UTP_WRITE_MAX bytes).  If one of
+ * A write may hold many lines (up to TUP_WRITE_MAX bytes).  If one of
  * them does not parse, the write changes nothing.  Otherwise they are
  * done in order, and definitions that follow each other are placed as
  * one batch (utprobe_register_batch()): all of them or none, in one
@@ -104,31 +104,31 @@
 /* serialises users of the probe-argument parser's error log */
 extern struct mutex dyn_event_ops_mutex;
 
-#define UTP_NAME_MAX	64
-#define UTP_EVENT_GROUP	"utprobes"
+#define TUP_NAME_MAX	64
+#define TUP_EVENT_GROUP	"utprobes"
 /* a write of many definitions, placed together, is this long at most */
-#define UTP_WRITE_MAX	SZ_1M
-#define UTP_LAT_BUCKETS	65	/* fls64() of a u64 */
+#define TUP_WRITE_MAX	SZ_1M
+#define TUP_LAT_BUCKETS	65	/* fls64() of a u64 */
 
 /* Durations of the calls of a return probe, on one CPU. */
-struct utp_lat {
+struct tup_lat {
 	u64 min;
 	u64 max;
 	u64 sum;
-	u64 hist[UTP_LAT_BUCKETS];
+	u64 hist[TUP_LAT_BUCKETS];
 };
 
-struct utp_named {
-	struct list_head node;		/* in utp_named_list; RCU-read */
-	struct hlist_node hnode;	/* in utp_named_hash */
+struct tup_named {
+	struct list_head node;		/* in tup_named_list; RCU-read */
+	struct hlist_node hnode;	/* in tup_named_hash */
 	struct list_head gone_node;	/* being removed, or an orphan */
-	char name[UTP_NAME_MAX];
+	char name[TUP_NAME_MAX];
 	char *target;			/* as written: ADDR, or PATH:OFFSET */
 	struct pid *pid;		/* of PID:ADDR or tree=PID, or NULL */
 	char *args;			/* its FETCHARGS as written, or NULL */
 	unsigned int stack_size;	/* stack= bytes a record copies, or 0 */
 	unsigned int callers;		/* callers= words a record holds, or 0 */
-	struct utp_lat __percpu *lat;	/* a return probe's, or NULL */
+	struct tup_lat __percpu *lat;	/* a return probe's, or NULL */
 	const struct file *owner;	/* its session, or NULL */
 	/*
 	 * The file of a probe on a file, held as an open file holds it:
@@ -138,17 +138,17 @@ struct utp_named {
 	struct path path;
 	struct utprobe up;
 	bool has_event;			/* tp's event is registered */
-	bool orphan;			/* in utp_orphans (under event_mutex) */
+	bool orphan;			/* in tup_orphans (under event_mutex) */
 	struct trace_probe tp;		/* its event; last: args[] follow */
 };
 
 /* An event's record: the probed address, or the function and return */
-struct utp_trace_entry {
+struct tup_trace_entry {
 	struct trace_entry ent;
 	unsigned long vaddr[];
 };
 
-#define UTP_ENTRY_SIZE(ret)	(sizeof(struct utp_trace_entry) + \
+#define TUP_ENTRY_SIZE(ret)	(sizeof(struct tup_trace_entry) + \
 				 ((ret) ? 2 : 1) * sizeof(unsigned long))
 /*
  * A record fits a ring-buffer page of the default size, headers and an
@@ -156,7 +156,7 @@ struct utp_trace_entry {
  * locations also hold 16-bit offsets only), and a definition whose fixed
  * fields alone do not fit is refused.
  */
-#define UTP_RECORD_MAX		(PAGE_SIZE - 128)
+#define TUP_RECORD_MAX		(PAGE_SIZE - 128)
 
 /*
  * What a probe defined with stack=SIZE adds to its record, after the
@@ -167,17 +167,17 @@ struct utp_trace_entry {
  * the trace instance's buffer (buffer_subbuf_size_kb makes room for
  * more): its length says where it was cut.
  */
-struct utp_stack_head {
+struct tup_stack_head {
 	unsigned long regs[UTP_ARCH_UNWIND_REGS];
 	u32 loc;
 	u32 pad;	/* the fetched values that follow stay aligned */
 };
 
-#define UTP_STACK_REGS_TYPE \
+#define TUP_STACK_REGS_TYPE \
 	"unsigned long[" __stringify(UTP_ARCH_UNWIND_REGS) "]"
 
 /* a data location's offset and length are 16-bit: records stay below */
-#define UTP_STACK_MAX		SZ_32K
+#define TUP_STACK_MAX		SZ_32K
 
 /*
  * What a probe defined with callers=N adds to its record instead, after
@@ -191,25 +191,25 @@ struct utp_stack_head {
  * cannot be read, where the frame pointer is below the stack pointer,
  * or at N.  The words start at a multiple of their size into the record.
  */
-struct utp_callers_head {
+struct tup_callers_head {
 	u32 loc;
 	u32 pad;	/* the fetched values that follow stay aligned */
 };
 
-#define UTP_CALLERS_MAX		128
+#define TUP_CALLERS_MAX		128
 
 /* What @n's callers take after its values: the words, aligned */
-static size_t utp_callers_room(const struct utp_named *n)
+static size_t tup_callers_room(const struct tup_named *n)
 {
 	return n->callers ? (n->callers + 1) * sizeof(long) : 0;
 }
 
 /* The size of @n's record before its fetched values */
-static size_t utp_fixed_size(const struct utp_named *n)
+static size_t tup_fixed_size(const struct tup_named *n)
 {
-	return UTP_ENTRY_SIZE(n->lat) +
-	       (n->stack_size ? sizeof(struct utp_stack_head) : 0) +
-	       (n->callers ? sizeof(struct utp_callers_head) : 0);
+	return TUP_ENTRY_SIZE(n->lat) +
+	       (n->stack_size ? sizeof(struct tup_stack_head) : 0) +
+	       (n->callers ? sizeof(struct tup_callers_head) : 0);
 }
 
 /*
@@ -283,7 +283,7 @@ static nokprobe_inline int fetch_store_strlen_user(unsigned long addr)
 }
 
 /* Word @n of the user stack, or 0 if it cannot be read */
-static unsigned long utp_user_stack_nth(struct pt_regs *regs, unsigned int n)
+static unsigned long tup_user_stack_nth(struct pt_regs *regs, unsigned int n)
 {
 	unsigned long val, addr = user_stack_pointer(regs);
 
@@ -310,7 +310,7 @@ static int process_fetch_insn(struct fetch_insn *code, void *rec, void *edata,
 		val = regs_get_register(regs, code->param);
 		break;
 	case FETCH_OP_STACK:
-		val = utp_user_stack_nth(regs, code->param);
+		val = tup_user_stack_nth(regs, code->param);
 		break;
 	case FETCH_OP_STACKP:
 		val = user_stack_pointer(regs);
@@ -339,11 +339,11 @@ static int process_fetch_insn(struct fetch_insn *code, void *rec, void *edata,
  * page by page without faulting (this may be the trap); the copy ends at
  * the first page that cannot be read, and the rest of @room is zeroed.
  */
-static void utp_stack_fill(struct utp_named *n, void *entry,
+static void tup_stack_fill(struct tup_named *n, void *entry,
 			   struct pt_regs *regs, unsigned int at,
 			   unsigned int room)
 {
-	struct utp_stack_head *head = entry + UTP_ENTRY_SIZE(n->lat);
+	struct tup_stack_head *head = entry + TUP_ENTRY_SIZE(n->lat);
 	unsigned long sp = user_stack_pointer(regs);
 	unsigned int done = 0, chunk;
 
@@ -361,15 +361,15 @@ static void utp_stack_fill(struct utp_named *n, void *entry,
 	head->loc = make_data_loc(done, at);
 }
 
-struct utp_callers_walk {
+struct tup_callers_walk {
 	unsigned long *store;
 	unsigned int n;
 	unsigned int max;
 };
 
-static bool utp_callers_take(void *cookie, unsigned long addr)
+static bool tup_callers_take(void *cookie, unsigned long addr)
 {
-	struct utp_callers_walk *w = cookie;
+	struct tup_callers_walk *w = cookie;
 
 	w->store[w->n++] = addr;
 	return w->n < w->max;
@@ -379,18 +379,18 @@ static bool utp_callers_take(void *cookie, unsigned long addr)
  * Fill the callers fields of @n's record @entry from @regs, the words at
  * @at bytes into the record (room for n->callers); the rest is zeroed.
  */
-static void utp_callers_fill(struct utp_named *n, void *entry,
+static void tup_callers_fill(struct tup_named *n, void *entry,
 			     struct pt_regs *regs, unsigned int at)
 {
-	struct utp_callers_head *head = entry + UTP_ENTRY_SIZE(n->lat);
-	struct utp_callers_walk w = {
+	struct tup_callers_head *head = entry + TUP_ENTRY_SIZE(n->lat);
+	struct tup_callers_walk w = {
 		.store = entry + at,
 		.max = n->callers,
 	};
 	unsigned long sp = user_stack_pointer(regs);
 
 	/* the walk gives the ip first: its place takes the word at sp */
-	arch_stack_walk_user(utp_callers_take, &w, regs);
+	arch_stack_walk_user(tup_callers_take, &w, regs);
 	if (!w.n)
 		w.n = 1;
 	if (copy_from_user_nofault(w.store, (void __user *)sp, sizeof(long)))
@@ -401,14 +401,14 @@ static void utp_callers_fill(struct utp_named *n, void *entry,
 }
 
 /* Write @n's record, with the values at @data, into @file's buffer. */
-static void utp_event_write(struct utp_named *n, struct trace_event_file *file,
+static void tup_event_write(struct tup_named *n, struct trace_event_file *file,
 			    unsigned long func, struct pt_regs *regs,
 			    void *data, int dsize)
 {
 	bool ret_probe = n->lat;
 	struct trace_event_buffer fbuffer;
-	struct utp_trace_entry *entry;
-	size_t esize = utp_fixed_size(n);
+	struct tup_trace_entry *entry;
+	size_t esize = tup_fixed_size(n);
 	unsigned int stack = 0, pad = 0;
 
 	if (trace_trigger_soft_disabled(file))
@@ -442,10 +442,10 @@ static void utp_event_write(struct utp_named *n, struct trace_event_file *file,
 	if (dsize)
 		memcpy((void *)entry + esize, data, dsize);
 	if (n->stack_size) {
-		utp_stack_fill(n, entry, regs, esize + dsize, stack);
+		tup_stack_fill(n, entry, regs, esize + dsize, stack);
 	} else if (n->callers) {
 		memset((void *)entry + esize + dsize, 0, pad);
-		utp_callers_fill(n, entry, regs, esize + dsize + pad);
+		tup_callers_fill(n, entry, regs, esize + dsize + pad);
 	}
 	trace_event_buffer_commit(&fbuffer);
 }
@@ -457,7 +457,7 @@ static void utp_event_write(struct utp_named *n, struct trace_event_file *file,
  * are reserved: fetching may sleep.  A probe without values may be
  * recorded in the trap.
  */
-static void utp_event_record(struct utp_named *n, unsigned long func,
+static void tup_event_record(struct tup_named *n, unsigned long func,
 			     struct pt_regs *regs)
 {
 	struct trace_probe *tp = &n->tp;
@@ -469,41 +469,41 @@ static void utp_event_record(struct utp_named *n, unsigned long func,
 
 	if (tp->nr_args) {
 		dsize = __get_data_size(tp, regs, &file_base);
-		dsize = min_t(int, dsize, UTP_RECORD_MAX -
-			      utp_fixed_size(n) - tp->size -
-			      utp_callers_room(n));
+		dsize = min_t(int, dsize, TUP_RECORD_MAX -
+			      tup_fixed_size(n) - tp->size -
+			      tup_callers_room(n));
 		size = tp->size + dsize;
 		/* zeroed: a value that cannot be read is 0, nothing stale */
 		data = kzalloc(size, GFP_KERNEL);
 		if (!data)
 			return;
 		store_trace_args(data, tp, regs, &file_base,
-				 utp_fixed_size(n), dsize);
+				 tup_fixed_size(n), dsize);
 	}
 	rcu_read_lock();
 	trace_probe_for_each_link_rcu(link, tp)
-		utp_event_write(n, link->file, func, regs, data, size);
+		tup_event_write(n, link->file, func, regs, data, size);
 	rcu_read_unlock();
 	kfree(data);
 }
 
 /* A probe's hit: its event, if on */
-static int utp_named_hit(struct utprobe *up, struct pt_regs *regs)
+static int tup_named_hit(struct utprobe *up, struct pt_regs *regs)
 {
-	struct utp_named *n = container_of(up, struct utp_named, up);
+	struct tup_named *n = container_of(up, struct tup_named, up);
 
 	if (trace_probe_test_flag(&n->tp, TP_FLAG_TRACE))
-		utp_event_record(n, 0, regs);
+		tup_event_record(n, 0, regs);
 	return 0;
 }
 
 /* A return probe's return handler: the call's duration goes in. */
-static int utp_named_ret(struct utprobe *up, const struct utprobe_return *ret,
+static int tup_named_ret(struct utprobe *up, const struct utprobe_return *ret,
 			 struct pt_regs *regs)
 {
-	struct utp_named *n = container_of(up, struct utp_named, up);
+	struct tup_named *n = container_of(up, struct tup_named, up);
 	u64 ns = ktime_get_ns() - ret->entry_ns;
-	struct utp_lat *lat;
+	struct tup_lat *lat;
 
 	lat = get_cpu_ptr(n->lat);
 	if (ns < lat->min)
@@ -514,70 +514,70 @@ static int utp_named_ret(struct utprobe *up, const struct utprobe_return *ret,
 	lat->hist[fls64(ns)]++;
 	put_cpu_ptr(n->lat);
 	if (trace_probe_test_flag(&n->tp, TP_FLAG_TRACE))
-		utp_event_record(n, ret->func, regs);
+		tup_event_record(n, ret->func, regs);
 	return 0;
 }
 
 /*
- * Serialises the writers of utp_named_list, utp_named_hash and
- * utp_orphans; taken before event_mutex and the core's own mutex.  The
- * listings read utp_named_list under RCU alone, so that a reader never
+ * Serialises the writers of tup_named_list, tup_named_hash and
+ * tup_orphans; taken before event_mutex and the core's own mutex.  The
+ * listings read tup_named_list under RCU alone, so that a reader never
  * waits for a long write: a probe taken off the list is freed only
- * after a grace period (utp_named_free() and __utp_reap() wait for one
+ * after a grace period (tup_named_free() and __utp_reap() wait for one
  * before they free it).
  */
-static DEFINE_MUTEX(utp_named_lock);
-static LIST_HEAD(utp_named_list);
-/* The same by name, for the writers.  utp_named_lock. */
-#define UTP_NAMED_HASH_BITS	12
-static DEFINE_HASHTABLE(utp_named_hash, UTP_NAMED_HASH_BITS);
+static DEFINE_MUTEX(tup_named_lock);
+static LIST_HEAD(tup_named_list);
+/* The same by name, for the writers.  tup_named_lock. */
+#define TUP_NAMED_HASH_BITS	12
+static DEFINE_HASHTABLE(tup_named_hash, TUP_NAMED_HASH_BITS);
 /*
  * Probes whose session ended while their events were in use: out of
  * every process, their handlers done, their events kept for the users
- * until the last one lets go; then utp_reap_work removes them.
+ * until the last one lets go; then tup_reap_work removes them.
  */
-static LIST_HEAD(utp_orphans);
-static struct work_struct utp_reap_work;
+static LIST_HEAD(tup_orphans);
+static struct work_struct tup_reap_work;
 
-static u32 utp_name_hash(const char *name)
+static u32 tup_name_hash(const char *name)
 {
 	return full_name_hash(NULL, name, strlen(name));
 }
 
-static struct utp_named *utp_named_find(const char *name)
+static struct tup_named *tup_named_find(const char *name)
 {
-	struct utp_named *n;
+	struct tup_named *n;
 
-	hash_for_each_possible(utp_named_hash, n, hnode, utp_name_hash(name))
+	hash_for_each_possible(tup_named_hash, n, hnode, tup_name_hash(name))
 		if (!strcmp(n->name, name))
 			return n;
 	return NULL;
 }
 
-/* List @n, a probe just registered with its event.  utp_named_lock. */
-static void utp_named_list_add(struct utp_named *n)
+/* List @n, a probe just registered with its event.  tup_named_lock. */
+static void tup_named_list_add(struct tup_named *n)
 {
-	list_add_tail_rcu(&n->node, &utp_named_list);
-	hash_add(utp_named_hash, &n->hnode, utp_name_hash(n->name));
+	list_add_tail_rcu(&n->node, &tup_named_list);
+	hash_add(tup_named_hash, &n->hnode, tup_name_hash(n->name));
 }
 
 /*
  * Take @n off the lists onto @to, a list of probes being removed: a
  * reader may still be at it until a grace period has passed.
- * utp_named_lock.
+ * tup_named_lock.
  */
-static void utp_named_unlist(struct utp_named *n, struct list_head *to)
+static void tup_named_unlist(struct tup_named *n, struct list_head *to)
 {
 	list_del_rcu(&n->node);
 	hash_del(&n->hnode);
 	list_add_tail(&n->gone_node, to);
 }
 
-static bool utp_name_valid(const char *name)
+static bool tup_name_valid(const char *name)
 {
 	const char *p;
 
-	if (!*name || strlen(name) >= UTP_NAME_MAX ||
+	if (!*name || strlen(name) >= TUP_NAME_MAX ||
 	    !(isalpha(*name) || *name == '_'))
 		return false;
 	for (p = name; *p; p++)
@@ -586,50 +586,50 @@ static bool utp_name_valid(const char *name)
 	return true;
 }
 
-static bool utp_named_is_ret(const struct utp_named *n)
+static bool tup_named_is_ret(const struct tup_named *n)
 {
 	return n->lat;
 }
 
-static struct utp_named *utp_named_from_call(struct trace_event_call *call)
+static struct tup_named *tup_named_from_call(struct trace_event_call *call)
 {
 	struct trace_probe *tp = trace_probe_primary_from_call(call);
 
-	return tp ? container_of(tp, struct utp_named, tp) : NULL;
+	return tp ? container_of(tp, struct tup_named, tp) : NULL;
 }
 
-static enum print_line_t utp_event_print(struct trace_iterator *iter,
+static enum print_line_t tup_event_print(struct trace_iterator *iter,
 					 int flags, struct trace_event *event)
 {
-	struct utp_trace_entry *entry = (struct utp_trace_entry *)iter->ent;
+	struct tup_trace_entry *entry = (struct tup_trace_entry *)iter->ent;
 	struct trace_seq *s = &iter->seq;
-	struct utp_named *n;
+	struct tup_named *n;
 	bool ret_probe;
 
-	n = utp_named_from_call(container_of(event, struct trace_event_call,
+	n = tup_named_from_call(container_of(event, struct trace_event_call,
 					     event));
 	if (unlikely(!n))
 		return trace_handle_return(s);
-	ret_probe = utp_named_is_ret(n);
+	ret_probe = tup_named_is_ret(n);
 	if (ret_probe)
 		trace_seq_printf(s, "%s: (0x%lx <- 0x%lx)", n->name,
 				 entry->vaddr[1], entry->vaddr[0]);
 	else
 		trace_seq_printf(s, "%s: (0x%lx)", n->name, entry->vaddr[0]);
 	if (trace_probe_print_args(s, n->tp.args, n->tp.nr_args,
-				   (u8 *)entry + utp_fixed_size(n),
+				   (u8 *)entry + tup_fixed_size(n),
 				   entry) < 0)
 		return trace_handle_return(s);
 	if (n->stack_size) {
-		struct utp_stack_head *head = (void *)entry +
-					      UTP_ENTRY_SIZE(ret_probe);
+		struct tup_stack_head *head = (void *)entry +
+					      TUP_ENTRY_SIZE(ret_probe);
 
 		/* the bytes copied: the unwinding is the reader's */
 		trace_seq_printf(s, " stack=%u", get_loc_len(head->loc));
 	}
 	if (n->callers) {
-		struct utp_callers_head *head = (void *)entry +
-						UTP_ENTRY_SIZE(ret_probe);
+		struct tup_callers_head *head = (void *)entry +
+						TUP_ENTRY_SIZE(ret_probe);
 		unsigned long *w = (void *)entry + get_loc_offs(head->loc);
 		unsigned int k, nr = get_loc_len(head->loc) / sizeof(long);
 
@@ -641,33 +641,33 @@ static enum print_line_t utp_event_print(struct trace_iterator *iter,
 	return trace_handle_return(s);
 }
 
-static int utp_event_define_fields(struct trace_event_call *event_call)
+static int tup_event_define_fields(struct trace_event_call *event_call)
 {
-	struct utp_named *n = utp_named_from_call(event_call);
-	struct utp_trace_entry field;
+	struct tup_named *n = tup_named_from_call(event_call);
+	struct tup_trace_entry field;
 	int ret;
 
 	if (unlikely(!n))
 		return -ENODEV;
-	if (utp_named_is_ret(n)) {
+	if (tup_named_is_ret(n)) {
 		DEFINE_FIELD(unsigned long, vaddr[0], FIELD_STRING_FUNC, 0);
 		DEFINE_FIELD(unsigned long, vaddr[1], FIELD_STRING_RETIP, 0);
 	} else {
 		DEFINE_FIELD(unsigned long, vaddr[0], FIELD_STRING_IP, 0);
 	}
 	if (n->stack_size) {
-		size_t at = UTP_ENTRY_SIZE(utp_named_is_ret(n));
+		size_t at = TUP_ENTRY_SIZE(tup_named_is_ret(n));
 
-		ret = trace_define_field(event_call, UTP_STACK_REGS_TYPE,
+		ret = trace_define_field(event_call, TUP_STACK_REGS_TYPE,
 					 "__stack_regs", at +
-					 offsetof(struct utp_stack_head, regs),
-					 sizeof_field(struct utp_stack_head, regs),
+					 offsetof(struct tup_stack_head, regs),
+					 sizeof_field(struct tup_stack_head, regs),
 					 0, FILTER_OTHER);
 		if (ret)
 			return ret;
 		ret = trace_define_field(event_call, "__data_loc u8[]",
 					 "__stack", at +
-					 offsetof(struct utp_stack_head, loc),
+					 offsetof(struct tup_stack_head, loc),
 					 sizeof(u32), 0, FILTER_OTHER);
 		if (ret)
 			return ret;
@@ -676,55 +676,55 @@ static int utp_event_define_fields(struct trace_event_call *event_call)
 		ret = trace_define_field(event_call,
 					 "__data_loc unsigned long[]",
 					 "__callers",
-					 UTP_ENTRY_SIZE(utp_named_is_ret(n)) +
-					 offsetof(struct utp_callers_head, loc),
+					 TUP_ENTRY_SIZE(tup_named_is_ret(n)) +
+					 offsetof(struct tup_callers_head, loc),
 					 sizeof(u32), 0, FILTER_OTHER);
 		if (ret)
 			return ret;
 	}
-	return traceprobe_define_arg_fields(event_call, utp_fixed_size(n),
+	return traceprobe_define_arg_fields(event_call, tup_fixed_size(n),
 					    &n->tp);
 }
 
 /* @n's event is off everywhere: its probe only counts hits again */
-static void utp_event_off(struct utp_named *n)
+static void tup_event_off(struct tup_named *n)
 {
 	if (n->tp.nr_args)
 		utprobe_set_trap_safe(&n->up, true);
-	if (!utp_named_is_ret(n))
+	if (!tup_named_is_ret(n))
 		utprobe_set_counting(&n->up, true);
 }
 
 /* An event turned on or off in a trace instance (@data, its file) */
-static int utp_event_reg(struct trace_event_call *call, enum trace_reg type,
+static int tup_event_reg(struct trace_event_call *call, enum trace_reg type,
 			 void *data)
 {
 	struct trace_probe *tp = trace_probe_primary_from_call(call);
-	struct utp_named *n;
+	struct tup_named *n;
 	int ret;
 
 	if (WARN_ON_ONCE(!tp))
 		return -ENODEV;
-	n = container_of(tp, struct utp_named, tp);
+	n = container_of(tp, struct tup_named, tp);
 	switch (type) {
 	case TRACE_REG_REGISTER:
 		/* no trap may fetch: out of the trap before the event is on */
 		if (tp->nr_args)
 			utprobe_set_trap_safe(&n->up, false);
 		/* and no hit may miss the event: no jumps either */
-		if (!utp_named_is_ret(n))
+		if (!tup_named_is_ret(n))
 			utprobe_set_counting(&n->up, false);
 		ret = trace_probe_add_file(tp, data);
 		if (ret && !trace_probe_is_enabled(tp))
-			utp_event_off(n);
+			tup_event_off(n);
 		return ret;
 	case TRACE_REG_UNREGISTER:
 		ret = trace_probe_remove_file(tp, data);
 		if (!trace_probe_is_enabled(tp))
-			utp_event_off(n);
+			tup_event_off(n);
 		/* an orphan's event may have lost its last user */
 		if (n->orphan)
-			schedule_work(&utp_reap_work);
+			schedule_work(&tup_reap_work);
 		return ret;
 	default:
 		/* perf does not attach to these events */
@@ -732,30 +732,30 @@ static int utp_event_reg(struct trace_event_call *call, enum trace_reg type,
 	}
 }
 
-static struct trace_event_functions utp_event_funcs = {
-	.trace = utp_event_print,
+static struct trace_event_functions tup_event_funcs = {
+	.trace = tup_event_print,
 };
 
-static struct trace_event_fields utp_event_fields[] = {
+static struct trace_event_fields tup_event_fields[] = {
 	{ .type = TRACE_FUNCTION_TYPE,
-	  .define_fields = utp_event_define_fields },
+	  .define_fields = tup_event_define_fields },
 	{}
 };
 
 /*
  * Make @n's event, utprobes/NAME, whose name the caller found free
- * (utp_events_free()): what trace_probe_register_event_call() does but
+ * (tup_events_free()): what trace_probe_register_event_call() does but
  * its look-up, which walks every event of the system, for each event
  * of a batch of thousands.  event_mutex held.
  */
-static int utp_event_add(struct utp_named *n)
+static int tup_event_add(struct tup_named *n)
 {
 	struct trace_event_call *call = trace_probe_event_call(&n->tp);
 	int ret;
 
-	call->event.funcs = &utp_event_funcs;
-	call->class->fields_array = utp_event_fields;
-	call->class->reg = utp_event_reg;
+	call->event.funcs = &tup_event_funcs;
+	call->class->fields_array = tup_event_fields;
+	call->class->reg = tup_event_reg;
 	/*
 	 * references taken on it (an eprobe on it, another event's
 	 * enable_event trigger) are counted, and removal checks them
@@ -771,7 +771,7 @@ static int utp_event_add(struct utp_named *n)
 }
 
 /* Is @n's event on in a trace instance, or referred to?  event_mutex held */
-static bool utp_event_busy(struct utp_named *n)
+static bool tup_event_busy(struct tup_named *n)
 {
 	return n->has_event &&
 	       (trace_probe_is_enabled(&n->tp) ||
@@ -783,7 +783,7 @@ static bool utp_event_busy(struct utp_named *n)
  * files it was on: the caller has waited for an RCU grace period since
  * it was turned off.  event_mutex held.
  */
-static int utp_event_del(struct utp_named *n)
+static int tup_event_del(struct tup_named *n)
 {
 	int ret;
 
@@ -798,23 +798,23 @@ static int utp_event_del(struct utp_named *n)
  * Remove the event of every probe: all or none (-EBUSY) while one is on
  * or referred to.  Records of the removed events are cleared from the
  * buffers they were in, since another event may take their type.
- * utp_named_lock held.
+ * tup_named_lock held.
  */
-static int utp_events_del_all(void)
+static int tup_events_del_all(void)
 {
-	struct utp_named *n;
+	struct tup_named *n;
 	int ret = 0;
 
 	mutex_lock(&event_mutex);
-	list_for_each_entry(n, &utp_named_list, node)
-		if (utp_event_busy(n))
+	list_for_each_entry(n, &tup_named_list, node)
+		if (tup_event_busy(n))
 			ret = -EBUSY;
 	/* a handler may still hold a file the event was on */
 	if (!ret)
 		synchronize_rcu();
-	list_for_each_entry(n, &utp_named_list, node) {
+	list_for_each_entry(n, &tup_named_list, node) {
 		if (!ret)
-			ret = utp_event_del(n);
+			ret = tup_event_del(n);
 		cond_resched();
 	}
 	tracing_reset_all_online_cpus();
@@ -823,7 +823,7 @@ static int utp_events_del_all(void)
 }
 
 /* Free @n, whose event is gone or never was, and whose handlers are done */
-static void utp_named_destroy(struct utp_named *n)
+static void tup_named_destroy(struct tup_named *n)
 {
 	/* after the engine let go of the file's inode */
 	if (n->path.dentry)
@@ -838,19 +838,19 @@ static void utp_named_destroy(struct utp_named *n)
 
 /*
  * Remove @n, whose event is gone, from the processes and from the list,
- * onto @gone: its handlers may run until utp_named_free() has waited
+ * onto @gone: its handlers may run until tup_named_free() has waited
  * for them.
  */
-static void utp_named_remove(struct utp_named *n, struct list_head *gone)
+static void tup_named_remove(struct tup_named *n, struct list_head *gone)
 {
 	utprobe_unregister_nosync(&n->up);
-	utp_named_unlist(n, gone);
+	tup_named_unlist(n, gone);
 }
 
-/* Free the probes utp_named_remove() put on @gone, after one wait. */
-static void utp_named_free(struct list_head *gone)
+/* Free the probes tup_named_remove() put on @gone, after one wait. */
+static void tup_named_free(struct list_head *gone)
 {
-	struct utp_named *n, *next;
+	struct tup_named *n, *next;
 
 	if (list_empty(gone))
 		return;
@@ -858,25 +858,25 @@ static void utp_named_free(struct list_head *gone)
 	utprobe_unregister_sync();
 	list_for_each_entry_safe(n, next, gone, gone_node) {
 		list_del(&n->gone_node);
-		utp_named_destroy(n);
+		tup_named_destroy(n);
 		cond_resched();
 	}
 }
 
 /*
  * Remove the events of the probes on @list, which none uses any more:
- * no handler can record into them (see utp_event_del()).  event_mutex
+ * no handler can record into them (see tup_event_del()).  event_mutex
  * held.
  */
-static void utp_events_del_list(struct list_head *list)
+static void tup_events_del_list(struct list_head *list)
 {
-	struct utp_named *n;
+	struct tup_named *n;
 
 	if (list_empty(list))
 		return;
 	synchronize_rcu();
 	list_for_each_entry(n, list, gone_node) {
-		WARN_ON_ONCE(utp_event_del(n));
+		WARN_ON_ONCE(tup_event_del(n));
 		cond_resched();
 	}
 	tracing_reset_all_online_cpus();
@@ -886,34 +886,34 @@ static void utp_events_del_list(struct list_head *list)
  * Free the orphans whose events nothing uses any more.  An event that
  * lost its last user by being turned off queued this; one let go by
  * another event (an eprobe removed) is found at the next write or
- * truncation.  utp_named_lock held.
+ * truncation.  tup_named_lock held.
  */
 static void __utp_reap(void)
 {
-	struct utp_named *n, *next;
+	struct tup_named *n, *next;
 	LIST_HEAD(gone);
 
-	if (list_empty(&utp_orphans))
+	if (list_empty(&tup_orphans))
 		return;
 	mutex_lock(&event_mutex);
-	list_for_each_entry_safe(n, next, &utp_orphans, gone_node)
-		if (!utp_event_busy(n))
+	list_for_each_entry_safe(n, next, &tup_orphans, gone_node)
+		if (!tup_event_busy(n))
 			list_move_tail(&n->gone_node, &gone);
 	/* waits for a grace period, since before they were orphaned too */
-	utp_events_del_list(&gone);
+	tup_events_del_list(&gone);
 	mutex_unlock(&event_mutex);
 	list_for_each_entry_safe(n, next, &gone, gone_node) {
 		list_del(&n->gone_node);
-		utp_named_destroy(n);
+		tup_named_destroy(n);
 		cond_resched();
 	}
 }
 
-static void utp_reap(struct work_struct *work)
+static void tup_reap(struct work_struct *work)
 {
-	mutex_lock(&utp_named_lock);
+	mutex_lock(&tup_named_lock);
 	__utp_reap();
-	mutex_unlock(&utp_named_lock);
+	mutex_unlock(&tup_named_lock);
 }
 
 /*
@@ -922,23 +922,23 @@ static void utp_reap(struct work_struct *work)
  * events.  A probe whose event is still in use (on in a trace instance,
  * or referred to) becomes an orphan until the event's last user lets go.
  */
-static void utp_session_end(const struct file *owner)
+static void tup_session_end(const struct file *owner)
 {
-	struct utp_named *n, *next;
+	struct tup_named *n, *next;
 	LIST_HEAD(orphans);
 	LIST_HEAD(gone);
 	bool synced;
 
-	mutex_lock(&utp_named_lock);
+	mutex_lock(&tup_named_lock);
 	mutex_lock(&event_mutex);
-	list_for_each_entry_safe(n, next, &utp_named_list, node) {
+	list_for_each_entry_safe(n, next, &tup_named_list, node) {
 		if (n->owner != owner)
 			continue;
 		n->owner = NULL;
-		n->orphan = utp_event_busy(n);
-		utp_named_unlist(n, n->orphan ? &orphans : &gone);
+		n->orphan = tup_event_busy(n);
+		tup_named_unlist(n, n->orphan ? &orphans : &gone);
 	}
-	utp_events_del_list(&gone);
+	tup_events_del_list(&gone);
 	mutex_unlock(&event_mutex);
 	list_for_each_entry(n, &gone, gone_node) {
 		utprobe_unregister_nosync(&n->up);
@@ -950,27 +950,27 @@ static void utp_session_end(const struct file *owner)
 	}
 	/* one wait for the handlers of both */
 	synced = !list_empty(&gone);
-	utp_named_free(&gone);
+	tup_named_free(&gone);
 	if (!list_empty(&orphans)) {
 		if (!synced)
 			utprobe_unregister_sync();
-		list_splice_tail(&orphans, &utp_orphans);
+		list_splice_tail(&orphans, &tup_orphans);
 		/* a user may have let go before they were listed */
-		schedule_work(&utp_reap_work);
+		schedule_work(&tup_reap_work);
 	}
-	mutex_unlock(&utp_named_lock);
+	mutex_unlock(&tup_named_lock);
 }
 
 /* A line of a write, parsed: a definition, or a removal. */
-struct utp_line {
-	struct utp_named *n;		/* the probe defined, not yet listed */
+struct tup_line {
+	struct tup_named *n;		/* the probe defined, not yet listed */
 	struct path path;		/* its file, held, if on a file */
 	struct utprobe_spec spec;	/* where it goes */
 	const char *remove;		/* or the name of a probe to remove */
 };
 
 /* The offset "(REF)" at @paren, if not NULL, into *@ref. */
-static int utp_parse_ref(char *paren, u64 *ref)
+static int tup_parse_ref(char *paren, u64 *ref)
 {
 	size_t len;
 	int ret;
@@ -991,14 +991,14 @@ static int utp_parse_ref(char *paren, u64 *ref)
  * "PATH:OFFSET" or "PATH:OFFSET(REF)", REF the offset of a semaphore
  * (@colon at the last colon), into @l's spec.
  */
-static int utp_parse_file(struct utp_line *l, char *target, char *colon,
+static int tup_parse_file(struct tup_line *l, char *target, char *colon,
 			  pid_t tree)
 {
 	char *paren = strchr(colon, '(');
 	u64 offset, ref;
 	int ret;
 
-	ret = utp_parse_ref(paren, &ref);
+	ret = tup_parse_ref(paren, &ref);
 	if (ret)
 		return ret;
 	*colon = '\0';
@@ -1022,7 +1022,7 @@ static int utp_parse_file(struct utp_line *l, char *target, char *colon,
 }
 
 /* Does @arg read at a file offset (@+OFFSET)? */
-static bool utp_arg_on_file(const struct probe_arg *arg)
+static bool tup_arg_on_file(const struct probe_arg *arg)
 {
 	const struct fetch_insn *code;
 
@@ -1036,7 +1036,7 @@ static bool utp_arg_on_file(const struct probe_arg *arg)
  * Parse @n's FETCHARGS @argv[0..@argc) into its event, with the kernel's
  * parser; its mistakes go to tracing/error_log.
  */
-static int utp_parse_args(struct utp_named *n, int argc, const char **argv,
+static int tup_parse_args(struct tup_named *n, int argc, const char **argv,
 			  bool ret_probe, bool on_file)
 {
 	int i, ret = 0;
@@ -1053,11 +1053,11 @@ static int utp_parse_args(struct utp_named *n, int argc, const char **argv,
 		ret = traceprobe_parse_probe_arg(&n->tp, i, argv[i], &ctx);
 		traceprobe_finish_parse(&ctx);
 		/* a process probe has no file to take offsets in */
-		if (!ret && !on_file && utp_arg_on_file(&n->tp.args[i]))
+		if (!ret && !on_file && tup_arg_on_file(&n->tp.args[i]))
 			ret = -EINVAL;
 	}
-	if (!ret && utp_fixed_size(n) + n->tp.size + utp_callers_room(n) >
-	    UTP_RECORD_MAX) {
+	if (!ret && tup_fixed_size(n) + n->tp.size + tup_callers_room(n) >
+	    TUP_RECORD_MAX) {
 		trace_probe_log_set_index(0);
 		trace_probe_log_err(0, EVENT_TOO_BIG);
 		ret = -E2BIG;
@@ -1075,12 +1075,12 @@ static int utp_parse_args(struct utp_named *n, int argc, const char **argv,
  * A probe named @name on @target, listed as @shown, fetching @args (or
  * NULL) for its event.
  */
-static struct utp_named *utp_named_new(const char *name, const char *shown,
+static struct tup_named *tup_named_new(const char *name, const char *shown,
 				       const char *args, bool ret_probe,
 				       bool on_file, unsigned int stack,
 				       unsigned int callers)
 {
-	struct utp_named *n;
+	struct tup_named *n;
 	char **argv = NULL;
 	int argc = 0, cpu, ret;
 
@@ -1103,10 +1103,10 @@ static struct utp_named *utp_named_new(const char *name, const char *shown,
 	n->stack_size = stack;
 	n->callers = callers;
 	if (ret_probe)
-		n->lat = alloc_percpu(struct utp_lat);
-	ret = trace_probe_init(&n->tp, name, UTP_EVENT_GROUP, false, argc);
+		n->lat = alloc_percpu(struct tup_lat);
+	ret = trace_probe_init(&n->tp, name, TUP_EVENT_GROUP, false, argc);
 	if (!ret && argc)
-		ret = utp_parse_args(n, argc, (const char **)argv, ret_probe,
+		ret = tup_parse_args(n, argc, (const char **)argv, ret_probe,
 				     on_file);
 	if (argv)
 		argv_free(argv);
@@ -1117,22 +1117,22 @@ static struct utp_named *utp_named_new(const char *name, const char *shown,
 		     (ret_probe && !n->lat)))
 		ret = -ENOMEM;
 	if (ret) {
-		utp_named_destroy(n);
+		tup_named_destroy(n);
 		return ERR_PTR(ret);
 	}
 	n->up.name = n->name;
 	if (ret_probe) {
 		for_each_possible_cpu(cpu)
 			per_cpu_ptr(n->lat, cpu)->min = U64_MAX;
-		n->up.ret_handler = utp_named_ret;
+		n->up.ret_handler = tup_named_ret;
 	} else {
-		n->up.handler = utp_named_hit;
+		n->up.handler = tup_named_hit;
 	}
 	/*
 	 * Counting, timing returns and recording an event without values
 	 * are fine in the int3 trap; fetching values may fault, so a probe
 	 * with values is trap-safe only while its event is off
-	 * (utp_event_reg()).
+	 * (tup_event_reg()).
 	 */
 	if (!argc)
 		n->up.flags = UTPROBE_TRAP_SAFE;
@@ -1148,7 +1148,7 @@ static struct utp_named *utp_named_new(const char *name, const char *shown,
  * "func=START+SIZE" at @opt: the function the probe at @at is in, from
  * START (an address or offset as the probe's is) for SIZE bytes.
  */
-static int utp_parse_func(const char *opt, u64 *start, u64 *size)
+static int tup_parse_func(const char *opt, u64 *start, u64 *size)
 {
 	char buf[48], *plus;
 
@@ -1170,7 +1170,7 @@ static int utp_parse_func(const char *opt, u64 *start, u64 *size)
  * callers=N] [FETCHARGS]"; r: if @ret_probe.  @rest is all after the
  * name.
  */
-static int utp_parse_add(struct utp_line *l, char *name, char *rest,
+static int tup_parse_add(struct tup_line *l, char *name, char *rest,
 			 bool ret_probe)
 {
 	char *colon, *target, *args, *shown;
@@ -1179,7 +1179,7 @@ static int utp_parse_add(struct utp_line *l, char *name, char *rest,
 	unsigned long vaddr;
 	int pid, ret, tree = 0;
 
-	if (!rest || !utp_name_valid(name))
+	if (!rest || !tup_name_valid(name))
 		return -EINVAL;
 	args = rest;
 	target = strsep(&args, " \t");
@@ -1197,15 +1197,15 @@ static int utp_parse_add(struct utp_line *l, char *name, char *rest,
 		     tree <= 0))
 			return -EINVAL;
 		if (*opt == 'f' &&
-		    (fsize || utp_parse_func(opt, &fstart, &fsize)))
+		    (fsize || tup_parse_func(opt, &fstart, &fsize)))
 			return -EINVAL;
 		if (*opt == 's' &&
 		    (stack || kstrtouint(opt + 6, 0, &stack) || !stack ||
-		     stack > UTP_STACK_MAX))
+		     stack > TUP_STACK_MAX))
 			return -EINVAL;
 		if (*opt == 'c' &&
 		    (callers || kstrtouint(opt + 8, 0, &callers) ||
-		     !callers || callers > UTP_CALLERS_MAX))
+		     !callers || callers > TUP_CALLERS_MAX))
 			return -EINVAL;
 		if (args)
 			args = skip_spaces(args);
@@ -1219,7 +1219,7 @@ static int utp_parse_add(struct utp_line *l, char *name, char *rest,
 	if (!colon || colon == target || !colon[1])
 		return -EINVAL;
 	if (*target == '/') {
-		ret = utp_parse_file(l, target, colon, tree);
+		ret = tup_parse_file(l, target, colon, tree);
 		if (ret)
 			return ret;
 		shown = target;
@@ -1239,7 +1239,7 @@ static int utp_parse_add(struct utp_line *l, char *name, char *rest,
 	at = *target == '/' ? l->spec.offset : l->spec.vaddr;
 	if (fsize && (at < fstart || at - fstart >= fsize))
 		return -EINVAL;
-	l->n = utp_named_new(name, shown, args, ret_probe, *target == '/',
+	l->n = tup_named_new(name, shown, args, ret_probe, *target == '/',
 			     stack, callers);
 	if (IS_ERR(l->n)) {
 		ret = PTR_ERR(l->n);
@@ -1262,7 +1262,7 @@ static int utp_parse_add(struct utp_line *l, char *name, char *rest,
 	return 0;
 }
 
-static int utp_parse(struct utp_line *l, char *line)
+static int tup_parse(struct tup_line *l, char *line)
 {
 	char *name, *target;
 
@@ -1277,7 +1277,7 @@ static int utp_parse(struct utp_line *l, char *line)
 		target = NULL;
 
 	if (!strncmp(name, "p:", 2) || !strncmp(name, "r:", 2))
-		return utp_parse_add(l, name + 2, target, name[0] == 'r');
+		return tup_parse_add(l, name + 2, target, name[0] == 'r');
 	if (!strncmp(name, "-:", 2) && !target) {
 		l->remove = name + 2;
 		return 0;
@@ -1285,7 +1285,7 @@ static int utp_parse(struct utp_line *l, char *line)
 	return -EINVAL;
 }
 
-static int utp_name_cmp(const void *a, const void *b)
+static int tup_name_cmp(const void *a, const void *b)
 {
 	return strcmp(*(const char * const *)a, *(const char * const *)b);
 }
@@ -1296,7 +1296,7 @@ static int utp_name_cmp(const void *a, const void *b)
  * orphan of ours, holds one?  One pass over the events, each looked up
  * among the names sorted.  event_mutex held.
  */
-static int utp_events_free(struct utp_line *lines, unsigned int n)
+static int tup_events_free(struct tup_line *lines, unsigned int n)
 {
 	struct trace_event_call *call;
 	const char **names, *name;
@@ -1309,14 +1309,14 @@ static int utp_events_free(struct utp_line *lines, unsigned int n)
 	for (i = 0; i < n; i++)
 		if (lines[i].n)
 			names[k++] = lines[i].n->name;
-	sort(names, k, sizeof(*names), utp_name_cmp, NULL);
+	sort(names, k, sizeof(*names), tup_name_cmp, NULL);
 	list_for_each_entry(call, &ftrace_events, list) {
 		if (!call->class->system ||
-		    strcmp(call->class->system, UTP_EVENT_GROUP))
+		    strcmp(call->class->system, TUP_EVENT_GROUP))
 			continue;
 		name = trace_event_name(call);
 		if (name && bsearch(&name, names, k, sizeof(*names),
-				    utp_name_cmp)) {
+				    tup_name_cmp)) {
 			ret = -EEXIST;
 			break;
 		}
@@ -1329,17 +1329,17 @@ static int utp_events_free(struct utp_line *lines, unsigned int n)
  * Make the events of the probes of @lines[0..@n), just registered: all
  * or none.  Nothing can turn on an event before this returns.
  */
-static int utp_add_events(struct utp_line *lines, unsigned int n)
+static int tup_add_events(struct tup_line *lines, unsigned int n)
 {
 	unsigned int i, added = 0;
 	int ret;
 
 	mutex_lock(&event_mutex);
-	ret = utp_events_free(lines, n);
+	ret = tup_events_free(lines, n);
 	for (i = 0; i < n && !ret; i++) {
 		if (!lines[i].n)
 			continue;
-		ret = utp_event_add(lines[i].n);
+		ret = tup_event_add(lines[i].n);
 		added += !ret;
 		cond_resched();
 	}
@@ -1347,7 +1347,7 @@ static int utp_add_events(struct utp_line *lines, unsigned int n)
 	for (i = 0; ret && added; i++) {
 		if (!lines[i].n)
 			continue;
-		WARN_ON_ONCE(utp_event_del(lines[i].n));
+		WARN_ON_ONCE(tup_event_del(lines[i].n));
 		added--;
 	}
 	mutex_unlock(&event_mutex);
@@ -1357,9 +1357,9 @@ static int utp_add_events(struct utp_line *lines, unsigned int n)
 /*
  * Are the names of the definitions @lines[0..@n) new, and each given
  * once?  Sorted, in O(n log n): a write may hold tens of thousands.
- * utp_named_lock held.
+ * tup_named_lock held.
  */
-static int utp_names_check(struct utp_line *lines, unsigned int n)
+static int tup_names_check(struct tup_line *lines, unsigned int n)
 {
 	const char **names;
 	unsigned int i, k = 0;
@@ -1371,12 +1371,12 @@ static int utp_names_check(struct utp_line *lines, unsigned int n)
 	for (i = 0; i < n && !ret; i++) {
 		if (!lines[i].n)
 			continue;
-		if (utp_named_find(lines[i].n->name))
+		if (tup_named_find(lines[i].n->name))
 			ret = -EEXIST;
 		names[k++] = lines[i].n->name;
 	}
 	if (!ret)
-		sort(names, k, sizeof(*names), utp_name_cmp, NULL);
+		sort(names, k, sizeof(*names), tup_name_cmp, NULL);
 	for (i = 1; i < k && !ret; i++)
 		if (!strcmp(names[i - 1], names[i]))
 			ret = -EEXIST;
@@ -1386,15 +1386,15 @@ static int utp_names_check(struct utp_line *lines, unsigned int n)
 
 /*
  * Register the definitions @lines[0..@n) together, all or none, with
- * their events, and list them.  utp_named_lock held.
+ * their events, and list them.  tup_named_lock held.
  */
-static int utp_add_batch(struct utp_line *lines, unsigned int n)
+static int tup_add_batch(struct tup_line *lines, unsigned int n)
 {
 	struct utprobe_spec *specs;
 	unsigned int i, k = 0;
 	int ret;
 
-	ret = utp_names_check(lines, n);
+	ret = tup_names_check(lines, n);
 	if (ret)
 		return ret;
 	specs = kvcalloc(n, sizeof(*specs), GFP_KERNEL);
@@ -1406,7 +1406,7 @@ static int utp_add_batch(struct utp_line *lines, unsigned int n)
 	ret = utprobe_register_batch(specs, k);
 	if (!ret) {
 		/* a name taken by another event of the group: undone */
-		ret = utp_add_events(lines, n);
+		ret = tup_add_events(lines, n);
 		if (ret) {
 			for (i = 0; i < k; i++) {
 				utprobe_unregister_nosync(specs[i].up);
@@ -1426,7 +1426,7 @@ static int utp_add_batch(struct utp_line *lines, unsigned int n)
 			lines[i].n->path = lines[i].path;
 			lines[i].spec.inode = NULL;
 		}
-		utp_named_list_add(lines[i].n);
+		tup_named_list_add(lines[i].n);
 		lines[i].n = NULL;
 	}
 	return 0;
@@ -1439,27 +1439,27 @@ static int utp_add_batch(struct utp_line *lines, unsigned int n)
  * thousands of probes seconds).  As if each line were done in turn: those
  * before the first that cannot go are removed, and its error returned,
  * -%ENOENT no such probe (or, for a session @owner, not its own), -%EBUSY
- * its event is on or referred to.  utp_named_lock held.
+ * its event is on or referred to.  tup_named_lock held.
  */
-static int utp_remove_run(struct utp_line *lines, unsigned int n,
+static int tup_remove_run(struct tup_line *lines, unsigned int n,
 			  struct list_head *gone, const struct file *owner)
 {
-	struct utp_named *victim;
+	struct tup_named *victim;
 	LIST_HEAD(victims);
 	unsigned int i;
 	int ret = 0;
 
 	mutex_lock(&event_mutex);
 	for (i = 0; i < n && !ret; i++) {
-		victim = utp_named_find(lines[i].remove);
+		victim = tup_named_find(lines[i].remove);
 		if (!victim || (owner && victim->owner != owner))
 			ret = -ENOENT;
-		else if (utp_event_busy(victim))
+		else if (tup_event_busy(victim))
 			ret = -EBUSY;
 		else	/* off the hash: a second line for it finds none */
-			utp_named_unlist(victim, &victims);
+			tup_named_unlist(victim, &victims);
 	}
-	utp_events_del_list(&victims);
+	tup_events_del_list(&victims);
 	mutex_unlock(&event_mutex);
 	list_for_each_entry(victim, &victims, gone_node) {
 		utprobe_unregister_nosync(&victim->up);
@@ -1472,11 +1472,11 @@ static int utp_remove_run(struct utp_line *lines, unsigned int n,
 /*
  * Do the parsed @lines in order: definitions that follow each other
  * are registered as one batch, removals that follow each other go
- * together (utp_remove_run()), onto @gone.  A session (@owner not NULL)
+ * together (tup_remove_run()), onto @gone.  A session (@owner not NULL)
  * removes only its own probes.  Stops at the first error.
- * utp_named_lock held.
+ * tup_named_lock held.
  */
-static int __utp_run(struct utp_line *lines, unsigned int n,
+static int __utp_run(struct tup_line *lines, unsigned int n,
 		     struct list_head *gone, const struct file *owner)
 {
 	unsigned int i = 0, first;
@@ -1489,27 +1489,27 @@ static int __utp_run(struct utp_line *lines, unsigned int n,
 		while (i < n && !lines[i].remove == !remove)
 			i++;
 		if (remove)
-			ret = utp_remove_run(lines + first, i - first, gone,
+			ret = tup_remove_run(lines + first, i - first, gone,
 					     owner);
 		else
-			ret = utp_add_batch(lines + first, i - first);
+			ret = tup_add_batch(lines + first, i - first);
 	}
 	return ret;
 }
 
 /* __utp_run(), then one wait for the probes it removed; they are freed. */
-static int utp_run(struct utp_line *lines, unsigned int n,
+static int tup_run(struct tup_line *lines, unsigned int n,
 		   const struct file *owner)
 {
 	LIST_HEAD(gone);
 	int ret;
 
 	ret = __utp_run(lines, n, &gone, owner);
-	utp_named_free(&gone);
+	tup_named_free(&gone);
 	return ret;
 }
 
-static void utp_lines_free(struct utp_line *lines, unsigned int n)
+static void tup_lines_free(struct tup_line *lines, unsigned int n)
 {
 	unsigned int i;
 
@@ -1517,7 +1517,7 @@ static void utp_lines_free(struct utp_line *lines, unsigned int n)
 		if (lines[i].spec.inode)
 			path_put(&lines[i].path);
 		if (lines[i].n)
-			utp_named_destroy(lines[i].n);
+			tup_named_destroy(lines[i].n);
 		cond_resched();
 	}
 	kvfree(lines);
@@ -1530,18 +1530,18 @@ static void utp_lines_free(struct utp_line *lines, unsigned int n)
  * definitions placed together (one pass per process), all or none.
  * The probes defined belong to @owner, a session, if not NULL.
  */
-static ssize_t utp_write(struct file *file, const char __user *ubuf,
+static ssize_t tup_write(struct file *file, const char __user *ubuf,
 			 size_t count, const struct file *owner)
 {
 	unsigned int n = 0, i;
-	struct utp_line *lines;
+	struct tup_line *lines;
 	char *buf, *p, *line;
 	int ret = 0;
 
 	/* the opener's credentials decide, not the writer's (a passed fd) */
 	if (!file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
 		return -EPERM;
-	if (count > UTP_WRITE_MAX)
+	if (count > TUP_WRITE_MAX)
 		return -E2BIG;
 	buf = kvmalloc(count + 1, GFP_KERNEL);
 	if (!buf)
@@ -1565,7 +1565,7 @@ static ssize_t utp_write(struct file *file, const char __user *ubuf,
 	}
 	p = buf;
 	for (i = 0; !ret && (line = strsep(&p, "\n")); i++) {
-		ret = utp_parse(&lines[i], line);
+		ret = tup_parse(&lines[i], line);
 		if (lines[i].n)
 			lines[i].n->owner = owner;
 		cond_resched();
@@ -1575,43 +1575,43 @@ static ssize_t utp_write(struct file *file, const char __user *ubuf,
 	 * which is no hung task, and its writer may give up.
 	 */
 	if (!ret)
-		ret = mutex_lock_killable(&utp_named_lock);
+		ret = mutex_lock_killable(&tup_named_lock);
 	if (!ret) {
 		__utp_reap();
-		ret = utp_run(lines, n, owner);
-		mutex_unlock(&utp_named_lock);
+		ret = tup_run(lines, n, owner);
+		mutex_unlock(&tup_named_lock);
 	}
-	utp_lines_free(lines, n);
+	tup_lines_free(lines, n);
 	kvfree(buf);
 	return ret ? ret : count;
 }
 
-static ssize_t utp_events_write(struct file *file, const char __user *ubuf,
+static ssize_t tup_events_write(struct file *file, const char __user *ubuf,
 				size_t count, loff_t *ppos)
 {
-	return utp_write(file, ubuf, count, NULL);
+	return tup_write(file, ubuf, count, NULL);
 }
 
-static ssize_t utp_session_write(struct file *file, const char __user *ubuf,
+static ssize_t tup_session_write(struct file *file, const char __user *ubuf,
 				 size_t count, loff_t *ppos)
 {
-	return utp_write(file, ubuf, count, file);
+	return tup_write(file, ubuf, count, file);
 }
 
-/* The listings: under RCU, never waiting for a write (utp_named_lock) */
-static void *utp_seq_start(struct seq_file *m, loff_t *pos)
+/* The listings: under RCU, never waiting for a write (tup_named_lock) */
+static void *tup_seq_start(struct seq_file *m, loff_t *pos)
 	__acquires(RCU)
 {
 	rcu_read_lock();
-	return seq_list_start_rcu(&utp_named_list, *pos);
+	return seq_list_start_rcu(&tup_named_list, *pos);
 }
 
-static void *utp_seq_next(struct seq_file *m, void *v, loff_t *pos)
+static void *tup_seq_next(struct seq_file *m, void *v, loff_t *pos)
 {
-	return seq_list_next_rcu(v, &utp_named_list, pos);
+	return seq_list_next_rcu(v, &tup_named_list, pos);
 }
 
-static void utp_seq_stop(struct seq_file *m, void *v)
+static void tup_seq_stop(struct seq_file *m, void *v)
 	__releases(RCU)
 {
 	rcu_read_unlock();
@@ -1621,7 +1621,7 @@ static void utp_seq_stop(struct seq_file *m, void *v)
  * @n's target as written, but for its pid, which the reader's pid
  * namespace numbers (0 if the process is not in it).
  */
-static void utp_target_show(struct seq_file *m, const struct utp_named *n)
+static void tup_target_show(struct seq_file *m, const struct tup_named *n)
 {
 	if (!n->pid)
 		seq_puts(m, n->target);
@@ -1631,15 +1631,15 @@ static void utp_target_show(struct seq_file *m, const struct utp_named *n)
 		seq_printf(m, "%d:%s", pid_vnr(n->pid), n->target);
 }
 
-static int utp_events_show(struct seq_file *m, void *v)
+static int tup_events_show(struct seq_file *m, void *v)
 {
-	struct utp_named *n = list_entry(v, struct utp_named, node);
+	struct tup_named *n = list_entry(v, struct tup_named, node);
 
 	/* a session lists its own probes */
 	if (m->private && n->owner != m->private)
 		return 0;
-	seq_printf(m, "%c:%s ", utp_named_is_ret(n) ? 'r' : 'p', n->name);
-	utp_target_show(m, n);
+	seq_printf(m, "%c:%s ", tup_named_is_ret(n) ? 'r' : 'p', n->name);
+	tup_target_show(m, n);
 	if (n->up.func_size)
 		seq_printf(m, " func=0x%llx+0x%lx",
 			   (*n->target == '/' ? n->up.offset :
@@ -1653,21 +1653,21 @@ static int utp_events_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int utp_profile_show(struct seq_file *m, void *v)
+static int tup_profile_show(struct seq_file *m, void *v)
 {
-	struct utp_named *n = list_entry(v, struct utp_named, node);
+	struct tup_named *n = list_entry(v, struct tup_named, node);
 
 	seq_printf(m, "%s ", n->name);
-	utp_target_show(m, n);
+	tup_target_show(m, n);
 	seq_printf(m, " %llu\n", utprobe_hits(&n->up));
 	return 0;
 }
 
-static int utp_returns_show(struct seq_file *m, void *v)
+static int tup_returns_show(struct seq_file *m, void *v)
 {
-	struct utp_named *n = list_entry(v, struct utp_named, node);
+	struct tup_named *n = list_entry(v, struct tup_named, node);
 	struct utprobe_ret_counts counts;
-	struct utp_lat all = { .min = U64_MAX };
+	struct tup_lat all = { .min = U64_MAX };
 	bool first = true;
 	int cpu, b;
 
@@ -1675,19 +1675,19 @@ static int utp_returns_show(struct seq_file *m, void *v)
 		return 0;
 	utprobe_ret_counts(&n->up, &counts);
 	for_each_possible_cpu(cpu) {
-		const struct utp_lat *l = per_cpu_ptr(n->lat, cpu);
+		const struct tup_lat *l = per_cpu_ptr(n->lat, cpu);
 
 		all.min = min(all.min, l->min);
 		all.max = max(all.max, l->max);
 		all.sum += l->sum;
-		for (b = 0; b < UTP_LAT_BUCKETS; b++)
+		for (b = 0; b < TUP_LAT_BUCKETS; b++)
 			all.hist[b] += l->hist[b];
 	}
 	seq_printf(m, "%s returns=%llu unwound=%llu missed=%llu pending=%ld min_ns=%llu max_ns=%llu sum_ns=%llu hist=",
 		   n->name, counts.returns, counts.unwound, counts.missed,
 		   counts.pending, all.min == U64_MAX ? 0 : all.min, all.max,
 		   all.sum);
-	for (b = 0; b < UTP_LAT_BUCKETS; b++) {
+	for (b = 0; b < TUP_LAT_BUCKETS; b++) {
 		if (!all.hist[b])
 			continue;
 		seq_printf(m, "%s%d:%llu", first ? "" : ",", b, all.hist[b]);
@@ -1697,9 +1697,9 @@ static int utp_returns_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int utp_modes_show(struct seq_file *m, void *v)
+static int tup_modes_show(struct seq_file *m, void *v)
 {
-	struct utp_named *n = list_entry(v, struct utp_named, node);
+	struct tup_named *n = list_entry(v, struct tup_named, node);
 	const char *mode = utprobe_mode(&n->up);
 
 	if (!strcmp(mode, "jump") || !strcmp(mode, "syscall") ||
@@ -1710,54 +1710,54 @@ static int utp_modes_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-/* utprobe_mode() sleeps: the modes are listed under utp_named_lock. */
-static void *utp_modes_start(struct seq_file *m, loff_t *pos)
+/* utprobe_mode() sleeps: the modes are listed under tup_named_lock. */
+static void *tup_modes_start(struct seq_file *m, loff_t *pos)
 {
-	mutex_lock(&utp_named_lock);
-	return seq_list_start(&utp_named_list, *pos);
+	mutex_lock(&tup_named_lock);
+	return seq_list_start(&tup_named_list, *pos);
 }
 
-static void *utp_modes_next(struct seq_file *m, void *v, loff_t *pos)
+static void *tup_modes_next(struct seq_file *m, void *v, loff_t *pos)
 {
-	return seq_list_next(v, &utp_named_list, pos);
+	return seq_list_next(v, &tup_named_list, pos);
 }
 
-static void utp_modes_stop(struct seq_file *m, void *v)
+static void tup_modes_stop(struct seq_file *m, void *v)
 {
-	mutex_unlock(&utp_named_lock);
+	mutex_unlock(&tup_named_lock);
 }
 
-static const struct seq_operations utp_modes_seq_ops = {
-	.start = utp_modes_start,
-	.next = utp_modes_next,
-	.stop = utp_modes_stop,
-	.show = utp_modes_show,
+static const struct seq_operations tup_modes_seq_ops = {
+	.start = tup_modes_start,
+	.next = tup_modes_next,
+	.stop = tup_modes_stop,
+	.show = tup_modes_show,
 };
 
-static const struct seq_operations utp_returns_seq_ops = {
-	.start = utp_seq_start,
-	.next = utp_seq_next,
-	.stop = utp_seq_stop,
-	.show = utp_returns_show,
+static const struct seq_operations tup_returns_seq_ops = {
+	.start = tup_seq_start,
+	.next = tup_seq_next,
+	.stop = tup_seq_stop,
+	.show = tup_returns_show,
 };
 
-static const struct seq_operations utp_events_seq_ops = {
-	.start = utp_seq_start,
-	.next = utp_seq_next,
-	.stop = utp_seq_stop,
-	.show = utp_events_show,
+static const struct seq_operations tup_events_seq_ops = {
+	.start = tup_seq_start,
+	.next = tup_seq_next,
+	.stop = tup_seq_stop,
+	.show = tup_events_show,
 };
 
-static const struct seq_operations utp_profile_seq_ops = {
-	.start = utp_seq_start,
-	.next = utp_seq_next,
-	.stop = utp_seq_stop,
-	.show = utp_profile_show,
+static const struct seq_operations tup_profile_seq_ops = {
+	.start = tup_seq_start,
+	.next = tup_seq_next,
+	.stop = tup_seq_stop,
+	.show = tup_profile_show,
 };
 
-static int utp_events_open(struct inode *inode, struct file *file)
+static int tup_events_open(struct inode *inode, struct file *file)
 {
-	struct utp_named *n, *next;
+	struct tup_named *n, *next;
 	LIST_HEAD(gone);
 	int ret;
 
@@ -1768,113 +1768,113 @@ static int utp_events_open(struct inode *inode, struct file *file)
 	if ((file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC)) {
 		if (!file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
 			return -EPERM;
-		if (mutex_lock_killable(&utp_named_lock))
+		if (mutex_lock_killable(&tup_named_lock))
 			return -EINTR;
 		__utp_reap();
-		ret = utp_events_del_all();
+		ret = tup_events_del_all();
 		if (!ret)
-			list_for_each_entry_safe(n, next, &utp_named_list,
+			list_for_each_entry_safe(n, next, &tup_named_list,
 						 node) {
-				utp_named_remove(n, &gone);
+				tup_named_remove(n, &gone);
 				cond_resched();
 			}
-		utp_named_free(&gone);
-		mutex_unlock(&utp_named_lock);
+		tup_named_free(&gone);
+		mutex_unlock(&tup_named_lock);
 		if (ret)
 			return ret;
 	}
-	return seq_open(file, &utp_events_seq_ops);
+	return seq_open(file, &tup_events_seq_ops);
 }
 
-/* A session lists the probes written through it (see utp_events_show()) */
-static int utp_session_open(struct inode *inode, struct file *file)
+/* A session lists the probes written through it (see tup_events_show()) */
+static int tup_session_open(struct inode *inode, struct file *file)
 {
 	int ret = tracing_check_open_get_tr(NULL);
 
 	if (!ret)
-		ret = seq_open(file, &utp_events_seq_ops);
+		ret = seq_open(file, &tup_events_seq_ops);
 	if (!ret)
 		((struct seq_file *)file->private_data)->private = file;
 	return ret;
 }
 
-static int utp_session_release(struct inode *inode, struct file *file)
+static int tup_session_release(struct inode *inode, struct file *file)
 {
-	utp_session_end(file);
+	tup_session_end(file);
 	return seq_release(inode, file);
 }
 
-static int utp_profile_open(struct inode *inode, struct file *file)
+static int tup_profile_open(struct inode *inode, struct file *file)
 {
 	int ret = tracing_check_open_get_tr(NULL);
 
-	return ret ? ret : seq_open(file, &utp_profile_seq_ops);
+	return ret ? ret : seq_open(file, &tup_profile_seq_ops);
 }
 
-static int utp_modes_open(struct inode *inode, struct file *file)
+static int tup_modes_open(struct inode *inode, struct file *file)
 {
 	int ret = tracing_check_open_get_tr(NULL);
 
-	return ret ? ret : seq_open(file, &utp_modes_seq_ops);
+	return ret ? ret : seq_open(file, &tup_modes_seq_ops);
 }
 
-static int utp_returns_open(struct inode *inode, struct file *file)
+static int tup_returns_open(struct inode *inode, struct file *file)
 {
 	int ret = tracing_check_open_get_tr(NULL);
 
-	return ret ? ret : seq_open(file, &utp_returns_seq_ops);
+	return ret ? ret : seq_open(file, &tup_returns_seq_ops);
 }
 
-static const struct file_operations utp_modes_fops = {
-	.open = utp_modes_open,
+static const struct file_operations tup_modes_fops = {
+	.open = tup_modes_open,
 	.read = seq_read,
 	.llseek = seq_lseek,
 	.release = seq_release,
 };
 
-static const struct file_operations utp_returns_fops = {
-	.open = utp_returns_open,
+static const struct file_operations tup_returns_fops = {
+	.open = tup_returns_open,
 	.read = seq_read,
 	.llseek = seq_lseek,
 	.release = seq_release,
 };
 
-static const struct file_operations utp_events_fops = {
-	.open = utp_events_open,
+static const struct file_operations tup_events_fops = {
+	.open = tup_events_open,
 	.read = seq_read,
 	.llseek = seq_lseek,
 	.release = seq_release,
-	.write = utp_events_write,
+	.write = tup_events_write,
 };
 
-static const struct file_operations utp_session_fops = {
-	.open = utp_session_open,
+static const struct file_operations tup_session_fops = {
+	.open = tup_session_open,
 	.read = seq_read,
 	.llseek = seq_lseek,
-	.release = utp_session_release,
-	.write = utp_session_write,
+	.release = tup_session_release,
+	.write = tup_session_write,
 };
 
-static const struct file_operations utp_profile_fops = {
-	.open = utp_profile_open,
+static const struct file_operations tup_profile_fops = {
+	.open = tup_profile_open,
 	.read = seq_read,
 	.llseek = seq_lseek,
 	.release = seq_release,
 };
 
-static int __init utp_trace_init(void)
+static int __init tup_trace_init(void)
 {
-	INIT_WORK(&utp_reap_work, utp_reap);
+	INIT_WORK(&tup_reap_work, tup_reap);
 	tracefs_create_file("utprobe_events", 0644, NULL, NULL,
-			    &utp_events_fops);
+			    &tup_events_fops);
 	tracefs_create_file("utprobe_session", 0644, NULL, NULL,
-			    &utp_session_fops);
+			    &tup_session_fops);
 	tracefs_create_file("utprobe_profile", 0444, NULL, NULL,
-			    &utp_profile_fops);
+			    &tup_profile_fops);
 	tracefs_create_file("utprobe_returns", 0444, NULL, NULL,
-			    &utp_returns_fops);
+			    &tup_returns_fops);
 	tracefs_create_file("utprobe_modes", 0444, NULL, NULL,
-			    &utp_modes_fops);
+			    &tup_modes_fops);
 	return 0;
 }
-late_initcall(utp_trace_init);
+late_initcall(tup_trace_init);
