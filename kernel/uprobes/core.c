@@ -168,12 +168,10 @@ struct utprobe *utp_files_next(struct utprobe *up)
  */
 DEFINE_STATIC_KEY_FALSE(utprobe_mmap_key);
 
-static u32 utp_report_exec(enum utrace_resume_action action,
-			   struct utrace_engine *engine,
-			   struct task_struct *task,
-			   const struct linux_binfmt *fmt,
-			   const struct linux_binprm *bprm,
-			   struct pt_regs *regs)
+u32 utp_report_exec(enum utrace_resume_action action,
+		    struct utrace_engine *engine, struct task_struct *task,
+		    const struct linux_binfmt *fmt,
+		    const struct linux_binprm *bprm, struct pt_regs *regs)
 {
 	struct utp_thread *ut = engine->data;
 
@@ -189,9 +187,8 @@ static u32 utp_report_exec(enum utrace_resume_action action,
 	return UTRACE_DETACH;
 }
 
-static u32 utp_report_death(struct utrace_engine *engine,
-			    struct task_struct *task, bool group_dead,
-			    int signal)
+u32 utp_report_death(struct utrace_engine *engine, struct task_struct *task,
+		     bool group_dead, int signal)
 {
 	struct utp_thread *ut = engine->data;
 
@@ -218,13 +215,14 @@ static const struct kernel_param_ops utp_points_max_ops = {
 module_param_cb(points_max, &utp_points_max_ops, &utp_points_max, 0644);
 MODULE_PARM_DESC(points_max, "points per process at most (return sites included)");
 
-static const struct utrace_engine_ops utp_ops = {
-	.report_quiesce = utp_report_quiesce,
-	.report_signal = utp_report_signal,
-	.report_clone = utp_report_clone,
-	.report_exec = utp_report_exec,
-	.report_death = utp_report_death,
-};
+/* What this file calls of the layers above it: set by utp_core_init() */
+static const struct utp_above *utp_above __ro_after_init;
+
+/* Before any probe exists: the engine and the layers above it */
+void __init utp_core_init(const struct utp_above *above)
+{
+	utp_above = above;
+}
 
 void utp_proc_release(struct kref *kref)
 {
@@ -301,7 +299,7 @@ void utp_proc_free_if_empty(struct utp_proc *proc)
 void utp_thread_unlink(struct utp_thread *ut)
 {
 	list_del_init(&ut->node);
-	utp_ret_free_all(ut);
+	utp_above->thread_unlink(ut);
 	wake_up_all(&ut->proc->wq);
 }
 
@@ -340,7 +338,7 @@ void utp_thread_free(struct utp_thread *ut)
 	}
 	/* left by a fork that failed after its copy */
 	if (ut->fork_pending)
-		utp_fork_work_free(ut->fork_pending);
+		utp_above->fork_free(ut->fork_pending);
 	put_task_struct(ut->task);
 	utrace_engine_put(ut->engine);
 	/* utp_own_thread() may be reading it, found by another's pid */
@@ -364,7 +362,7 @@ int utp_thread_attach(struct utp_proc *proc, struct task_struct *task)
 	ut->tid = task_pid_nr(task);
 	engine = utrace_attach_task(task, UTRACE_ATTACH_CREATE |
 				    UTRACE_ATTACH_EXCLUSIVE |
-				    UTRACE_ATTACH_MATCH_OPS, &utp_ops, ut);
+				    UTRACE_ATTACH_MATCH_OPS, utp_above->engine, ut);
 	if (IS_ERR(engine)) {
 		put_task_struct(task);
 		kfree(ut);
@@ -515,6 +513,20 @@ again:
 }
 
 /*
+ * Is @ut's thread in the middle of a hit, which needs our callbacks to
+ * end: a step, a hit under way or queued, or a SIGTRAP queued by an int3
+ * hit before the point went (its report runs the original instruction,
+ * utp_hit())?  A hit in progress is followed by another report
+ * (utp_hit_work(), utp_hit()).  Read by the thread, or while it sleeps.
+ */
+bool utp_thread_holds_hit(struct utp_thread *ut)
+{
+	return ut->stepping || READ_ONCE(ut->in_hit) ||
+	       READ_ONCE(ut->hit_queued) ||
+	       sigismember(&ut->task->pending.signal, SIGTRAP);
+}
+
+/*
  * Can utp_proc_idle() let go of @ut's engine from here, rather than in
  * a report of its thread?  Only if the thread is asleep (it would have to
  * be woken for a report) and holds nothing that needs our callbacks: no
@@ -547,7 +559,7 @@ static void utp_thread_drop(struct utp_thread *ut)
 	struct utp_proc *proc = ut->proc;
 
 	xa_cmpxchg(&utp_tids, ut->tid, ut, NULL, 0);
-	utp_ret_free_all(ut);
+	utp_above->thread_unlink(ut);
 	spin_lock(&proc->lock);
 	proc->nreleased--;
 	spin_unlock(&proc->lock);
@@ -699,7 +711,7 @@ static void utp_consumer_srcu_cb(struct rcu_head *head)
 
 void utp_consumer_free(struct utp_consumer *c)
 {
-	utp_jump_fold(c);
+	utp_above->consumer_free(c);
 	call_srcu(&utp_srcu, &c->rcu, utp_consumer_srcu_cb);
 }
 
@@ -783,7 +795,7 @@ static void utp_proc_free_work(struct work_struct *work)
 		kref_put(&xol->kref, utp_xol_release);
 	}
 	mutex_lock(&utp_mutex);
-	utp_jump_proc_free(proc);
+	utp_above->proc_free(proc);
 	mutex_unlock(&utp_mutex);
 	kref_put(&proc->kref, utp_proc_release);
 }
@@ -852,7 +864,7 @@ static int utp_proc_cover(struct utp_proc *proc)
 			if (has)
 				continue;
 			e = utrace_attach_task(t, UTRACE_ATTACH_MATCH_OPS,
-					       &utp_ops, NULL);
+					       utp_above->engine, NULL);
 			if (!IS_ERR(e))
 				leaving = e;
 			todo = get_task_struct(t);
@@ -942,7 +954,7 @@ struct utp_proc *utp_proc_get(struct task_struct *task)
 	mutex_init(&proc->xol_lock);
 	INIT_LIST_HEAD(&proc->xols);
 	INIT_WORK(&proc->free_work, utp_proc_free_work);
-	utp_jump_proc_init(proc);
+	utp_above->proc_init(proc);
 
 	ret = utp_proc_cover(proc);
 	if (list_empty(&proc->threads) || READ_ONCE(proc->dead)) {
@@ -992,7 +1004,7 @@ struct utp_thread *utp_current_thread(void)
 	struct utp_thread *ut;
 
 	engine = utrace_attach_task(current, UTRACE_ATTACH_MATCH_OPS,
-				    &utp_ops, NULL);
+				    utp_above->engine, NULL);
 	if (IS_ERR(engine))
 		return NULL;
 	ut = engine->data;

@@ -35,20 +35,6 @@ static void utp_end_step(struct utp_thread *ut)
 }
 
 /*
- * Is @ut's thread in the middle of a hit, which needs our callbacks to
- * end: a step, a hit under way or queued, or a SIGTRAP queued by an int3
- * hit before the point went (its report runs the original instruction,
- * utp_hit())?  A hit in progress is followed by another report
- * (utp_hit_work(), utp_hit()).  Read by the thread, or while it sleeps.
- */
-bool utp_thread_holds_hit(struct utp_thread *ut)
-{
-	return ut->stepping || READ_ONCE(ut->in_hit) ||
-	       READ_ONCE(ut->hit_queued) ||
-	       sigismember(&ut->task->pending.signal, SIGTRAP);
-}
-
-/*
  * Leave @ut's process if its last point has gone, at a report where the
  * thread holds nothing of it (utp_thread_holds_hit()).  Runs in @ut's
  * thread.

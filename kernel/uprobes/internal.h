@@ -344,7 +344,39 @@ struct utp_pokes {
 	unsigned int max;
 };
 
+/*
+ * struct utp_above - what core.c calls of the layers above it, which
+ * keep state of their own in its processes, threads and consumers.  Set
+ * once by utp_init() through utp_core_init(), before any probe exists:
+ * core.c calls nothing above it but through these.
+ *
+ * @engine:		the engine's utrace callbacks, on every thread
+ * @proc_init:		set up a new process's jumps
+ * @proc_free:		free them, its points gone; utp_mutex held
+ * @thread_unlink:	forget the calls a leaving thread follows;
+ *			proc->lock held or the thread unlisted
+ * @fork_free:		free a fork's work left on a thread whose fork
+ *			failed after its copy
+ * @consumer_free:	fold what a consumer's stub counted into its
+ *			probe, before it goes; utp_mutex held
+ */
+struct utp_above {
+	const struct utrace_engine_ops *engine;
+	void (*proc_init)(struct utp_proc *proc);
+	void (*proc_free)(struct utp_proc *proc);
+	void (*thread_unlink)(struct utp_thread *ut);
+	void (*fork_free)(struct utp_fork_work *w);
+	void (*consumer_free)(struct utp_consumer *c);
+};
+
 /* core.c */
+void __init utp_core_init(const struct utp_above *above);
+u32 utp_report_exec(enum utrace_resume_action action,
+		    struct utrace_engine *engine, struct task_struct *task,
+		    const struct linux_binfmt *fmt,
+		    const struct linux_binprm *bprm, struct pt_regs *regs);
+u32 utp_report_death(struct utrace_engine *engine, struct task_struct *task,
+		     bool group_dead, int signal);
 void utp_files_add(struct utprobe *up);
 void utp_files_del(struct utprobe *up);
 struct utprobe *utp_files_first(const struct inode *inode, loff_t offset);

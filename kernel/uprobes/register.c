@@ -1223,8 +1223,27 @@ int utprobe_register_file(struct utprobe *up, struct inode *inode,
 }
 EXPORT_SYMBOL_GPL(utprobe_register_file);
 
+/* Every thread's callbacks, each with the code it concerns */
+static const struct utrace_engine_ops utp_engine_ops = {
+	.report_quiesce = utp_report_quiesce,
+	.report_signal = utp_report_signal,
+	.report_clone = utp_report_clone,
+	.report_exec = utp_report_exec,
+	.report_death = utp_report_death,
+};
+
+static const struct utp_above utp_layers = {
+	.engine = &utp_engine_ops,
+	.proc_init = utp_jump_proc_init,
+	.proc_free = utp_jump_proc_free,
+	.thread_unlink = utp_ret_free_all,
+	.fork_free = utp_fork_work_free,
+	.consumer_free = utp_jump_fold,
+};
+
 static int __init utp_init(void)
 {
+	utp_core_init(&utp_layers);
 	utp_wq = alloc_ordered_workqueue("utprobes", 0);
 	if (!utp_wq)
 		return -ENOMEM;
