@@ -79,6 +79,10 @@
  */
 #include "internal.h"
 
+/* the engine's trace points, for hit.c and ret.c above */
+#define CREATE_TRACE_POINTS
+#include <trace/events/utprobes.h>
+
 /* The state the files share; see internal.h for what each holds. */
 DEFINE_MUTEX(utp_mutex);
 DEFINE_SRCU(utp_srcu);

@@ -7,12 +7,12 @@
  */
 #include "internal.h"
 
-#define CREATE_TRACE_POINTS
 #include <trace/events/utprobes.h>
 
 /*
  * The engine's quiesce and signal callbacks (its others, for clone, exec
- * and death, are in fork.c and core.c) and what they share.
+ * and death, are in fork.c and core.c; the table in register.c) and what
+ * they share.
  */
 
 /* Signals that came during a step go to the thread again after it. */
