@@ -1026,3 +1026,38 @@ void utp_set_in_work(struct utp_thread *ut, bool in_work)
 	wake_up_all(&ut->proc->wq);
 	spin_unlock(&ut->proc->lock);
 }
+
+/* Is @task in the process tree @up is scoped to (if it is)? */
+bool utp_in_scope(struct utprobe *up, struct task_struct *task)
+{
+	struct task_struct *t;
+	bool in = false;
+
+	if (!up->scope)
+		return true;
+	rcu_read_lock();
+	for (t = task; t->pid; t = rcu_dereference(t->real_parent))
+		if (task_tgid(t) == up->scope) {
+			in = true;
+			break;
+		}
+	rcu_read_unlock();
+	return in;
+}
+
+/* A live thread whose mm is @mm, referenced, or NULL. */
+struct task_struct *utp_mm_task(struct mm_struct *mm)
+{
+	struct task_struct *g, *t, *found = NULL;
+
+	rcu_read_lock();
+	for_each_process_thread(g, t) {
+		if (READ_ONCE(t->mm) == mm && !(t->flags & PF_EXITING)) {
+			found = get_task_struct(t);
+			goto out;
+		}
+	}
+out:
+	rcu_read_unlock();
+	return found;
+}

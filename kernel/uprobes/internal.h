@@ -407,6 +407,8 @@ struct utp_proc *utp_proc_get(struct task_struct *task);
 struct utp_thread *utp_current_thread(void);
 struct utp_thread *utp_own_thread(void);
 void utp_set_in_work(struct utp_thread *ut, bool in_work);
+bool utp_in_scope(struct utprobe *up, struct task_struct *task);
+struct task_struct *utp_mm_task(struct mm_struct *mm);
 
 /* register.c */
 int utp_add(struct utprobe *up, struct task_struct *task,
@@ -430,6 +432,8 @@ int utp_poke(struct mm_struct *mm, unsigned long vaddr, u8 old, u8 new);
 void utp_sync(struct utp_proc *proc);
 int utp_read_text(struct mm_struct *mm, unsigned long vaddr,
 		  u8 *buf, int len);
+int utp_read_file_text(struct inode *inode, loff_t offset, u8 *buf,
+		       int len);
 
 /* xol.c */
 void utp_xol_release(struct kref *kref);
@@ -510,11 +514,5 @@ u32 utp_report_clone(enum utrace_resume_action action,
 		     struct task_struct *child);
 int utp_int3_inherited(struct utp_proc *proc, unsigned long vaddr);
 void utp_fork_work(struct callback_head *cb);
-
-/* mmap.c */
-bool utp_in_scope(struct utprobe *up, struct task_struct *task);
-int utp_read_file_text(struct inode *inode, loff_t offset, u8 *buf,
-		       int len);
-struct task_struct *utp_mm_task(struct mm_struct *mm);
 
 #endif /* _KERNEL_UPROBES_INTERNAL_H */

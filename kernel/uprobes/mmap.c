@@ -2,28 +2,9 @@
 /*
  * utprobes: mappings.  A new executable mapping of a probed file gets
  * the file's breakpoints before its process returns to user mode, and
- * mremap() moves a mapping's points with it; the probes' scope, and
- * reading a file's text.
+ * mremap() moves a mapping's points with it.
  */
 #include "internal.h"
-
-/* Is @task in the process tree @up is scoped to (if it is)? */
-bool utp_in_scope(struct utprobe *up, struct task_struct *task)
-{
-	struct task_struct *t;
-	bool in = false;
-
-	if (!up->scope)
-		return true;
-	rcu_read_lock();
-	for (t = task; t->pid; t = rcu_dereference(t->real_parent))
-		if (task_tgid(t) == up->scope) {
-			in = true;
-			break;
-		}
-	rcu_read_unlock();
-	return in;
-}
 
 /* [start, end) newly mapped by current, or moved there from @from. */
 struct utp_mmap_work {
@@ -300,101 +281,4 @@ void __utprobe_mremap(struct vm_area_struct *vma, unsigned long old_addr,
 	utp_jump_moved(ut->proc, old_addr, old_addr + old_len, new_addr);
 	utp_mark_stale(ut->proc, old_addr, old_addr + old_len, new_addr);
 	utp_mmap_queue(vma, new_addr, new_addr + new_len, old_addr, old_len);
-}
-
-/*
- * Read @len bytes at @pos of @inode's page cache.  A mapping without
- * ->read_folio is read through shmem if it is one (a page of a tmpfs
- * file that is not in memory, a hole say); any other is refused with
- * -EIO, as mainline uprobes refuses it (overlayfs, for one).
- */
-static int utp_read_cache(struct inode *inode, loff_t pos, void *buf,
-			  size_t len)
-{
-	struct address_space *mapping = inode->i_mapping;
-
-	if (!mapping->a_ops->read_folio && !shmem_mapping(mapping))
-		return -EIO;
-	while (len) {
-		struct folio *folio;
-		size_t off, n;
-
-		if (mapping->a_ops->read_folio)
-			folio = read_mapping_folio(mapping, pos >> PAGE_SHIFT,
-						   NULL);
-		else
-			folio = shmem_read_folio(mapping, pos >> PAGE_SHIFT);
-		if (IS_ERR(folio))
-			return PTR_ERR(folio);
-		off = offset_in_folio(folio, pos);
-		n = min(len, folio_size(folio) - off);
-		memcpy_from_folio(buf, folio, off, n);
-		folio_put(folio);
-		buf += n;
-		pos += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/*
- * Check that @offset is in an executable segment of the ELF file @inode
- * and read the instruction there.  Returns the number of bytes read or
- * -ENXIO (beyond the end of the file), -ENOEXEC (not a 64-bit ELF file),
- * -EFAULT (not in executable text).
- */
-int utp_read_file_text(struct inode *inode, loff_t offset, u8 *buf,
-		       int len)
-{
-	loff_t size = i_size_read(inode);
-	struct elf64_phdr phdr;
-	struct elf64_hdr ehdr;
-	int i, ret;
-
-	if (offset < 0 || offset >= size)
-		return -ENXIO;
-	if (size < sizeof(ehdr))
-		return -ENOEXEC;
-	ret = utp_read_cache(inode, 0, &ehdr, sizeof(ehdr));
-	if (ret)
-		return ret;
-	if (memcmp(ehdr.e_ident, ELFMAG, SELFMAG) ||
-	    ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    ehdr.e_phentsize != sizeof(phdr))
-		return -ENOEXEC;
-	for (i = 0; i < ehdr.e_phnum; i++) {
-		loff_t pos = ehdr.e_phoff + (loff_t)i * sizeof(phdr);
-
-		if (pos + sizeof(phdr) > size)
-			return -ENOEXEC;
-		ret = utp_read_cache(inode, pos, &phdr, sizeof(phdr));
-		if (ret)
-			return ret;
-		if (phdr.p_type != PT_LOAD || !(phdr.p_flags & PF_X) ||
-		    offset < phdr.p_offset ||
-		    offset >= phdr.p_offset + phdr.p_filesz)
-			continue;
-		len = min_t(loff_t, len, phdr.p_offset + phdr.p_filesz - offset);
-		len = min_t(loff_t, len, size - offset);
-		ret = utp_read_cache(inode, offset, buf, len);
-		return ret ? ret : len;
-	}
-	return -EFAULT;
-}
-
-/* A live thread whose mm is @mm, referenced, or NULL. */
-struct task_struct *utp_mm_task(struct mm_struct *mm)
-{
-	struct task_struct *g, *t, *found = NULL;
-
-	rcu_read_lock();
-	for_each_process_thread(g, t) {
-		if (READ_ONCE(t->mm) == mm && !(t->flags & PF_EXITING)) {
-			found = get_task_struct(t);
-			goto out;
-		}
-	}
-out:
-	rcu_read_unlock();
-	return found;
 }

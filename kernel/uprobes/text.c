@@ -542,3 +542,83 @@ void __utprobe_access_write(struct vm_area_struct *vma, unsigned long addr,
 	}
 	rcu_read_unlock();
 }
+
+/*
+ * Read @len bytes at @pos of @inode's page cache.  A mapping without
+ * ->read_folio is read through shmem if it is one (a page of a tmpfs
+ * file that is not in memory, a hole say); any other is refused with
+ * -EIO, as mainline uprobes refuses it (overlayfs, for one).
+ */
+static int utp_read_cache(struct inode *inode, loff_t pos, void *buf,
+			  size_t len)
+{
+	struct address_space *mapping = inode->i_mapping;
+
+	if (!mapping->a_ops->read_folio && !shmem_mapping(mapping))
+		return -EIO;
+	while (len) {
+		struct folio *folio;
+		size_t off, n;
+
+		if (mapping->a_ops->read_folio)
+			folio = read_mapping_folio(mapping, pos >> PAGE_SHIFT,
+						   NULL);
+		else
+			folio = shmem_read_folio(mapping, pos >> PAGE_SHIFT);
+		if (IS_ERR(folio))
+			return PTR_ERR(folio);
+		off = offset_in_folio(folio, pos);
+		n = min(len, folio_size(folio) - off);
+		memcpy_from_folio(buf, folio, off, n);
+		folio_put(folio);
+		buf += n;
+		pos += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * Check that @offset is in an executable segment of the ELF file @inode
+ * and read the instruction there.  Returns the number of bytes read or
+ * -ENXIO (beyond the end of the file), -ENOEXEC (not a 64-bit ELF file),
+ * -EFAULT (not in executable text).
+ */
+int utp_read_file_text(struct inode *inode, loff_t offset, u8 *buf,
+		       int len)
+{
+	loff_t size = i_size_read(inode);
+	struct elf64_phdr phdr;
+	struct elf64_hdr ehdr;
+	int i, ret;
+
+	if (offset < 0 || offset >= size)
+		return -ENXIO;
+	if (size < sizeof(ehdr))
+		return -ENOEXEC;
+	ret = utp_read_cache(inode, 0, &ehdr, sizeof(ehdr));
+	if (ret)
+		return ret;
+	if (memcmp(ehdr.e_ident, ELFMAG, SELFMAG) ||
+	    ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    ehdr.e_phentsize != sizeof(phdr))
+		return -ENOEXEC;
+	for (i = 0; i < ehdr.e_phnum; i++) {
+		loff_t pos = ehdr.e_phoff + (loff_t)i * sizeof(phdr);
+
+		if (pos + sizeof(phdr) > size)
+			return -ENOEXEC;
+		ret = utp_read_cache(inode, pos, &phdr, sizeof(phdr));
+		if (ret)
+			return ret;
+		if (phdr.p_type != PT_LOAD || !(phdr.p_flags & PF_X) ||
+		    offset < phdr.p_offset ||
+		    offset >= phdr.p_offset + phdr.p_filesz)
+			continue;
+		len = min_t(loff_t, len, phdr.p_offset + phdr.p_filesz - offset);
+		len = min_t(loff_t, len, size - offset);
+		ret = utp_read_cache(inode, offset, buf, len);
+		return ret ? ret : len;
+	}
+	return -EFAULT;
+}
