@@ -26,15 +26,8 @@ struct utp_kept {
 	} refs[] __counted_by(nrefs);
 };
 
-/*
- * The fork works queued and not run yet: their children's int3s at the
- * kept addresses are theirs to take over (utp_int3_inherited()).
- */
-static LIST_HEAD(utp_forks);
 /* The bytes a fork's copy of the text gets back, written a page at a time. */
 #define UTP_FORK_POKES		256
-
-static DEFINE_SPINLOCK(utp_forks_lock);
 
 static bool utp_point_on_file(struct utp_point *pt)
 {
@@ -133,14 +126,10 @@ static void utp_fork_queue(struct utp_thread *ut, struct task_struct *child)
 		return;
 	ut->fork_pending = NULL;
 	w->mm = READ_ONCE(child->mm);
-	spin_lock(&utp_forks_lock);
-	list_add(&w->node, &utp_forks);
-	spin_unlock(&utp_forks_lock);
+	utp_forks_add(w);
 	if (!task_work_add(child, &w->cb, TWA_RESUME))
 		return;
-	spin_lock(&utp_forks_lock);
-	list_del(&w->node);
-	spin_unlock(&utp_forks_lock);
+	utp_forks_del(w);
 	/* the child will not run user code: nothing to keep */
 	mm = get_task_mm(child);
 	if (mm) {
@@ -292,74 +281,6 @@ u32 utp_report_clone(enum utrace_resume_action action,
 	return utp_resume(ut);
 }
 
-/* Is a fork work of @mm's waiting to take over an int3 at @vaddr? */
-static bool utp_fork_pending(struct mm_struct *mm, unsigned long vaddr)
-{
-	struct utp_fork_work *w;
-	bool found = false;
-
-	spin_lock(&utp_forks_lock);
-	list_for_each_entry(w, &utp_forks, node)
-		if (w->mm == mm && xa_load(&w->kept, vaddr)) {
-			found = true;
-			break;
-		}
-	spin_unlock(&utp_forks_lock);
-	return found;
-}
-
-/* Has the parent of @proc's task a point at @vaddr?  utp_mutex held. */
-static bool utp_parent_point(struct utp_proc *proc, unsigned long vaddr)
-{
-	struct task_struct *task = utp_mm_task(proc->mm);
-	struct mm_struct *pmm;
-	struct utp_proc *pproc;
-	struct utp_point *pt;
-
-	if (!task)
-		return false;
-	rcu_read_lock();
-	pmm = READ_ONCE(rcu_dereference(task->real_parent)->mm);
-	rcu_read_unlock();
-	put_task_struct(task);
-	pproc = pmm ? utp_proc_find(pmm) : NULL;
-	if (!pproc)
-		return false;
-	pt = xa_load(&pproc->points, vaddr);
-	return pt && !READ_ONCE(pt->stale);
-}
-
-/*
- * @vaddr in @proc holds an int3 no point of @proc owns.  A child of a
- * fork inherits its parent's; those of probes on files stay, and the
- * child takes them over before it runs (utp_fork_work()), placing every
- * probe on that file offset then, the one being added too.  Returns
- * -EAGAIN if the int3 is such a one: the caller leaves the place to the
- * child.  The parent's clone report comes just after the child is made;
- * until then the parent's point says whose the int3 is, and the report
- * is waited for: 0 if it took the int3 out (it was not for a file).
- * -EBUSY if the int3 is someone else's.  utp_mutex held.
- */
-int utp_int3_inherited(struct utp_proc *proc, unsigned long vaddr)
-{
-	u8 byte;
-	int i;
-
-	for (i = 0; i < 100; i++) {
-		if (utp_fork_pending(proc->mm, vaddr))
-			return -EAGAIN;
-		if (!utp_parent_point(proc, vaddr))
-			return -EBUSY;
-		usleep_range(1000, 2000);
-		if (access_remote_vm(proc->mm, vaddr, &byte, 1,
-				     FOLL_FORCE) != 1)
-			return -EFAULT;
-		if (byte != UTP_BREAK_INSN)
-			return 0;
-	}
-	return -EBUSY;
-}
-
 /*
  * The child of a fork takes over the int3s it inherited: each is the
  * point of the probes on that file offset that exist now, those it was
@@ -375,9 +296,7 @@ void utp_fork_work(struct callback_head *cb)
 	int kept;
 
 	mutex_lock(&utp_mutex);
-	spin_lock(&utp_forks_lock);
-	list_del(&w->node);
-	spin_unlock(&utp_forks_lock);
+	utp_forks_del(w);
 	/* run at exit instead: no text left to care about */
 	if ((current->flags & PF_EXITING) || !current->mm) {
 		mutex_unlock(&utp_mutex);

@@ -410,15 +410,6 @@ void utp_set_in_work(struct utp_thread *ut, bool in_work);
 bool utp_in_scope(struct utprobe *up, struct task_struct *task);
 struct task_struct *utp_mm_task(struct mm_struct *mm);
 
-/* register.c */
-int utp_add(struct utprobe *up, struct task_struct *task,
-	    unsigned long vaddr, const struct utp_arch_insn *ai,
-	    enum utp_add_mode mode, struct utp_pokes *defer);
-int utp_place_pokes(struct mm_struct *mm, struct utp_pokes *pokes, bool fresh);
-void utp_point_restore(struct utp_proc *proc, struct utp_point *pt);
-bool utp_consumes(struct utp_proc *proc, struct utprobe *up,
-		  unsigned long vaddr);
-
 /* text.c */
 void utp_poke_page_locked(struct mm_struct *mm, struct utp_poke *pk,
 			  unsigned int n, bool restore);
@@ -439,6 +430,19 @@ int utp_read_file_text(struct inode *inode, loff_t offset, u8 *buf,
 void utp_xol_release(struct kref *kref);
 bool utp_xol_room(struct utp_proc *proc, unsigned long vaddr);
 unsigned long utp_slot(struct utp_proc *proc, struct utp_point *pt);
+
+/* place.c */
+int utp_add(struct utprobe *up, struct task_struct *task,
+	    unsigned long vaddr, const struct utp_arch_insn *ai,
+	    enum utp_add_mode mode, struct utp_pokes *defer);
+int utp_place_pokes(struct mm_struct *mm, struct utp_pokes *pokes, bool fresh);
+bool utp_file_place_gone(int err);
+void utp_point_restore(struct utp_proc *proc, struct utp_point *pt);
+bool utp_consumes(struct utp_proc *proc, struct utprobe *up,
+		  unsigned long vaddr);
+void utp_forks_add(struct utp_fork_work *w);
+void utp_forks_del(struct utp_fork_work *w);
+int utp_int3_inherited(struct utp_proc *proc, unsigned long vaddr);
 
 /* hit.c */
 u32 utp_resume(struct utp_thread *ut);
@@ -512,7 +516,6 @@ u32 utp_report_clone(enum utrace_resume_action action,
 		     struct task_struct *parent,
 		     unsigned long clone_flags,
 		     struct task_struct *child);
-int utp_int3_inherited(struct utp_proc *proc, unsigned long vaddr);
 void utp_fork_work(struct callback_head *cb);
 
 #endif /* _KERNEL_UPROBES_INTERNAL_H */
