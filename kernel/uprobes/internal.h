@@ -476,8 +476,6 @@ void utp_ret_adopt(struct utp_fork_work *w);
 /* jump.c */
 void utp_jump_proc_init(struct utp_proc *proc);
 void utp_jump_proc_free(struct utp_proc *proc);
-void utp_jump_kick(struct utp_proc *proc);
-void utp_jump_kick_later(struct utp_proc *proc, unsigned long delay);
 void utp_jump_out_probe(struct utp_proc *proc, struct utprobe *up,
 			struct list_head *list, u8 why);
 void utp_jump_clear_at(struct utp_proc *proc, unsigned long vaddr,
@@ -498,7 +496,15 @@ void utp_jump_access_write(struct utp_proc *proc, struct mm_struct *mm,
 			   unsigned long addr, u8 *text, int len);
 void utp_jump_ret_site(struct utp_point *pt);
 u64 utp_jump_hits(const struct utprobe *up);
+
+/* jump_write.c */
+void utp_jump_kick(struct utp_proc *proc);
+void utp_jump_kick_later(struct utp_proc *proc, unsigned long delay);
+
+/* jump_look.c */
 void utp_jump_report(struct utp_thread *ut);
+
+/* jump_area.c */
 bool utp_jump_sys_orphan(unsigned long stub, struct utp_arch_stub *info);
 bool utp_jump_sys_find(struct utp_proc *proc, unsigned long stub,
 		       unsigned long *vaddr, struct utp_arch_stub *info);
