@@ -388,17 +388,12 @@ void utp_proc_release(struct kref *kref);
 void utp_control(struct task_struct *task, struct utrace_engine *engine,
 		 enum utrace_resume_action action);
 void utp_set_events(struct utp_thread *ut, unsigned long events);
-bool utp_stop_if_quiescing(struct utp_thread *ut);
 void utp_proc_free_if_empty(struct utp_proc *proc);
 void utp_thread_unlink(struct utp_thread *ut);
 bool utp_thread_leave(struct utp_thread *ut);
-bool utp_thread_holds_hit(struct utp_thread *ut);
 void utp_thread_free(struct utp_thread *ut);
+void utp_thread_drop(struct utp_thread *ut);
 int utp_thread_attach(struct utp_proc *proc, struct task_struct *task);
-unsigned long utp_asleep(struct task_struct *task);
-void utp_unquiesce(struct utp_proc *proc);
-void utp_proc_idle(struct utp_proc *proc);
-int utp_quiesce(struct utp_proc *proc);
 void utp_consumer_free(struct utp_consumer *c);
 void utp_point_drop(struct utp_proc *proc, struct utp_point *pt);
 struct utp_proc *utp_proc_find(struct mm_struct *mm);
@@ -409,6 +404,14 @@ struct utp_thread *utp_own_thread(void);
 void utp_set_in_work(struct utp_thread *ut, bool in_work);
 bool utp_in_scope(struct utprobe *up, struct task_struct *task);
 struct task_struct *utp_mm_task(struct mm_struct *mm);
+
+/* quiesce.c */
+bool utp_stop_if_quiescing(struct utp_thread *ut);
+bool utp_thread_holds_hit(struct utp_thread *ut);
+unsigned long utp_asleep(struct task_struct *task);
+void utp_unquiesce(struct utp_proc *proc);
+void utp_proc_idle(struct utp_proc *proc);
+int utp_quiesce(struct utp_proc *proc);
 
 /* text.c */
 void utp_poke_page_locked(struct mm_struct *mm, struct utp_poke *pk,
