@@ -419,16 +419,6 @@ int utp_thread_attach(struct utp_proc *proc, struct task_struct *task)
  */
 
 /*
- * Semaphores.  An SDT marker may come with a semaphore: a 16-bit counter
- * in the program's data, which the program reads to run the code that
- * computes the marker's arguments only while someone probes it.  Each
- * consumer of a probe with one (utprobe.ref_offset) raises it by one in
- * its process and lowers it when it goes, as mainline's reference
- * counters do; a fork's child has its parent's raised counters in its
- * copy of the data, which its own consumers take over.
- */
-
-/*
  * Points and consumers out of the lists are freed after a grace period
  * of utp_srcu, then one of RCU: the hit paths that may sleep (handlers,
  * slot allocation) read them in utp_srcu's read sections, the trap in

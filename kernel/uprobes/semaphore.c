@@ -3,7 +3,10 @@
  * utprobes: SDT semaphores.  A probe with a semaphore (a counter in the
  * probed file's writable data, which the program tests before it makes
  * the probe's arguments) raises it in each process the probe applies
- * to, once the process maps it, and lowers it when it goes.
+ * to, once the process maps it, and lowers it when it goes, as
+ * mainline's reference counters do.  A fork's child has its parent's
+ * raised counters in its copy of the data, which its own consumers take
+ * over.
  */
 #include "internal.h"
 
