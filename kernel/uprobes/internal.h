@@ -434,6 +434,15 @@ void utp_xol_release(struct kref *kref);
 bool utp_xol_room(struct utp_proc *proc, unsigned long vaddr);
 unsigned long utp_slot(struct utp_proc *proc, struct utp_point *pt);
 
+/* remove.c */
+u64 utp_removals_made(void);
+void utp_after_removals(u64 last);
+void utp_probe_free(struct utprobe *up);
+void utp_unregister_locked(struct utprobe *up);
+void utp_probe_release(struct utprobe *up);
+void utp_unregister_wait(void);
+void utp_unregister(struct utprobe *up);
+
 /* place.c */
 int utp_add(struct utprobe *up, struct task_struct *task,
 	    unsigned long vaddr, const struct utp_arch_insn *ai,
