@@ -366,6 +366,7 @@ HOST_TAP := $(B)/logs-host/host.tap
 HOST_INPUTS := $(HOST_TESTS) $(wildcard tests/host/*.sh tests/host/elf/*) \
 	$(CLI_OBJ)/uprobe-cli $(CLI_OBJ)/uprobe-cli.1 $(CLI_SAN)/uprobe-cli \
 	$(wildcard scripts/*.sh scripts/bench-md tools/uprobe-cli/*) \
+	$(wildcard kernel/uprobes/*) \
 	$(B)/host/verdict $(B)/tests/bench/jsoncheck
 $(HOST_TAP): $(HOST_INPUTS)
 	@mkdir -p $(@D)
