@@ -154,5 +154,6 @@ main_used() {
 }
 ok "tools/uprobe-cli: no file uses the main file's functions" main_used
 ok "kernel/uprobes: every file under 900 lines" short "$top/kernel/uprobes"
+ok "tools/uprobe-cli: every file under 900 lines" short "$top/tools/uprobe-cli"
 echo "1..$n"
 exit $fail

@@ -6,23 +6,22 @@
  * format (libtraceevent), and this unwinds each with libdwfl's unwinder,
  * the one eu-stack and perf's dwarf call graphs use, over the CFI of the
  * binaries the process maps (.eh_frame, .debug_frame, debug files found
- * by build id and debuglink).  stackcount.c counts the stacks.
+ * by build id and debuglink), as they were mapped at the record's time
+ * where stackmaps.c follows them.  stackcount.c counts the stacks.
  */
 #define _GNU_SOURCE
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
-#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "resolve.h"
 #include "stack.h"
+#include "stackmaps.h"
 
 /* DWARF's registers of x86-64: the stack pointer, all of them */
 #define REG_BP		6
@@ -36,11 +35,6 @@ struct stk_proc {
 	int pid;
 	Dwfl *dwfl;		/* NULL: its maps could not be read */
 	unsigned int gen;	/* of the followed maps it was made of */
-};
-
-/* A thread's process, as /proc said when it was first seen */
-struct stk_tgid {
-	int tid, pid;
 };
 
 /* What is known of the frames at a pc of a process (its Dwfl) */
@@ -96,8 +90,6 @@ struct stk_unwinder {
 	int nfpcs;
 	struct stk_proc *procs;
 	int nprocs;
-	struct stk_tgid *tgids;
-	int ntgids;
 	/* the record being unwound, and its frames so far */
 	const struct stk_record *rec;
 	const char **names;
@@ -105,16 +97,8 @@ struct stk_unwinder {
 	bool cut;
 	bool unmapped;		/* a frame in none of the modules known */
 	Dwfl *dwfl;
-	/* the maps of the processes followed (stk_unwinder_follow()) */
-	struct stk_maps *maps;
-	int nmaps;
-	int *perf_fd;		/* an event a CPU, as perf record has them */
-	void **perf;		/* their ring buffers */
-	int nperf;
-	size_t perf_len;
-	struct perf_rec *pending;	/* taken, in time order, not applied */
-	size_t npending, cpending;
-	unsigned long long perf_lost;	/* records perf had no room for */
+	/* the processes and maps followed (stk_unwinder_follow()) */
+	struct stk_tree *tree;
 };
 
 static char *debuginfo_path;
@@ -212,432 +196,34 @@ struct stk_unwinder *stk_unwinder_new(void)
 	const char *e = getenv("UPROBE_CLI_STACK_CACHE");
 
 	if (u)
-		u->no_seen = e && !strcmp(e, "0");
+		u->tree = stk_tree_new();
+	if (!u || !u->tree) {
+		free(u);
+		return NULL;
+	}
+	u->no_seen = e && !strcmp(e, "0");
 	return u;
-}
-
-int stk_proc_tgid(int tid)
-{
-	char path[64], line[128];
-	int pid = tid;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &pid) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return pid;
-}
-
-/* Thread @tid is of process @pid (from now on: a tid is reused) */
-static void tgid_add(struct stk_unwinder *u, int tid, int pid)
-{
-	struct stk_tgid *more;
-
-	for (int i = 0; i < u->ntgids; i++) {
-		if (u->tgids[i].tid == tid) {
-			u->tgids[i].pid = pid;
-			return;
-		}
-	}
-	more = realloc(u->tgids, (u->ntgids + 1) * sizeof(*more));
-	if (more) {
-		u->tgids = more;
-		u->tgids[u->ntgids++] = (struct stk_tgid){ tid, pid };
-	}
-}
-
-static void tgid_del(struct stk_unwinder *u, int tid)
-{
-	for (int i = 0; i < u->ntgids; i++) {
-		if (u->tgids[i].tid == tid) {
-			u->tgids[i] = u->tgids[--u->ntgids];
-			return;
-		}
-	}
-}
-
-/*
- * The process of thread @tid: as followed, or from /proc at its first
- * record; @tid if it has gone.
- */
-static int tgid_of(struct stk_unwinder *u, int tid)
-{
-	int pid;
-
-	for (int i = 0; i < u->ntgids; i++)
-		if (u->tgids[i].tid == tid)
-			return u->tgids[i].pid;
-	pid = stk_proc_tgid(tid);
-	tgid_add(u, tid, pid);
-	return pid;
-}
-
-/* ---- the maps of a process tree, followed ------------------------------ */
-
-/*
- * A process's records are read after the fact, when it may have exited
- * and taken its /proc/PID/maps with it, or exec'd another program.  For
- * the tree of a command the tool runs, the kernel tells of each file
- * mapping as it is made (perf's PERF_RECORD_MMAP2, through a dummy
- * software event a CPU, inherited by every process and thread of the
- * tree), and of each exec, fork and exit, each with its time on the
- * clock of the trace instance's records: a record is unwound in the
- * maps its process had when the hit was made.
- */
-struct stk_map {
-	unsigned long start, end, pgoff;
-	unsigned int maj, min;
-	unsigned long ino;
-	bool exec;
-	const char *file;		/* interned */
-};
-
-struct stk_maps {
-	int pid;
-	struct stk_map *m;
-	int n;
-	unsigned int gen;		/* changes with the code mapped */
-	int threads;			/* alive, as followed */
-};
-
-/* PERF_RECORD_MMAP2's body, as include/uapi/linux/perf_event.h has it */
-struct perf_mmap2 {
-	__u32 pid, tid;
-	__u64 addr, len, pgoff;
-	__u32 maj, min;
-	__u64 ino, ino_generation;
-	__u32 prot, flags;
-	char filename[];
-};
-
-/* A record of a perf ring buffer, copied out, and its time */
-struct perf_rec {
-	__u64 time;
-	struct perf_event_header *h;
-};
-
-#define PERF_PAGES	256		/* data pages of each ring buffer */
-
-static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
-{
-	return syscall(SYS_perf_event_open, attr, pid, cpu, -1,
-		       PERF_FLAG_FD_CLOEXEC);
-}
-
-static void perf_close(struct stk_unwinder *u)
-{
-	for (int i = 0; i < u->nperf; i++) {
-		munmap(u->perf[i], u->perf_len);
-		close(u->perf_fd[i]);
-	}
-	u->nperf = 0;
 }
 
 int stk_unwinder_follow(struct stk_unwinder *u, pid_t pid, char *err,
 			size_t errlen)
 {
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_DUMMY,
-		/* every file mapping: a binary's first one is its base */
-		.mmap = 1,
-		.mmap2 = 1,
-		.mmap_data = 1,
-		.comm = 1,
-		.comm_exec = 1,
-		.task = 1,
-		.inherit = 1,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-		/* each record's time, on the trace instance's clock */
-		.sample_id_all = 1,
-		.sample_type = PERF_SAMPLE_TIME,
-		.use_clockid = 1,
-		.clockid = CLOCK_MONOTONIC,
-	};
-	long cpus = sysconf(_SC_NPROCESSORS_CONF);
-
-	/* an inherited event has a ring buffer only if it is per CPU */
-	u->perf_fd = calloc(cpus, sizeof(*u->perf_fd));
-	u->perf = calloc(cpus, sizeof(*u->perf));
-	if (!u->perf_fd || !u->perf) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	u->perf_len = (PERF_PAGES + 1) * getpagesize();
-	for (long cpu = 0; cpu < cpus; cpu++) {
-		int fd = perf_open(&attr, pid, cpu);
-		void *rb;
-
-		if (fd < 0 && errno == ENODEV)
-			continue;	/* not a CPU that is there */
-		if (fd < 0) {
-			snprintf(err, errlen, "perf_event_open (to follow the maps of process %d): %s",
-				 (int)pid, strerror(errno));
-			perf_close(u);
-			return -1;
-		}
-		rb = mmap(NULL, u->perf_len, PROT_READ | PROT_WRITE,
-			  MAP_SHARED, fd, 0);
-		if (rb == MAP_FAILED) {
-			snprintf(err, errlen, "mmap of a perf ring buffer: %s",
-				 strerror(errno));
-			close(fd);
-			perf_close(u);
-			return -1;
-		}
-		u->perf_fd[u->nperf] = fd;
-		u->perf[u->nperf++] = rb;
-	}
-	return 0;
-}
-
-static struct stk_maps *maps_of(struct stk_unwinder *u, int pid, bool make)
-{
-	struct stk_maps *more;
-
-	for (int i = 0; i < u->nmaps; i++)
-		if (u->maps[i].pid == pid)
-			return &u->maps[i];
-	if (!make)
-		return NULL;
-	more = realloc(u->maps, (u->nmaps + 1) * sizeof(*more));
-	if (!more)
-		return NULL;
-	u->maps = more;
-	u->maps[u->nmaps] = (struct stk_maps){ .pid = pid, .threads = 1 };
-	return &u->maps[u->nmaps++];
-}
-
-/* Room for @more maps in @p: 0, or -1 */
-static int maps_room(struct stk_maps *p, int more)
-{
-	struct stk_map *m = realloc(p->m, (p->n + more) * sizeof(*m));
-
-	if (!m)
-		return -1;
-	p->m = m;
-	return 0;
-}
-
-/* A mapping @nm made in process @pid: what it maps over is gone */
-static void maps_add(struct stk_unwinder *u, int pid, const struct stk_map *nm)
-{
-	struct stk_maps *p = maps_of(u, pid, true);
-	int k;
-
-	/* each mapping it overlaps may leave a part below and above it */
-	if (!p || maps_room(p, p->n + 1))
-		return;
-	k = p->n;
-	for (int i = 0; i < k; i++) {
-		struct stk_map *o = &p->m[i];
-
-		if (o->end <= nm->start || o->start >= nm->end)
-			continue;
-		if (o->end > nm->end) {
-			p->m[p->n] = *o;
-			p->m[p->n].pgoff += nm->end - o->start;
-			p->m[p->n++].start = nm->end;
-		}
-		o->end = o->start < nm->start ? nm->start : o->start;
-	}
-	k = 0;
-	for (int i = 0; i < p->n; i++)
-		if (p->m[i].end > p->m[i].start)
-			p->m[k++] = p->m[i];
-	p->n = k;
-	p->m[p->n++] = *nm;
-	/* the unwinder needs a new view of the code only */
-	if (nm->exec)
-		p->gen++;
-}
-
-/* A fork: the child starts with its parent's maps */
-static void maps_fork(struct stk_unwinder *u, int pid, int ppid)
-{
-	struct stk_maps *parent, *child = maps_of(u, pid, true);
-
-	/* maps_of() may have moved the array */
-	parent = maps_of(u, ppid, false);
-	if (!child || child == parent)
-		return;
-	/* a pid used again: another process */
-	child->n = 0;
-	child->threads = 1;
-	child->gen++;
-	if (!parent || maps_room(child, parent->n + 1))
-		return;
-	memcpy(child->m, parent->m, parent->n * sizeof(*child->m));
-	child->n = parent->n;
-}
-
-/* An exec: a new address space */
-static void maps_exec(struct stk_unwinder *u, int pid)
-{
-	struct stk_maps *p = maps_of(u, pid, true);
-
-	if (p) {
-		p->n = 0;
-		p->gen++;
-	}
-}
-
-static void proc_forget(struct stk_unwinder *u, int pid);
-
-static void perf_record(struct stk_unwinder *u,
-			const struct perf_event_header *h)
-{
-	const char *body = (const char *)(h + 1);
-	const __u32 *ids = (const void *)body;
-
-	if (h->type == PERF_RECORD_MMAP2) {
-		const struct perf_mmap2 *m = (const void *)body;
-		struct stk_map nm = {
-			m->addr, m->addr + m->len, m->pgoff, m->maj, m->min,
-			m->ino, m->prot & PROT_EXEC, NULL,
-		};
-
-		/* files only: [vdso], //anon and the like have no ELF file */
-		if (m->filename[0] != '/' || !strncmp(m->filename, "//", 2))
-			return;
-		nm.file = up_intern(m->filename);
-		if (nm.file)
-			maps_add(u, m->pid, &nm);
-	} else if (h->type == PERF_RECORD_COMM &&
-		   (h->misc & PERF_RECORD_MISC_COMM_EXEC)) {
-		maps_exec(u, ids[0]);
-	} else if (h->type == PERF_RECORD_FORK) {
-		struct stk_maps *p;
-
-		/* pid, ppid, tid: a thread's records name it alone */
-		tgid_add(u, ids[2], ids[0]);
-		if (ids[0] == ids[2]) {
-			maps_fork(u, ids[0], ids[1]);
-		} else {
-			p = maps_of(u, ids[0], false);
-			if (p)
-				p->threads++;
-		}
-	} else if (h->type == PERF_RECORD_EXIT) {
-		struct stk_maps *p = maps_of(u, ids[0], false);
-
-		tgid_del(u, ids[2]);
-		/* its last thread: its records, all made before, were unwound */
-		if (p && --p->threads <= 0)
-			proc_forget(u, ids[0]);
-	} else if (h->type == PERF_RECORD_LOST) {
-		const __u64 *lost = (const void *)body;	/* id, lost */
-
-		u->perf_lost += lost[1];
-	}
-}
-
-/* A mapping of a file, an exec, a fork, an exit or a loss */
-static bool perf_useful(const struct perf_event_header *h)
-{
-	const struct perf_mmap2 *m = (const void *)(h + 1);
-
-	if (h->type != PERF_RECORD_MMAP2)
-		return true;
-	return m->filename[0] == '/' && m->filename[1] != '/';
-}
-
-static int perf_rec_cmp(const void *a, const void *b)
-{
-	const struct perf_rec *x = a, *y = b;
-
-	return x->time < y->time ? -1 : x->time > y->time;
-}
-
-/* Copy the records of ring buffer @meta to the end of u->pending */
-static void perf_take(struct stk_unwinder *u,
-		      struct perf_event_mmap_page *meta)
-{
-	unsigned char *data = (unsigned char *)meta + meta->data_offset;
-	__u64 size = meta->data_size, tail = meta->data_tail, head;
-
-	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
-	while (tail < head) {
-		struct perf_event_header h, *copy;
-		__u64 at = tail % size;
-
-		/* a record may wrap around the buffer's end */
-		for (size_t i = 0; i < sizeof(h); i++)
-			((unsigned char *)&h)[i] = data[(at + i) % size];
-		if (h.size < sizeof(h) + sizeof(__u64))
-			break;
-		if (u->npending == u->cpending) {
-			size_t cap = u->cpending ? 2 * u->cpending : 64;
-			struct perf_rec *more = reallocarray(u->pending, cap,
-							     sizeof(*more));
-
-			if (!more)
-				break;
-			u->pending = more;
-			u->cpending = cap;
-		}
-		copy = malloc(h.size);
-		if (!copy)
-			break;
-		for (size_t i = 0; i < h.size; i++)
-			((unsigned char *)copy)[i] = data[(at + i) % size];
-		/* anonymous memory, mapped often, is of no use: not kept */
-		if (!perf_useful(copy)) {
-			free(copy);
-			tail += h.size;
-			continue;
-		}
-		/* sample_id_all: the time ends every record */
-		memcpy(&u->pending[u->npending].time,
-		       (char *)copy + h.size - sizeof(__u64), sizeof(__u64));
-		u->pending[u->npending++].h = copy;
-		tail += h.size;
-	}
-	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+	return stk_tree_follow(u->tree, pid, err, errlen);
 }
 
 void stk_unwinder_poll(struct stk_unwinder *u)
 {
-	for (int i = 0; i < u->nperf; i++)
-		perf_take(u, u->perf[i]);
+	stk_tree_poll(u->tree);
 }
 
 unsigned long long stk_unwinder_lost(const struct stk_unwinder *u)
 {
-	return u->perf_lost;
+	return stk_tree_lost(u->tree);
 }
 
-/*
- * Take in what the kernel told of the maps followed up to time @until
- * (on the records' clock): the rest waits for later records.
- */
 unsigned long long stk_unwinder_cached(const struct stk_unwinder *u)
 {
 	return u->nseen;
-}
-
-static void perf_until(struct stk_unwinder *u, unsigned long long until)
-{
-	size_t k = 0;
-
-	if (!u->nperf)
-		return;
-	stk_unwinder_poll(u);
-	/* a fork, an exec and the mappings after them, in that order */
-	qsort(u->pending, u->npending, sizeof(*u->pending), perf_rec_cmp);
-	while (k < u->npending && u->pending[k].time <= until) {
-		perf_record(u, u->pending[k].h);
-		free(u->pending[k++].h);
-	}
-	memmove(u->pending, u->pending + k,
-		(u->npending - k) * sizeof(*u->pending));
-	u->npending -= k;
 }
 
 static int map_cmp(const void *a, const void *b)
@@ -727,7 +313,7 @@ static Dwfl *proc_report(struct stk_unwinder *u, int pid)
 static Dwfl *proc_dwfl(struct stk_unwinder *u, int pid, bool again,
 		       bool *made)
 {
-	struct stk_maps *m = maps_of(u, pid, false);
+	struct stk_maps *m = stk_tree_maps(u->tree, pid);
 	struct stk_proc *more;
 	Dwfl *dwfl;
 
@@ -1019,6 +605,28 @@ static void unwind_callers(struct stk_unwinder *u, Dwfl *dwfl)
 	}
 }
 
+/* Process @pid has exited: what was kept of it goes */
+static void proc_forget(struct stk_unwinder *u, int pid)
+{
+	int k = 0;
+
+	for (int i = 0; i < u->nprocs; i++) {
+		if (u->procs[i].pid != pid) {
+			u->procs[k++] = u->procs[i];
+			continue;
+		}
+		dwfl_drop(u, u->procs[i].dwfl);
+	}
+	u->nprocs = k;
+	stk_tree_forget(u->tree, pid);
+}
+
+/* stk_tree_until()'s word that process @pid's last thread exited */
+static void proc_gone(void *arg, int pid)
+{
+	proc_forget(arg, pid);
+}
+
 /* Unwind u->rec with @dwfl into u->names */
 static void unwind_with(struct stk_unwinder *u, Dwfl *dwfl)
 {
@@ -1048,8 +656,8 @@ int stk_unwind(struct stk_unwinder *u, const struct stk_record *r,
 	if (max < 2)
 		return 0;
 	/* the threads, forks, execs and mappings made before this hit */
-	perf_until(u, r->ts);
-	pid = tgid_of(u, r->tid);
+	stk_tree_until(u->tree, r->ts, proc_gone, u);
+	pid = stk_tree_tgid(u->tree, r->tid);
 	u->rec = r;
 	u->names = names;
 	u->max = max - 1;	/* room for STACK_CUT */
@@ -1058,7 +666,7 @@ int stk_unwind(struct stk_unwinder *u, const struct stk_record *r,
 		goto out;
 	unwind_with(u, dwfl);
 	seen_put(u, dwfl, r);
-	if (u->unmapped && dwfl && !maps_of(u, pid, false)) {
+	if (u->unmapped && dwfl && !stk_tree_maps(u->tree, pid)) {
 		made = false;
 		dwfl = proc_dwfl(u, pid, true, &made);
 		if (made)
@@ -1072,7 +680,7 @@ out:
 
 int stk_unwinder_pid(struct stk_unwinder *u, int tid)
 {
-	return tgid_of(u, tid);
+	return stk_tree_tgid(u->tree, tid);
 }
 
 void stk_unwinder_watch(struct stk_unwinder *u, int pid)
@@ -1085,33 +693,6 @@ void stk_unwinder_watch(struct stk_unwinder *u, int pid)
 	proc_dwfl(u, pid, false, &made);
 }
 
-/* Process @pid has exited: what was kept of it goes */
-static void proc_forget(struct stk_unwinder *u, int pid)
-{
-	int k = 0;
-
-	for (int i = 0; i < u->nprocs; i++) {
-		if (u->procs[i].pid != pid) {
-			u->procs[k++] = u->procs[i];
-			continue;
-		}
-		dwfl_drop(u, u->procs[i].dwfl);
-	}
-	u->nprocs = k;
-	for (int i = 0; i < u->nmaps; i++) {
-		if (u->maps[i].pid != pid)
-			continue;
-		free(u->maps[i].m);
-		u->maps[i] = u->maps[--u->nmaps];
-		break;
-	}
-	k = 0;
-	for (int i = 0; i < u->ntgids; i++)
-		if (u->tgids[i].pid != pid)
-			u->tgids[k++] = u->tgids[i];
-	u->ntgids = k;
-}
-
 void stk_unwinder_free(struct stk_unwinder *u)
 {
 	if (!u)
@@ -1120,16 +701,7 @@ void stk_unwinder_free(struct stk_unwinder *u)
 		if (u->procs[i].dwfl)
 			dwfl_end(u->procs[i].dwfl);
 	free(u->procs);
-	free(u->tgids);
-	for (int i = 0; i < u->nmaps; i++)
-		free(u->maps[i].m);
-	free(u->maps);
-	perf_close(u);
-	for (size_t i = 0; i < u->npending; i++)
-		free(u->pending[i].h);
-	free(u->pending);
-	free(u->perf);
-	free(u->perf_fd);
+	stk_tree_free(u->tree);
 	for (int i = 0; i < STK_SEEN; i++) {
 		free(u->seen[i].names);
 		free(u->seen[i].reads);
