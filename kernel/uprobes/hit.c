@@ -115,11 +115,12 @@ static void utp_run_handlers(struct utp_thread *ut, struct utp_point *pt,
 /*
  * What a hit of @pt does before its instruction runs: returns that end
  * there, the handlers, calls followed from there; in the int3 trap if
- * @trap.  The ip is at the point.  Returns true if a handler moved the
- * thread elsewhere.
+ * @trap, which holds what the trap read of the stack.  The ip is at the
+ * point.  Returns true if a handler moved the thread elsewhere.
  */
 static bool utp_hit_handlers(struct utp_thread *ut, struct utp_point *pt,
-			     struct pt_regs *regs, bool trap)
+			     struct pt_regs *regs,
+			     const struct utp_trap_read *trap)
 {
 	unsigned long bp = instruction_pointer(regs);
 
@@ -127,7 +128,7 @@ static bool utp_hit_handlers(struct utp_thread *ut, struct utp_point *pt,
 	if (READ_ONCE(pt->ret_site) && ut->rets)
 		utp_ret_hit(ut, pt, regs, trap);
 	if (instruction_pointer(regs) == bp)
-		utp_run_handlers(ut, pt, regs, trap);
+		utp_run_handlers(ut, pt, regs, !!trap);
 	ut->in_handler = false;
 	if (instruction_pointer(regs) != bp)
 		return true;
@@ -163,7 +164,7 @@ static void __utp_hit_work(struct utp_thread *ut)
 	pt = xa_load(&ut->proc->points, bp);
 	rcu_read_unlock();
 	if (!pt || READ_ONCE(pt->stale) ||
-	    utp_hit_handlers(ut, pt, regs, false) ||
+	    utp_hit_handlers(ut, pt, regs, NULL) ||
 	    utp_jump_through(pt, regs))
 		return;
 	if (!utp_arch_emulate(&pt->ai, bp, regs))
@@ -210,17 +211,18 @@ enum utp_trap_result {
  * Can the calls followed from a hit of @pt, at a function's entry, be
  * followed in the trap?  Only to a return site that is there already.
  */
-static bool utp_trap_enter_ok(struct utp_thread *ut, struct pt_regs *regs)
+static bool utp_trap_enter_ok(struct utp_thread *ut, struct pt_regs *regs,
+			      struct utp_trap_read *tr)
 {
 	unsigned long stack = utp_arch_ret_slot(regs);
 
 	/* no call to follow: the missed count takes it, anywhere */
 	if (!stack)
 		return true;
-	if (utp_read_word(stack, &ut->trap_ra, true))
+	if (utp_read_word(stack, &tr->ra, true))
 		return false;
-	ut->trap_site = utp_ret_site_trap(ut->proc, ut->trap_ra);
-	return ut->trap_site;
+	tr->site = utp_ret_site_trap(ut->proc, tr->ra);
+	return tr->site;
 }
 
 /*
@@ -228,15 +230,16 @@ static bool utp_trap_enter_ok(struct utp_thread *ut, struct pt_regs *regs)
  * trap?  If every return handler of theirs may run there.
  */
 static bool utp_trap_returns_ok(struct utp_thread *ut, struct utp_point *pt,
-				struct pt_regs *regs)
+				struct pt_regs *regs, struct utp_trap_read *tr)
 {
 	unsigned long stack = utp_arch_ret_popped(regs), ra;
 	struct utp_ret *ri;
 
 	if (utp_read_word(stack, &ra, true))
 		return false;
-	ut->trap_returning = ra == pt->vaddr;
-	if (!ut->trap_returning)
+	tr->returning = ra == pt->vaddr ? UTP_TRAP_RETURN :
+			UTP_TRAP_NOT_RETURN;
+	if (tr->returning == UTP_TRAP_NOT_RETURN)
 		return true;
 	for (ri = ut->rets; ri && ri->stack <= stack; ri = ri->next) {
 		struct utprobe *up = utp_ret_up(ri);
@@ -260,14 +263,13 @@ static enum utp_trap_result utp_trap_hit(struct utp_thread *ut,
 {
 	/* pairs with the release in utp_slot() */
 	unsigned long slot = smp_load_acquire(&pt->slot);
+	struct utp_trap_read tr = { .returning = UTP_TRAP_UNREAD };
 	struct utp_consumer *c;
 	bool enter = false;
 	int ret;
 
 	if (!utp_arch_insn_emulated(&pt->ai) && !slot)
 		return UTP_TRAP_QUEUE;
-	ut->trap_site = NULL;
-	ut->trap_returning = -1;
 	list_for_each_entry_rcu(c, &pt->consumers, point_node, true) {
 		struct utprobe *up = c->up;
 
@@ -276,12 +278,12 @@ static enum utp_trap_result utp_trap_hit(struct utp_thread *ut,
 		enter |= up->ret_handler && !READ_ONCE(up->gone);
 	}
 	instruction_pointer_set(regs, bp);
-	if (enter && !utp_trap_enter_ok(ut, regs))
+	if (enter && !utp_trap_enter_ok(ut, regs, &tr))
 		return UTP_TRAP_QUEUE;
 	if (READ_ONCE(pt->ret_site) && ut->rets &&
-	    !utp_trap_returns_ok(ut, pt, regs))
+	    !utp_trap_returns_ok(ut, pt, regs, &tr))
 		return UTP_TRAP_QUEUE;
-	if (utp_hit_handlers(ut, pt, regs, true) ||
+	if (utp_hit_handlers(ut, pt, regs, &tr) ||
 	    utp_jump_through(pt, regs))
 		return UTP_TRAP_DONE;	/* moved: by a handler, or a jump's */
 	if (!utp_arch_insn_emulated(&pt->ai)) {
@@ -439,7 +441,7 @@ static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 	user_step = utp_arch_user_stepping(regs);
 	instruction_pointer_set(regs, bp);
 	/* a replay of a fast-path hit whose handlers ran: they do not again */
-	if (!replay && utp_hit_handlers(ut, pt, regs, false))
+	if (!replay && utp_hit_handlers(ut, pt, regs, NULL))
 		return utp_hit_done(user_step, regs);
 	if (READ_ONCE(pt->dbg_bp)) {
 		/*
@@ -553,7 +555,7 @@ long utp_sys_hit(struct pt_regs *regs)
 	pt = xa_load(&ut->proc->points, vaddr);
 	/* gone since the jump: the stub runs the instructions alone */
 	if (pt && !READ_ONCE(pt->stale))
-		utp_hit_handlers(ut, pt, regs, false);
+		utp_hit_handlers(ut, pt, regs, NULL);
 	srcu_read_unlock(&utp_srcu, idx);
 	WRITE_ONCE(ut->in_hit, false);
 	return utp_arch_sys_leave(regs, vaddr, sp, stub, &info);

@@ -211,10 +211,6 @@ struct utp_thread {
 	unsigned int depth;		/* how many */
 	struct utp_ret *ret_cache;	/* notes to reuse; see utp_ret_alloc() */
 	unsigned int ncached;		/* how many */
-	/* what utp_trap_hit() read of the stack, for the hit in the trap */
-	struct utp_point *trap_site;	/* the return site of the call */
-	unsigned long trap_ra;		/* ... its return address */
-	int trap_returning;		/* 1 a return, 0 not, -1 not read */
 	struct callback_head hit_work;	/* a hit taken on the fast path */
 	unsigned long hit_bp;		/* its address */
 	bool hit_queued;
@@ -250,6 +246,24 @@ struct utp_ret {
 	unsigned long orig;		/* the real return address */
 	unsigned long stack;		/* where that lies on the stack */
 	u64 entry_ns;
+};
+
+/* Whether a hit on a return site is a return, as the trap read it */
+enum utp_trap_returning {
+	UTP_TRAP_UNREAD,		/* not read: the hit reads it */
+	UTP_TRAP_NOT_RETURN,		/* a jump to the site, not a return */
+	UTP_TRAP_RETURN,		/* the return address just popped */
+};
+
+/*
+ * What the int3 trap read of the stack before it decided to take a hit
+ * there (utp_trap_hit()), handed to the hit's return probes; a hit out
+ * of the trap gets none.
+ */
+struct utp_trap_read {
+	struct utp_point *site;		/* the return site of the call */
+	unsigned long ra;		/* ... its return address */
+	enum utp_trap_returning returning;
 };
 
 struct utp_delayed {
@@ -477,9 +491,9 @@ struct utp_point *utp_ret_site_trap(struct utp_proc *proc,
 				    unsigned long ra);
 int utp_read_word(unsigned long addr, unsigned long *val, bool trap);
 void utp_ret_enter(struct utp_thread *ut, struct utp_point *pt,
-		   struct pt_regs *regs, bool trap);
+		   struct pt_regs *regs, const struct utp_trap_read *trap);
 void utp_ret_hit(struct utp_thread *ut, struct utp_point *pt,
-		 struct pt_regs *regs, bool trap);
+		 struct pt_regs *regs, const struct utp_trap_read *trap);
 void utp_ret_vfork(struct utp_thread *ut, struct utp_thread *cut);
 void utp_ret_fork(struct utp_thread *ut);
 void utp_ret_sweep(struct utp_proc *proc);

@@ -226,10 +226,11 @@ int utp_read_word(unsigned long addr, unsigned long *val, bool trap)
 
 /*
  * @pt, at a function's entry, was hit: follow the call to its return for
- * each return probe there; in the int3 trap if @trap.
+ * each return probe there; in the int3 trap if @trap, with what the trap
+ * read of the call then.
  */
 void utp_ret_enter(struct utp_thread *ut, struct utp_point *pt,
-		   struct pt_regs *regs, bool trap)
+		   struct pt_regs *regs, const struct utp_trap_read *trap)
 {
 	unsigned long stack = utp_arch_ret_slot(regs), ra = 0;
 	struct utp_point *site = NULL;
@@ -250,8 +251,8 @@ void utp_ret_enter(struct utp_thread *ut, struct utp_point *pt,
 			now = ktime_get_ns();
 			if (trap) {
 				/* read by utp_trap_enter_ok() */
-				ra = ut->trap_ra;
-				site = ut->trap_site;
+				ra = trap->ra;
+				site = trap->site;
 				if (site)
 					utp_ret_drop_unwound(ut, stack, ra,
 							     pt->vaddr);
@@ -262,7 +263,7 @@ void utp_ret_enter(struct utp_thread *ut, struct utp_point *pt,
 		}
 		ri = NULL;
 		if (site && ut->depth < UTPROBE_RET_DEPTH_MAX)
-			ri = utp_ret_alloc(ut, trap);
+			ri = utp_ret_alloc(ut, !!trap);
 		if (!ri) {
 			this_cpu_inc(up->rets->missed);
 			continue;
@@ -282,10 +283,10 @@ void utp_ret_enter(struct utp_thread *ut, struct utp_point *pt,
 /*
  * The return site @pt was hit: calls returning there have returned, and
  * those below were unwound.  The ip is the return address.  In the
- * int3 trap if @trap.
+ * int3 trap if @trap, with what the trap read of the return then.
  */
 void utp_ret_hit(struct utp_thread *ut, struct utp_point *pt,
-		 struct pt_regs *regs, bool trap)
+		 struct pt_regs *regs, const struct utp_trap_read *trap)
 {
 	unsigned long stack = utp_arch_ret_popped(regs), ra;
 	struct utprobe_return ret;
@@ -296,10 +297,10 @@ void utp_ret_hit(struct utp_thread *ut, struct utp_point *pt,
 	 * the way on from a catch block) finds what a later call left.
 	 * The trap has read it already (utp_trap_returns_ok()).
 	 */
-	if (trap && ut->trap_returning >= 0) {
-		if (!ut->trap_returning)
+	if (trap && trap->returning != UTP_TRAP_UNREAD) {
+		if (trap->returning == UTP_TRAP_NOT_RETURN)
 			return;
-	} else if (utp_read_word(stack, &ra, trap) || ra != pt->vaddr) {
+	} else if (utp_read_word(stack, &ra, !!trap) || ra != pt->vaddr) {
 		return;
 	}
 	utp_ret_drop_unwound(ut, stack, pt->vaddr, 0);
