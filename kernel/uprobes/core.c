@@ -73,7 +73,7 @@
  * Anything else (a point to single-step, a process being quiesced) is
  * left to the SIGTRAP and report_signal().
  *
- * A thread's list of calls followed to their return (utp_thread.rets) is
+ * A thread's list of calls followed to their return (utp_thread.ret.calls) is
  * changed by the thread itself without locks, and by others only under
  * proc->lock once it has left the process (exit, exec).
  */
@@ -303,7 +303,7 @@ bool utp_thread_leave(struct utp_thread *ut)
 	/* by the tid it had: an exec by another thread swaps pids */
 	xa_cmpxchg(&utp_tids, ut->tid, ut, NULL, 0);
 	spin_lock(&proc->lock);
-	if (ut->released) {
+	if (ut->quiesce.released) {
 		spin_unlock(&proc->lock);
 		return false;
 	}
@@ -318,10 +318,10 @@ void utp_thread_free(struct utp_thread *ut)
 	struct utp_delayed *d, *next;
 	struct utp_ret *ri;
 
-	list_for_each_entry_safe(d, next, &ut->delayed, node)
+	list_for_each_entry_safe(d, next, &ut->step.delayed, node)
 		kfree(d);
-	while ((ri = ut->ret_cache)) {
-		ut->ret_cache = ri->next;
+	while ((ri = ut->ret.cache)) {
+		ut->ret.cache = ri->next;
 		kfree(ri);
 	}
 	/* left by a fork that failed after its copy */
@@ -363,13 +363,14 @@ int utp_thread_attach(struct utp_proc *proc, struct task_struct *task)
 	if (!ut)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&ut->node);
-	INIT_LIST_HEAD(&ut->delayed);
+	INIT_LIST_HEAD(&ut->step.delayed);
 	ut->proc = proc;
 	ut->task = get_task_struct(task);
 	ut->tid = task_pid_nr(task);
 	engine = utrace_attach_task(task, UTRACE_ATTACH_CREATE |
 				    UTRACE_ATTACH_EXCLUSIVE |
-				    UTRACE_ATTACH_MATCH_OPS, utp_above->engine, ut);
+				    UTRACE_ATTACH_MATCH_OPS,
+				    utp_above->engine, ut);
 	if (IS_ERR(engine)) {
 		put_task_struct(task);
 		kfree(ut);
@@ -741,7 +742,7 @@ void utp_set_in_work(struct utp_thread *ut, bool in_work)
 	if (!ut)
 		return;
 	spin_lock(&ut->proc->lock);
-	ut->in_work = in_work;
+	ut->quiesce.in_work = in_work;
 	wake_up_all(&ut->proc->wq);
 	spin_unlock(&ut->proc->lock);
 }

@@ -20,7 +20,7 @@ static void utp_send_delayed(struct utp_thread *ut)
 {
 	struct utp_delayed *d, *next;
 
-	list_for_each_entry_safe(d, next, &ut->delayed, node) {
+	list_for_each_entry_safe(d, next, &ut->step.delayed, node) {
 		list_del(&d->node);
 		send_sig_info(d->info.si_signo, &d->info, current);
 		kfree(d);
@@ -29,7 +29,7 @@ static void utp_send_delayed(struct utp_thread *ut)
 
 static void utp_end_step(struct utp_thread *ut)
 {
-	ut->stepping = false;
+	ut->step.active = false;
 	utp_set_events(ut, UTP_EVENTS);
 	utp_send_delayed(ut);
 }
@@ -47,7 +47,7 @@ static bool utp_leave_if_detaching(struct utp_thread *ut)
 		return false;
 	/* decided and done under the lock: see utp_proc_cover() */
 	spin_lock(&proc->lock);
-	if (!proc->detaching || ut->released) {
+	if (!proc->detaching || ut->quiesce.released) {
 		/* a new probe came first, or its engine is let go of already */
 		spin_unlock(&proc->lock);
 		return false;
@@ -81,7 +81,7 @@ u32 utp_report_quiesce(enum utrace_resume_action action,
 	if (event)
 		return UTRACE_RESUME;
 	utp_jump_report(ut);
-	if (ut->stepping)
+	if (ut->step.active)
 		return UTRACE_SINGLESTEP;
 	return utp_resume(ut);
 }
@@ -124,12 +124,12 @@ static bool utp_hit_handlers(struct utp_thread *ut, struct utp_point *pt,
 {
 	unsigned long bp = instruction_pointer(regs);
 
-	ut->in_handler = true;
-	if (READ_ONCE(pt->ret_site) && ut->rets)
+	ut->hit.in_handler = true;
+	if (READ_ONCE(pt->ret_site) && ut->ret.calls)
 		utp_ret_hit(ut, pt, regs, trap);
 	if (instruction_pointer(regs) == bp)
 		utp_run_handlers(ut, pt, regs, !!trap);
-	ut->in_handler = false;
+	ut->hit.in_handler = false;
 	if (instruction_pointer(regs) != bp)
 		return true;
 	utp_ret_enter(ut, pt, regs, trap);
@@ -145,17 +145,17 @@ static bool utp_hit_handlers(struct utp_thread *ut, struct utp_point *pt,
 static void __utp_hit_work(struct utp_thread *ut)
 {
 	struct pt_regs *regs = task_pt_regs(current);
-	unsigned long bp = ut->hit_bp, slot;
+	unsigned long bp = ut->hit.bp, slot;
 	struct utp_point *pt;
 
 	if (current->flags & PF_EXITING)
 		return;
 	instruction_pointer_set(regs, bp);
-	if (ut->hit_emulate) {
+	if (ut->hit.emulate) {
 		/* the trap ran the handlers; the stack was not at hand */
-		ut->hit_emulate = false;
-		if (utp_arch_emulate(&ut->hit_ai, bp, regs))
-			ut->replay_bp = bp;
+		ut->hit.emulate = false;
+		if (utp_arch_emulate(&ut->hit.ai, bp, regs))
+			ut->hit.replay_bp = bp;
 		return;
 	}
 	if (READ_ONCE(ut->proc->quiescing))
@@ -183,19 +183,19 @@ static void __utp_hit_work(struct utp_thread *ut)
 	 * It runs the instruction out of line, whose own fault is then
 	 * delivered as if at @bp.
 	 */
-	ut->replay_bp = bp;
+	ut->hit.replay_bp = bp;
 }
 
 static void utp_hit_work(struct callback_head *cb)
 {
-	struct utp_thread *ut = container_of(cb, struct utp_thread, hit_work);
+	struct utp_thread *ut = container_of(cb, struct utp_thread, hit.work);
 	int idx;
 
 	idx = srcu_read_lock(&utp_srcu);
 	__utp_hit_work(ut);
 	srcu_read_unlock(&utp_srcu, idx);
 	/* only now, with the point let go, may a quiescer count it asleep */
-	WRITE_ONCE(ut->hit_queued, false);
+	WRITE_ONCE(ut->hit.queued, false);
 	/* its process lost its last point meanwhile: report to let go */
 	if (READ_ONCE(ut->proc->detaching))
 		utp_control(current, ut->engine, UTRACE_REPORT);
@@ -241,7 +241,7 @@ static bool utp_trap_returns_ok(struct utp_thread *ut, struct utp_point *pt,
 			UTP_TRAP_NOT_RETURN;
 	if (tr->returning == UTP_TRAP_NOT_RETURN)
 		return true;
-	for (ri = ut->rets; ri && ri->stack <= stack; ri = ri->next) {
+	for (ri = ut->ret.calls; ri && ri->stack <= stack; ri = ri->next) {
 		struct utprobe *up = utp_ret_up(ri);
 
 		if (up && !utp_trap_ok(up))
@@ -280,7 +280,7 @@ static enum utp_trap_result utp_trap_hit(struct utp_thread *ut,
 	instruction_pointer_set(regs, bp);
 	if (enter && !utp_trap_enter_ok(ut, regs, &tr))
 		return UTP_TRAP_QUEUE;
-	if (READ_ONCE(pt->ret_site) && ut->rets &&
+	if (READ_ONCE(pt->ret_site) && ut->ret.calls &&
 	    !utp_trap_returns_ok(ut, pt, regs, &tr))
 		return UTP_TRAP_QUEUE;
 	if (utp_hit_handlers(ut, pt, regs, &tr) ||
@@ -320,39 +320,39 @@ static bool utp_trap(struct pt_regs *regs, unsigned long bp)
 	if (!ut)
 		return false;
 	/* a SIGTRAP with SI_KERNEL is this int3's only if it comes next */
-	ut->int3_bp = bp;
+	ut->hit.int3_bp = bp;
 	/* a thread stepped by a ptracer takes the slow path: __utp_hit() */
-	if (utp_arch_user_stepping(regs) || ut->stepping || ut->hit_queued ||
-	    ut->dbg_bp || READ_ONCE(ut->proc->quiescing) ||
+	if (utp_arch_user_stepping(regs) || ut->step.active || ut->hit.queued ||
+	    ut->dbg.bp || READ_ONCE(ut->proc->quiescing) ||
 	    READ_ONCE(ut->proc->dead))
 		return false;
 	/* see __utp_hit_work(); any other hit forgets it */
-	if (ut->replay_bp) {
-		if (ut->replay_bp == bp)
+	if (ut->hit.replay_bp) {
+		if (ut->hit.replay_bp == bp)
 			return false;
-		ut->replay_bp = 0;
+		ut->hit.replay_bp = 0;
 	}
 	pt = xa_load(&ut->proc->points, bp);
 	if (!pt || READ_ONCE(pt->stale) || READ_ONCE(pt->dbg_bp) ||
 	    !(utp_arch_insn_emulated(&pt->ai) ||
 	      utp_arch_insn_through(&pt->ai)))
 		return false;
-	ut->hit_bp = bp;
+	ut->hit.bp = bp;
 	res = utp_trap_hit(ut, pt, regs, bp);
 	if (res == UTP_TRAP_DONE)
 		return true;
-	ut->hit_emulate = res == UTP_TRAP_EMULATE;
-	if (ut->hit_emulate)
-		ut->hit_ai = pt->ai;
-	ut->hit_queued = true;
-	init_task_work(&ut->hit_work, utp_hit_work);
-	if (task_work_add(current, &ut->hit_work, TWA_RESUME)) {
+	ut->hit.emulate = res == UTP_TRAP_EMULATE;
+	if (ut->hit.emulate)
+		ut->hit.ai = pt->ai;
+	ut->hit.queued = true;
+	init_task_work(&ut->hit.work, utp_hit_work);
+	if (task_work_add(current, &ut->hit.work, TWA_RESUME)) {
 		/*
 		 * Exiting: it will not run user code again.  Handlers that
 		 * ran here must not run again in report_signal().
 		 */
-		ut->hit_queued = false;
-		ut->hit_emulate = false;
+		ut->hit.queued = false;
+		ut->hit.emulate = false;
 		return res == UTP_TRAP_EMULATE;
 	}
 	return true;
@@ -397,12 +397,12 @@ static u32 utp_hit_done(bool user_step, struct pt_regs *regs)
 static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 		     unsigned long bp, u32 action)
 {
-	bool replay = ut->replay_bp == bp, user_step;
+	bool replay = ut->hit.replay_bp == bp, user_step;
 	struct utp_point *pt;
 	unsigned long slot;
 	u8 byte;
 
-	ut->replay_bp = 0;
+	ut->hit.replay_bp = 0;
 	rcu_read_lock();
 	pt = xa_load(&ut->proc->points, bp);
 	rcu_read_unlock();
@@ -414,9 +414,9 @@ static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 	 * int3 that is no point (a debugger's elsewhere) keeps the record.
 	 */
 	if (pt) {
-		if (ut->dbg_bp == bp && ut->dbg_sp == user_stack_pointer(regs))
+		if (ut->dbg.bp == bp && ut->dbg.sp == user_stack_pointer(regs))
 			replay = true;
-		ut->dbg_bp = 0;
+		ut->dbg.bp = 0;
 	}
 	if (!pt) {
 		/* removed since it trapped: run the original instruction */
@@ -429,7 +429,7 @@ static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 	if (utp_stop_if_quiescing(ut)) {
 		/* hit it again once let go, if it is still there */
 		if (replay)
-			ut->replay_bp = bp;
+			ut->hit.replay_bp = bp;
 		instruction_pointer_set(regs, bp);
 		return UTRACE_SIGNAL_IGN | UTRACE_STOP;
 	}
@@ -451,8 +451,8 @@ static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 		 * hit again, unless it stepped anywhere else first.
 		 */
 		instruction_pointer_set(regs, bp + UTP_BREAK_INSN_SIZE);
-		ut->dbg_bp = bp;
-		ut->dbg_sp = user_stack_pointer(regs);
+		ut->dbg.bp = bp;
+		ut->dbg.sp = user_stack_pointer(regs);
 		return utrace_signal_action(action) | utp_resume(ut);
 	}
 	if (utp_jump_through(pt, regs) ||
@@ -477,12 +477,12 @@ static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 	}
 	utp_arch_pre_step(&pt->ai, slot, regs);
 	/* the point may go during the step: the step needs only these */
-	ut->stepping = true;
-	ut->step_ai = pt->ai;
-	ut->step_vaddr = bp;
-	ut->step_slot = slot;
-	ut->user_step = user_step;
-	ut->user_step_traced = user_step && current->ptrace;
+	ut->step.active = true;
+	ut->step.ai = pt->ai;
+	ut->step.vaddr = bp;
+	ut->step.slot = slot;
+	ut->dbg.user_step = user_step;
+	ut->dbg.user_step_traced = user_step && current->ptrace;
 	/* see every signal until the step is over, to hold them back */
 	utp_set_events(ut, UTP_EVENTS | UTRACE_EVENT_SIGNAL_ALL);
 	return UTRACE_SIGNAL_IGN | UTRACE_SINGLESTEP;
@@ -499,11 +499,11 @@ static u32 utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 	u32 ret;
 	int idx;
 
-	WRITE_ONCE(ut->in_hit, true);
+	WRITE_ONCE(ut->hit.slow, true);
 	idx = srcu_read_lock(&utp_srcu);
 	ret = __utp_hit(ut, regs, bp, action);
 	srcu_read_unlock(&utp_srcu, idx);
-	WRITE_ONCE(ut->in_hit, false);
+	WRITE_ONCE(ut->hit.slow, false);
 	/* the point went meanwhile, and the process's last with it */
 	if (utrace_resume_action(ret) == UTRACE_RESUME &&
 	    utp_leave_if_detaching(ut))
@@ -550,14 +550,14 @@ long utp_sys_hit(struct pt_regs *regs)
 	if (utp_arch_sys_enter(regs, vaddr))
 		goto bad;
 	sp = user_stack_pointer(regs);
-	WRITE_ONCE(ut->in_hit, true);
+	WRITE_ONCE(ut->hit.slow, true);
 	idx = srcu_read_lock(&utp_srcu);
 	pt = xa_load(&ut->proc->points, vaddr);
 	/* gone since the jump: the stub runs the instructions alone */
 	if (pt && !READ_ONCE(pt->stale))
 		utp_hit_handlers(ut, pt, regs, NULL);
 	srcu_read_unlock(&utp_srcu, idx);
-	WRITE_ONCE(ut->in_hit, false);
+	WRITE_ONCE(ut->hit.slow, false);
 	return utp_arch_sys_leave(regs, vaddr, sp, stub, &info);
 bad:
 	force_sig(SIGILL);
@@ -587,20 +587,20 @@ static u32 utp_signal_stepping(struct utp_thread *ut, struct pt_regs *regs,
 	 * too, after a loop or jrcxz that branched to itself.
 	 */
 	if (signo == SIGTRAP && info->si_code == TRAP_TRACE) {
-		if (utp_arch_post_step(&ut->step_ai, ut->step_vaddr,
-				       ut->step_slot, regs))
+		if (utp_arch_post_step(&ut->step.ai, ut->step.vaddr,
+				       ut->step.slot, regs))
 			force_sig(SIGSEGV);
-		else if (ut->user_step &&
-			 (!ut->user_step_traced || current->ptrace))
+		else if (ut->dbg.user_step &&
+			 (!ut->dbg.user_step_traced || current->ptrace))
 			/* the trap of the step, unless its tracer has gone */
 			utp_arch_step_trap(regs);
 		utp_end_step(ut);
 		return UTRACE_SIGNAL_IGN | utp_resume(ut);
 	}
-	if (instruction_pointer(regs) == ut->step_slot && info &&
+	if (instruction_pointer(regs) == ut->step.slot && info &&
 	    info->si_code > 0 && utp_fault_signal(signo)) {
 		/* the instruction faulted: as if at its own address */
-		utp_arch_abort_step(ut->step_vaddr, regs);
+		utp_arch_abort_step(ut->step.vaddr, regs);
 		utp_end_step(ut);
 		return utrace_signal_action(action) | UTRACE_RESUME;
 	}
@@ -611,7 +611,7 @@ static u32 utp_signal_stepping(struct utp_thread *ut, struct pt_regs *regs,
 	if (!d)
 		return utrace_signal_action(action) | UTRACE_SINGLESTEP;
 	copy_siginfo(&d->info, info);
-	list_add_tail(&d->node, &ut->delayed);
+	list_add_tail(&d->node, &ut->step.delayed);
 	return UTRACE_SIGNAL_IGN | UTRACE_SINGLESTEP;
 }
 
@@ -628,7 +628,7 @@ u32 utp_report_signal(u32 action, struct utrace_engine *engine,
 		utp_jump_kick(ut->proc);
 	if (utrace_signal_action(action) == UTRACE_SIGNAL_REPORT)
 		utp_jump_report(ut);
-	if (ut->stepping)
+	if (ut->step.active)
 		return utp_signal_stepping(ut, regs, info, action);
 	if (utrace_signal_action(action) == UTRACE_SIGNAL_REPORT)
 		return UTRACE_SIGNAL_REPORT | utp_resume(ut);
@@ -645,15 +645,15 @@ u32 utp_report_signal(u32 action, struct utrace_engine *engine,
 	 * instruction ran (a debugger's copy of it, out of line).
 	 */
 	if (info && info->si_signo == SIGTRAP && info->si_code == TRAP_TRACE &&
-	    instruction_pointer(regs) != ut->dbg_bp)
-		ut->dbg_bp = 0;
+	    instruction_pointer(regs) != ut->dbg.bp)
+		ut->dbg.bp = 0;
 	/*
 	 * The SIGTRAP of an int3 this thread trapped on (a tracer can send
 	 * one with SI_KERNEL too, from a syscall stop).
 	 */
 	if (info && info->si_signo == SIGTRAP && info->si_code == SI_KERNEL &&
-	    ut->int3_bp == utp_bp_addr(regs)) {
-		ut->int3_bp = 0;
+	    ut->hit.int3_bp == utp_bp_addr(regs)) {
+		ut->hit.int3_bp = 0;
 		return utp_hit(ut, regs, utp_bp_addr(regs), action);
 	}
 	return utrace_signal_action(action) | utp_resume(ut);

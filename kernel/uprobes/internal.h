@@ -190,38 +190,53 @@ struct utp_thread {
 	pid_t tid;			/* its key in utp_tids */
 	struct utrace_engine *engine;	/* referenced */
 	struct utp_proc *proc;
-	bool stopped;			/* quiesced for the quiescer */
-	bool unstop;			/* resume it again, after its callback */
-	bool in_work;			/* in utp_mmap_work(): as good */
-	bool idle;			/* off CPU, asleep, when asked */
-	unsigned long idle_switches;	/* its context switches then */
-	bool released;			/* let go of asleep (utp_proc_idle()) */
-	struct callback_head gone_work;	/* ... which frees it, in its thread */
-	bool in_handler;		/* running probe handlers */
-	bool in_hit;			/* in the slow path of a hit */
-	bool stepping;			/* stepping a displaced instruction: */
-	struct utp_arch_insn step_ai;	/* ... this one, a copy of its point's */
-	unsigned long step_vaddr;	/* ... from here */
-	unsigned long step_slot;	/* ... in this slot */
-	bool user_step;			/* single-stepped at the hit */
-	bool user_step_traced;		/* ... by a ptracer */
-	struct list_head delayed;	/* signals that came mid-step */
-	struct utp_fork_work *fork_pending; /* for the child being forked */
-	struct utp_ret *rets;		/* calls followed, newest first */
-	unsigned int depth;		/* how many */
-	struct utp_ret *ret_cache;	/* notes to reuse; see utp_ret_alloc() */
-	unsigned int ncached;		/* how many */
-	struct callback_head hit_work;	/* a hit taken on the fast path */
-	unsigned long hit_bp;		/* its address */
-	bool hit_queued;
-	bool hit_emulate;		/* done in the trap but for this: */
-	struct utp_arch_insn hit_ai;	/* the instruction to emulate */
-	unsigned long replay_bp;	/* hit again, handlers run already */
-	unsigned long int3_bp;		/* the last user int3 it trapped on */
-	unsigned long dbg_bp;		/* stopped for a debugger's int3 there */
-	unsigned long dbg_sp;		/* ... with this stack pointer */
-	unsigned int jgp_seq;		/* the last proc->jgp it was seen by */
 	struct rcu_head rcu;		/* freed after readers of utp_tids */
+	/* for the quiescer and the jumps' look (quiesce.c, jump_look.c) */
+	struct {
+		bool stopped;		/* quiesced for the quiescer */
+		bool unstop;		/* resume it after its callback */
+		bool in_work;		/* in utp_mmap_work(): as good */
+		bool idle;		/* off CPU, asleep, when asked */
+		unsigned long idle_switches; /* its context switches then */
+		bool released;		/* let go of asleep (utp_proc_idle()) */
+		struct callback_head gone_work; /* ... which frees it there */
+		unsigned int jgp_seq;	/* the last proc->jgp it was seen by */
+	} quiesce;
+	/* a hit (hit.c) */
+	struct {
+		bool in_handler;	/* running probe handlers */
+		bool slow;		/* in the slow path of a hit */
+		struct callback_head work; /* a hit taken on the fast path */
+		unsigned long bp;	/* ... its address */
+		bool queued;
+		bool emulate;		/* done in the trap but for this: */
+		struct utp_arch_insn ai; /* ... the instruction to emulate */
+		unsigned long replay_bp; /* hit again, handlers run already */
+		unsigned long int3_bp;	/* the last user int3 it trapped on */
+	} hit;
+	/* a displaced instruction stepped out of line (hit.c) */
+	struct {
+		bool active;		/* stepping it: */
+		struct utp_arch_insn ai; /* ... this one, its point's copied */
+		unsigned long vaddr;	/* ... from here */
+		unsigned long slot;	/* ... in this slot */
+		struct list_head delayed; /* signals that came mid-step */
+	} step;
+	/* a debugger's ways with the thread */
+	struct {
+		bool user_step;		/* single-stepped at the hit */
+		bool user_step_traced;	/* ... by a ptracer */
+		unsigned long bp;	/* stopped for a debugger's int3 here */
+		unsigned long sp;	/* ... with this stack pointer */
+	} dbg;
+	/* the calls followed to their return (ret.c) */
+	struct {
+		struct utp_ret *calls;	/* newest first */
+		unsigned int depth;	/* how many */
+		struct utp_ret *cache;	/* notes to reuse: utp_ret_alloc() */
+		unsigned int ncached;	/* how many */
+	} ret;
+	struct utp_fork_work *fork_pending; /* for the child being forked */
 };
 
 /*

@@ -53,14 +53,14 @@ static void utp_jump_task_fill(struct utp_thread *ut, unsigned int seq,
 	jt->asleep = task == current || task_curr(task) ? 0 :
 		     utp_asleep(task);
 	jt->hit_bp = 0;
-	if (READ_ONCE(ut->hit_queued))
-		jt->hit_bp = READ_ONCE(ut->hit_bp);
+	if (READ_ONCE(ut->hit.queued))
+		jt->hit_bp = READ_ONCE(ut->hit.bp);
 	else if (sigismember(&task->pending.signal, SIGTRAP))
-		jt->hit_bp = READ_ONCE(ut->int3_bp);
-	jt->emulate = READ_ONCE(ut->hit_emulate);
-	jt->queued = READ_ONCE(ut->hit_queued);
-	jt->in_hit = READ_ONCE(ut->in_hit) || ut->stepping;
-	jt->seen = READ_ONCE(ut->jgp_seq) == seq;
+		jt->hit_bp = READ_ONCE(ut->hit.int3_bp);
+	jt->emulate = READ_ONCE(ut->hit.emulate);
+	jt->queued = READ_ONCE(ut->hit.queued);
+	jt->in_hit = READ_ONCE(ut->hit.slow) || ut->step.active;
+	jt->seen = READ_ONCE(ut->quiesce.jgp_seq) == seq;
 }
 
 /* The threads of @proc, and how many; or NULL.  Put them when done. */
@@ -233,7 +233,7 @@ static void utp_jump_seen(struct utp_proc *proc, struct task_struct *task,
 	spin_lock(&proc->lock);
 	list_for_each_entry(ut, &proc->threads, node)
 		if (ut->task == task)
-			WRITE_ONCE(ut->jgp_seq, seq);
+			WRITE_ONCE(ut->quiesce.jgp_seq, seq);
 	spin_unlock(&proc->lock);
 }
 
@@ -276,7 +276,7 @@ static bool utp_jump_all_seen(struct utp_proc *proc, unsigned int seq)
 
 	spin_lock(&proc->lock);
 	list_for_each_entry(ut, &proc->threads, node)
-		all &= READ_ONCE(ut->jgp_seq) == seq;
+		all &= READ_ONCE(ut->quiesce.jgp_seq) == seq;
 	spin_unlock(&proc->lock);
 	return all;
 }
@@ -298,7 +298,7 @@ void utp_jump_report(struct utp_thread *ut)
 		return;
 	mutex_lock(&proc->jgp_lock);
 	g = proc->jgp;
-	if (g && READ_ONCE(ut->jgp_seq) != g->seq) {
+	if (g && READ_ONCE(ut->quiesce.jgp_seq) != g->seq) {
 		utp_jump_task_fill(ut, g->seq, &jt);
 		if (utp_jump_look(proc, g, &jt, true, g->own)) {
 			utp_jump_seen(proc, current, g->seq);

@@ -23,7 +23,7 @@ bool utp_stop_if_quiescing(struct utp_thread *ut)
 	spin_lock(&proc->lock);
 	stop = proc->quiescing;
 	if (stop) {
-		ut->stopped = true;
+		ut->quiesce.stopped = true;
 		wake_up_all(&proc->wq);
 	}
 	spin_unlock(&proc->lock);
@@ -53,11 +53,11 @@ unsigned long utp_asleep(struct task_struct *task)
  */
 static bool utp_quiescent(struct utp_thread *ut)
 {
-	if (ut->task == current || ut->stopped || ut->in_work)
+	if (ut->task == current || ut->quiesce.stopped || ut->quiesce.in_work)
 		return true;
-	return ut->idle && !ut->stepping && !READ_ONCE(ut->hit_queued) &&
-	       !READ_ONCE(ut->in_hit) &&
-	       utp_asleep(ut->task) == ut->idle_switches;
+	return ut->quiesce.idle && !ut->step.active &&
+	       !READ_ONCE(ut->hit.queued) && !READ_ONCE(ut->hit.slow) &&
+	       utp_asleep(ut->task) == ut->quiesce.idle_switches;
 }
 
 static bool utp_all_stopped(struct utp_proc *proc)
@@ -104,11 +104,11 @@ void utp_unquiesce(struct utp_proc *proc)
 	spin_lock(&proc->lock);
 	proc->quiescing = false;
 	list_for_each_entry(ut, &proc->threads, node) {
-		ut->idle = false;
+		ut->quiesce.idle = false;
 		if (ut->task == current)
 			continue;
-		ut->unstop = ut->stopped;
-		ut->stopped = false;
+		ut->quiesce.unstop = ut->quiesce.stopped;
+		ut->quiesce.stopped = false;
 		utp_control(ut->task, ut->engine, UTRACE_RESUME);
 	}
 	/*
@@ -119,9 +119,9 @@ void utp_unquiesce(struct utp_proc *proc)
 	 */
 again:
 	list_for_each_entry(ut, &proc->threads, node) {
-		if (!ut->unstop)
+		if (!ut->quiesce.unstop)
 			continue;
-		ut->unstop = false;
+		ut->quiesce.unstop = false;
 		utp_resume_after_callback(proc, ut);
 		goto again;
 	}
@@ -137,8 +137,8 @@ again:
  */
 bool utp_thread_holds_hit(struct utp_thread *ut)
 {
-	return ut->stepping || READ_ONCE(ut->in_hit) ||
-	       READ_ONCE(ut->hit_queued) ||
+	return ut->step.active || READ_ONCE(ut->hit.slow) ||
+	       READ_ONCE(ut->hit.queued) ||
 	       sigismember(&ut->task->pending.signal, SIGTRAP);
 }
 
@@ -159,14 +159,14 @@ static bool utp_thread_releasable(struct utp_thread *ut)
 
 	return READ_ONCE(ut->engine->flags) &&
 	       task != current && !task_curr(task) && utp_asleep(task) &&
-	       !utp_thread_holds_hit(ut) && !ut->in_handler &&
-	       !ut->in_work && !ut->fork_pending &&
+	       !utp_thread_holds_hit(ut) && !ut->hit.in_handler &&
+	       !ut->quiesce.in_work && !ut->fork_pending &&
 	       !(task->flags & PF_EXITING);
 }
 
 static void utp_thread_gone(struct callback_head *cb)
 {
-	utp_thread_drop(container_of(cb, struct utp_thread, gone_work));
+	utp_thread_drop(container_of(cb, struct utp_thread, quiesce.gone_work));
 }
 
 /*
@@ -183,8 +183,8 @@ static void utp_thread_release(struct utp_thread *ut)
 
 	utrace_engine_get(engine);
 	utp_control(task, engine, UTRACE_DETACH);
-	init_task_work(&ut->gone_work, utp_thread_gone);
-	if (task_work_add(task, &ut->gone_work, TWA_RESUME)) {
+	init_task_work(&ut->quiesce.gone_work, utp_thread_gone);
+	if (task_work_add(task, &ut->quiesce.gone_work, TWA_RESUME)) {
 		/* past its last task_work: a callback may still be ending */
 		while (utrace_barrier(task, engine) == -ERESTARTSYS)
 			schedule_timeout_uninterruptible(1);
@@ -223,7 +223,7 @@ void utp_proc_idle(struct utp_proc *proc)
 			continue;
 		}
 		/* its own callbacks, if it wakes meanwhile, leave it be */
-		ut->released = true;
+		ut->quiesce.released = true;
 		proc->nreleased++;
 		list_move(&ut->node, &asleep);
 	}
@@ -262,8 +262,8 @@ int utp_quiesce(struct utp_proc *proc)
 			if (utp_quiescent(ut))
 				continue;
 			/* asleep before the interrupt: it will see it */
-			ut->idle_switches = utp_asleep(ut->task);
-			ut->idle = ut->idle_switches != 0;
+			ut->quiesce.idle_switches = utp_asleep(ut->task);
+			ut->quiesce.idle = ut->quiesce.idle_switches != 0;
 			utp_control(ut->task, ut->engine, UTRACE_INTERRUPT);
 		}
 		spin_unlock(&proc->lock);

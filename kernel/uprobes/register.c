@@ -403,7 +403,7 @@ static bool utp_in_handler(void)
 {
 	struct utp_thread *ut = utp_current_thread();
 
-	return ut && ut->in_handler;
+	return ut && ut->hit.in_handler;
 }
 
 static void utp_deferred_work(struct work_struct *work)

@@ -47,12 +47,12 @@ void utp_ret_kfree(struct utp_ret *ri)
  */
 static struct utp_ret *utp_ret_alloc(struct utp_thread *ut, bool trap)
 {
-	struct utp_ret *ri = ut->ret_cache;
+	struct utp_ret *ri = ut->ret.cache;
 
 	if (!ri)
 		return kmalloc(sizeof(*ri), trap ? GFP_ATOMIC : GFP_KERNEL);
-	ut->ret_cache = ri->next;
-	ut->ncached--;
+	ut->ret.cache = ri->next;
+	ut->ret.ncached--;
 	return ri;
 }
 
@@ -66,12 +66,12 @@ static void utp_ret_free(struct utp_thread *ut, struct utp_ret *ri)
 
 	if (up)
 		this_cpu_dec(up->rets->pending);
-	if (ut && ut->ncached < UTP_RET_CACHE) {
+	if (ut && ut->ret.ncached < UTP_RET_CACHE) {
 		utp_ret_probe_put(ri->rp);
 		ri->rp = NULL;
-		ri->next = ut->ret_cache;
-		ut->ret_cache = ri;
-		ut->ncached++;
+		ri->next = ut->ret.cache;
+		ut->ret.cache = ri;
+		ut->ret.ncached++;
 		return;
 	}
 	utp_ret_kfree(ri);
@@ -87,12 +87,12 @@ void utp_ret_free_all(struct utp_thread *ut)
 	struct utp_ret *ri;
 
 	rcu_read_lock();
-	while ((ri = ut->rets)) {
-		ut->rets = ri->next;
+	while ((ri = ut->ret.calls)) {
+		ut->ret.calls = ri->next;
 		utp_ret_free(NULL, ri);
 	}
 	rcu_read_unlock();
-	ut->depth = 0;
+	ut->ret.depth = 0;
 }
 
 /*
@@ -107,13 +107,13 @@ static void utp_ret_drop_unwound(struct utp_thread *ut, unsigned long stack,
 {
 	struct utp_ret *ri;
 
-	while ((ri = ut->rets) &&
+	while ((ri = ut->ret.calls) &&
 	       (ri->stack < stack ||
 		(ri->stack == stack && (ri->orig != ra || ri->func == func)))) {
 		struct utprobe *up = utp_ret_up(ri);
 
-		ut->rets = ri->next;
-		ut->depth--;
+		ut->ret.calls = ri->next;
+		ut->ret.depth--;
 		if (up)
 			this_cpu_inc(up->rets->unwound);
 		utp_ret_free(ut, ri);
@@ -262,7 +262,7 @@ void utp_ret_enter(struct utp_thread *ut, struct utp_point *pt,
 			}
 		}
 		ri = NULL;
-		if (site && ut->depth < UTPROBE_RET_DEPTH_MAX)
+		if (site && ut->ret.depth < UTPROBE_RET_DEPTH_MAX)
 			ri = utp_ret_alloc(ut, !!trap);
 		if (!ri) {
 			this_cpu_inc(up->rets->missed);
@@ -273,9 +273,9 @@ void utp_ret_enter(struct utp_thread *ut, struct utp_point *pt,
 		ri->orig = ra;
 		ri->stack = stack;
 		ri->entry_ns = now;
-		ri->next = ut->rets;
-		ut->rets = ri;
-		ut->depth++;
+		ri->next = ut->ret.calls;
+		ut->ret.calls = ri;
+		ut->ret.depth++;
 		this_cpu_inc(up->rets->pending);
 	}
 }
@@ -304,11 +304,11 @@ void utp_ret_hit(struct utp_thread *ut, struct utp_point *pt,
 		return;
 	}
 	utp_ret_drop_unwound(ut, stack, pt->vaddr, 0);
-	while ((ri = ut->rets) && ri->stack == stack) {
+	while ((ri = ut->ret.calls) && ri->stack == stack) {
 		struct utprobe *up = utp_ret_up(ri);
 
-		ut->rets = ri->next;
-		ut->depth--;
+		ut->ret.calls = ri->next;
+		ut->ret.depth--;
 		if (up && !READ_ONCE(up->gone)) {
 			this_cpu_inc(up->rets->returns);
 			if (trace_utprobe_ret_enabled())
@@ -335,7 +335,7 @@ static struct utp_ret *utp_ret_copy(struct utp_thread *ut,
 	struct utp_ret *head = NULL, **tail = &head, *ri, *copy;
 	struct utprobe *up;
 
-	for (ri = ut->rets; ri; ri = ri->next) {
+	for (ri = ut->ret.calls; ri; ri = ri->next) {
 		copy = kmemdup(ri, sizeof(*ri), GFP_KERNEL);
 		if (!copy) {
 			while ((ri = head)) {
@@ -374,9 +374,9 @@ void utp_ret_vfork(struct utp_thread *ut, struct utp_thread *cut)
 	int srcu;
 
 	srcu = srcu_read_lock(&utp_srcu);
-	cut->rets = utp_ret_copy(ut, utp_keep_all);
-	for (ri = cut->rets; ri; ri = ri->next) {
-		cut->depth++;
+	cut->ret.calls = utp_ret_copy(ut, utp_keep_all);
+	for (ri = cut->ret.calls; ri; ri = ri->next) {
+		cut->ret.depth++;
 		up = utp_ret_up(ri);
 		if (up)
 			this_cpu_inc(up->rets->pending);
@@ -394,7 +394,7 @@ void utp_ret_fork(struct utp_thread *ut)
 	struct utp_fork_work *w = ut->fork_pending;
 	int srcu;
 
-	if (!ut->rets || !w)
+	if (!ut->ret.calls || !w)
 		return;
 	srcu = srcu_read_lock(&utp_srcu);
 	w->rets = utp_ret_copy(ut, utp_keep_file);
@@ -480,9 +480,9 @@ void utp_ret_adopt(struct utp_fork_work *w)
 	struct utp_thread *ut = utp_current_thread();
 	struct utp_ret *ri, **tail;
 
-	if (!ut || ut->rets)
+	if (!ut || ut->ret.calls)
 		return;
-	tail = &ut->rets;
+	tail = &ut->ret.calls;
 	while ((ri = w->rets)) {
 		/* cleared under utp_mutex, which is held: up is there */
 		struct utprobe *up = utp_ret_up(ri);
@@ -490,7 +490,7 @@ void utp_ret_adopt(struct utp_fork_work *w)
 		w->rets = ri->next;
 		ri->next = NULL;
 		if (!up || !utp_consumes(ut->proc, up, ri->func) ||
-		    ut->depth >= UTPROBE_RET_DEPTH_MAX ||
+		    ut->ret.depth >= UTPROBE_RET_DEPTH_MAX ||
 		    !utp_ret_site(ut->proc, ri->orig)) {
 			utp_ret_kfree(ri);
 			continue;
@@ -498,6 +498,6 @@ void utp_ret_adopt(struct utp_fork_work *w)
 		this_cpu_inc(up->rets->pending);
 		*tail = ri;
 		tail = &ri->next;
-		ut->depth++;
+		ut->ret.depth++;
 	}
 }
