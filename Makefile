@@ -30,8 +30,12 @@ SAN_TESTS := $(B)/host/check_cli_san $(B)/host/check_fetch_san \
 	     $(B)/host/check_resolve_san $(B)/host/check_sdt_san \
 	     $(B)/host/check_filter_san
 HOST_TESTS += $(SAN_TESTS)
-GUEST_TESTS := $(patsubst tests/guest/%.c,$(B)/tests/t/%,$(wildcard tests/guest/*.c)) \
-	       $(patsubst tests/guest/%.sh,$(B)/tests/t/%.sh,$(wildcard tests/guest/*.sh))
+# the guest tests by subject, each installed as t/NAME
+GUEST_DIRS := system utrace utprobes cli
+GUEST_TESTS := $(foreach d,$(GUEST_DIRS), \
+	$(patsubst tests/guest/$(d)/%.c,$(B)/tests/t/%,$(wildcard tests/guest/$(d)/*.c)) \
+	$(patsubst tests/guest/$(d)/%.sh,$(B)/tests/t/%.sh,$(wildcard tests/guest/$(d)/*.sh)))
+GUEST_HDRS := $(wildcard tests/guest/*.h tests/guest/*/*.h tests/targets/*.h)
 # what only the kernel without utrace runs (make check FLAVOUR=noutrace)
 NOUTRACE_TESTS := $(patsubst tests/noutrace/%.sh,$(B)/tests/noutrace/%.sh,$(wildcard tests/noutrace/*.sh))
 HARNESS_TESTS := $(patsubst tests/harness/%.c,$(B)/tests/harness/%,$(wildcard tests/harness/*.c))
@@ -48,7 +52,7 @@ TARGET_PROGS := $(patsubst tests/targets/%.c,$(B)/tests/targets/%,$(wildcard tes
 		$(B)/tests/targets/stack_target_fp
 VERDICT_SRCS := scripts/verdict/verdict.c scripts/verdict/verdict.h
 # The kernel's own ptrace and x86 selftests that build for 64-bit, run by
-# tests/guest/kselftests.sh: dynamically linked, built as their own
+# tests/guest/system/kselftests.sh: dynamically linked, built as their own
 # Makefiles build them, against this kernel's uapi headers.
 KST_X86 := single_step_syscall sigreturn ptrace_syscall syscall_nt \
 	   syscall_numbering syscall_arg_fault sigtrap_loop mov_ss_trap
@@ -235,20 +239,22 @@ tools: deps $(B)/host/verdict $(CLI_OBJ)/uprobe-cli $(CLI_OBJ)/uprobe-cli.1 \
 
 # ---- guest programs (static, with the kernel's kselftest harness) -------
 
-$(B)/tests/t/%: tests/guest/%.c $(wildcard tests/guest/*.h tests/targets/*.h) \
-		$(KSRC)/.extracted
-	@mkdir -p $(@D)
-	$(CC) $(GUEST_CFLAGS) -o $@ $<
+define guest_rules
+$(B)/tests/t/%: tests/guest/$(1)/%.c $(GUEST_HDRS) $(KSRC)/.extracted
+	@mkdir -p $$(@D)
+	$$(CC) $$(GUEST_CFLAGS) -o $$@ $$<
+
+$(B)/tests/t/%.sh: tests/guest/$(1)/%.sh
+	@mkdir -p $$(@D)
+	install -m 0755 $$< $$@
+endef
+$(foreach d,$(GUEST_DIRS),$(eval $(call guest_rules,$(d))))
 
 # records read from trace_pipe_raw as a tool reads them
-$(B)/tests/t/utprobes_stack: tests/guest/utprobes_stack.c \
-		$(wildcard tests/guest/*.h tests/targets/*.h) $(KSRC)/.extracted
+$(B)/tests/t/utprobes_stack: tests/guest/utprobes/utprobes_stack.c \
+		$(GUEST_HDRS) $(KSRC)/.extracted
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) -o $@ $< -ltraceevent
-
-$(B)/tests/t/%.sh: tests/guest/%.sh
-	@mkdir -p $(@D)
-	install -m 0755 $< $@
 
 $(B)/tests/noutrace/%.sh: tests/noutrace/%.sh
 	@mkdir -p $(@D)
@@ -309,8 +315,8 @@ $(B)/tests/targets/lib%.so: tests/lib/%.c
 	$(CC) $(CFLAGS) -shared -fPIC -o $@ $<
 
 # The torture's workers dlopen() a library: linked dynamically.
-$(B)/tests/t/utprobes_torture: tests/guest/utprobes_torture.c \
-		$(wildcard tests/guest/*.h) $(KSRC)/.extracted
+$(B)/tests/t/utprobes_torture: tests/guest/utprobes/utprobes_torture.c \
+		$(GUEST_HDRS) $(KSRC)/.extracted
 	@mkdir -p $(@D)
 	$(CC) $(filter-out -static,$(GUEST_CFLAGS)) -o $@ $<
 

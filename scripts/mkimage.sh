@@ -78,7 +78,7 @@ install -m 0644 "$build/linux/tools/testing/selftests/kselftest/ktap_helpers.sh"
 	"$root/$libexec/ktap_helpers.sh"
 install -m 0644 "$top/tests/guest/lib/utp_helpers.sh" "$root/$libexec/utp_helpers.sh"
 # what the kernel's selftests give on the kernel without utrace
-install -m 0644 "$top/tests/guest/kselftests.expected" "$root/$libexec/"
+install -m 0644 "$top/tests/guest/system/kselftests.expected" "$root/$libexec/"
 # the command-line tool, with its libraries (elfutils)
 [ -f "$build/host/cli/uprobe-cli" ] && install_prog "$build/host/cli/uprobe-cli" usr/bin/uprobe-cli
 # a real program from Debian's packages for the demo and the CLI tests,

@@ -1,1 +1,1 @@
-../guest/kselftests.sh
+../guest/system/kselftests.sh

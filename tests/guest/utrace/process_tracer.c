@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "guest_util.h"
+#include "../guest_util.h"
 
 #define PT_EXEC		"/usr/libexec/utrace-tests/targets/pt_exec"
 

@@ -16,7 +16,7 @@
 
 #include "kselftest_harness.h"
 #include "utprobes_util.h"
-#include "../targets/ret_funcs.h"
+#include "../../targets/ret_funcs.h"
 
 #define N 200
 #define DEPTH 1000

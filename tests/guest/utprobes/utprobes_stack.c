@@ -21,7 +21,7 @@
 
 #include "kselftest_harness.h"
 #include "utprobes_util.h"
-#include "../targets/ret_funcs.h"
+#include "../../targets/ret_funcs.h"
 
 #define INST TRACEFS "/instances/utprobes_stack"
 #define N 40

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "guest_util.h"
+#include "../guest_util.h"
 
 #define LOCKDOWN "/sys/kernel/security/lockdown"
 

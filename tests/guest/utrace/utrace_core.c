@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "guest_util.h"
+#include "../guest_util.h"
 
 #define CTL "/sys/kernel/debug/utrace_test/ctl"
 #define LOG "/sys/kernel/debug/utrace_test/log"

@@ -8,7 +8,7 @@
 
 #include <dirent.h>
 
-#include "guest_util.h"
+#include "../guest_util.h"
 
 #define EVENTS TRACEFS "/utprobe_events"
 #define PROFILE TRACEFS "/utprobe_profile"

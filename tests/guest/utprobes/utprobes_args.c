@@ -19,7 +19,7 @@
 
 #include "kselftest_harness.h"
 #include "utprobes_util.h"
-#include "../targets/ret_funcs.h"
+#include "../../targets/ret_funcs.h"
 
 #define N 50
 #define INST TRACEFS "/instances/utprobes_args"

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "guest_util.h"
+#include "../guest_util.h"
 
 /* Is this the image for the kernel without utrace (scripts/mkimage.sh)? */
 static int without_utrace(void)
