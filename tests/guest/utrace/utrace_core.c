@@ -175,6 +175,36 @@ static struct child spawn_stopped(void (*fn)(void *), void *arg,
 	return c;
 }
 
+/* spawn_traced() in a test, which fails if the child could not be had */
+static struct child traced(struct __test_metadata *_metadata,
+			   void (*fn)(void *), void *arg, unsigned long events)
+{
+	struct child c = spawn_traced(fn, arg, events);
+
+	ASSERT_LT(0, c.pid) TH_LOG("spawning and attaching: %m");
+	return c;
+}
+
+/* spawn_stopped() in a test, which fails if the child was not held */
+static struct child stopped(struct __test_metadata *_metadata,
+			    void (*fn)(void *), void *arg, unsigned long events)
+{
+	struct child c = spawn_stopped(fn, arg, events);
+
+	ASSERT_LT(0, c.pid) TH_LOG("holding the child at its getpid()");
+	return c;
+}
+
+/* The engines' log is @fmt, with @pid as its %1$d */
+static void expect_log(struct __test_metadata *_metadata, pid_t pid,
+		       const char *fmt)
+{
+	char want[2048];
+
+	snprintf(want, sizeof(want), fmt, pid);
+	EXPECT_STREQ(want, read_log());
+}
+
 /*
  * wait() can return before the dead thread's own death report is made;
  * an engine is fully detached (utrace_barrier() says -ESRCH) only after
@@ -322,27 +352,24 @@ FIXTURE_TEARDOWN(utrace)
 /* Every event of a short life, in order, with exact arguments. */
 TEST_F(utrace, syscall_exit_death_reap_sequence)
 {
-	struct child c = spawn_traced(body_getpid_exit3, NULL,
-				      EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT) |
-				      EV(EXIT) | EV(DEATH) | EV(REAP));
-	char want[1024];
+	struct child c = traced(_metadata, body_getpid_exit3, NULL,
+				EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT) |
+				EV(EXIT) | EV(DEATH) | EV(REAP));
 	int st;
 
-	ASSERT_LT(0, c.pid);
 	go(&c);
 	st = reap(c.pid);
 	ASSERT_TRUE(WIFEXITED(st));
 	ASSERT_EQ(3, WEXITSTATUS(st));
 	ASSERT_EQ(-ESRCH, settle(0));
-	snprintf(want, sizeof(want),
-		 "0 syscall_exit %1$d action=5 nr=0 ret=1\n"
-		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=11 arg1=22\n"
-		 "0 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
-		 "0 syscall_entry %1$d action=0x5 nr=231 arg0=3 arg1=0\n"
-		 "0 exit %1$d action=5 code=0x300\n"
-		 "0 death %1$d group_dead=1 signal=17\n"
-		 "0 reap %1$d last\n", c.pid);
-	EXPECT_STREQ(want, read_log());
+	expect_log(_metadata, c.pid,
+		   "0 syscall_exit %1$d action=5 nr=0 ret=1\n"
+		   "0 syscall_entry %1$d action=0x5 nr=39 arg0=11 arg1=22\n"
+		   "0 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
+		   "0 syscall_entry %1$d action=0x5 nr=231 arg0=3 arg1=0\n"
+		   "0 exit %1$d action=5 code=0x300\n"
+		   "0 death %1$d group_dead=1 signal=17\n"
+		   "0 reap %1$d last\n");
 	/* reaped: the engine is fully detached */
 	EXPECT_EQ(-ESRCH, ctl("events 0 0"));
 	EXPECT_EQ(-ESRCH, ctl("control 0 %d", RESUME));
@@ -353,12 +380,10 @@ TEST_F(utrace, syscall_exit_death_reap_sequence)
 
 TEST_F(utrace, syscall_abort)
 {
-	struct child c = spawn_traced(body_abort_check, NULL,
-				      EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT));
-	char want[256];
+	struct child c = traced(_metadata, body_abort_check, NULL,
+				EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT));
 	int st;
 
-	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SYSCALL_ENTRY,
 			 SYSCALL_ABORT | RESUME));
 	go(&c);
@@ -366,13 +391,11 @@ TEST_F(utrace, syscall_abort)
 	ASSERT_TRUE(WIFEXITED(st));
 	EXPECT_EQ(42, WEXITSTATUS(st));
 	ASSERT_EQ(-ESRCH, settle(0));
-	snprintf(want, sizeof(want),
-		 "0 syscall_exit %1$d action=5 nr=0 ret=1\n"
-		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=11 arg1=22\n"
-		 "0 syscall_exit %1$d action=5 nr=39 ret=-38\n"
-		 "0 syscall_entry %1$d action=0x5 nr=231 arg0=42 arg1=0\n",
-		 c.pid);
-	EXPECT_STREQ(want, read_log());
+	expect_log(_metadata, c.pid,
+		   "0 syscall_exit %1$d action=5 nr=0 ret=1\n"
+		   "0 syscall_entry %1$d action=0x5 nr=39 arg0=11 arg1=22\n"
+		   "0 syscall_exit %1$d action=5 nr=39 ret=-38\n"
+		   "0 syscall_entry %1$d action=0x5 nr=231 arg0=42 arg1=0\n");
 	EXPECT_EQ(0, ctl("put 0"));
 }
 
@@ -380,7 +403,6 @@ TEST_F(utrace, syscall_abort)
 TEST_F(utrace, attach_order)
 {
 	struct child c = spawn(body_getpid_loop, (void *)1);
-	char want[512];
 
 	for (int i = 0; i < 3; i++) {
 		ASSERT_EQ(0, ctl("attach %d %d", c.pid, i));
@@ -389,15 +411,13 @@ TEST_F(utrace, attach_order)
 	ASSERT_EQ(0, ctl("reply 1 %d %d", SYSCALL_ENTRY, REPORT));
 	go(&c);
 	ASSERT_EQ(0, reap(c.pid));
-	snprintf(want, sizeof(want),
-		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=0 arg1=0\n"
-		 "1 syscall_entry %1$d action=0x5 nr=39 arg0=0 arg1=0\n"
-		 "2 syscall_entry %1$d action=0x1 nr=39 arg0=0 arg1=0\n"
-		 "0 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n"
-		 "1 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n"
-		 "2 syscall_entry %1$d action=0x1 nr=231 arg0=0 arg1=0\n",
-		 c.pid);
-	EXPECT_STREQ(want, read_log());
+	expect_log(_metadata, c.pid,
+		   "0 syscall_entry %1$d action=0x5 nr=39 arg0=0 arg1=0\n"
+		   "1 syscall_entry %1$d action=0x5 nr=39 arg0=0 arg1=0\n"
+		   "2 syscall_entry %1$d action=0x1 nr=39 arg0=0 arg1=0\n"
+		   "0 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n"
+		   "1 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n"
+		   "2 syscall_entry %1$d action=0x1 nr=231 arg0=0 arg1=0\n");
 	for (int i = 0; i < 3; i++)
 		EXPECT_EQ(0, ctl("put %d", i));
 }
@@ -405,11 +425,10 @@ TEST_F(utrace, attach_order)
 /* An engine attached during a report first sees the next event. */
 TEST_F(utrace, attach_during_report_sees_next_event)
 {
-	struct child c = spawn_traced(body_getpid_loop, (void *)1,
-				      EV(SYSCALL_ENTRY));
-	char line[128], want[512];
+	struct child c = traced(_metadata, body_getpid_loop, (void *)1,
+				EV(SYSCALL_ENTRY));
+	char line[128];
 
-	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("hold 0 %d", SYSCALL_ENTRY));
 	go(&c);
 	snprintf(line, sizeof(line), "0 syscall_entry %d action=0x5 nr=39", c.pid);
@@ -419,13 +438,11 @@ TEST_F(utrace, attach_during_report_sees_next_event)
 	ASSERT_EQ(0, ctl("events 1 %lu", EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT)));
 	ASSERT_EQ(0, ctl("release 0 %d", SYSCALL_ENTRY));
 	ASSERT_EQ(0, reap(c.pid));
-	snprintf(want, sizeof(want),
-		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=0 arg1=0\n"
-		 "1 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
-		 "0 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n"
-		 "1 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n",
-		 c.pid);
-	EXPECT_STREQ(want, read_log());
+	expect_log(_metadata, c.pid,
+		   "0 syscall_entry %1$d action=0x5 nr=39 arg0=0 arg1=0\n"
+		   "1 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
+		   "0 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n"
+		   "1 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n");
 	EXPECT_EQ(0, ctl("put 0"));
 	EXPECT_EQ(0, ctl("put 1"));
 }
@@ -454,12 +471,11 @@ static const char *proc_state(pid_t pid, char *buf, size_t len)
  */
 TEST_F(utrace, stop_at_syscall_entry_then_resume)
 {
-	struct child c = spawn_traced(body_getpid_loop, (void *)3,
-				      EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT));
-	char line[128], st[300], want[1024];
+	struct child c = traced(_metadata, body_getpid_loop, (void *)3,
+				EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT));
+	char line[128], st[300];
 	int status;
 
-	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SYSCALL_ENTRY, STOP));
 	EXPECT_STREQ("Utrace:\tc0\n", proc_state(c.pid, st, sizeof(st)));
 	go(&c);
@@ -485,41 +501,36 @@ TEST_F(utrace, stop_at_syscall_entry_then_resume)
 	EXPECT_EQ(0, ptrace(PTRACE_DETACH, c.pid, 0, 0));
 	EXPECT_EQ(0, reap(c.pid));
 	EXPECT_EQ(-ESRCH, settle(0));
-	snprintf(want, sizeof(want),
-		 "0 syscall_exit %1$d action=5 nr=0 ret=1\n"
-		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=0 arg1=0\n"
-		 "0 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
-		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=1 arg1=0\n"
-		 "0 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
-		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=2 arg1=0\n"
-		 "0 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
-		 "0 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n",
-		 c.pid);
-	EXPECT_STREQ(want, read_log());
+	expect_log(_metadata, c.pid,
+		   "0 syscall_exit %1$d action=5 nr=0 ret=1\n"
+		   "0 syscall_entry %1$d action=0x5 nr=39 arg0=0 arg1=0\n"
+		   "0 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
+		   "0 syscall_entry %1$d action=0x5 nr=39 arg0=1 arg1=0\n"
+		   "0 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
+		   "0 syscall_entry %1$d action=0x5 nr=39 arg0=2 arg1=0\n"
+		   "0 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
+		   "0 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n");
 	EXPECT_EQ(0, ctl("put 0"));
 }
 
 /* SIGKILL ends a utrace stop; the held call never runs. */
 TEST_F(utrace, sigkill_wakes_stopped_thread)
 {
-	struct child c = spawn_stopped(body_getpid_loop, (void *)3,
-				       EV(SYSCALL_EXIT) | EV(EXIT) | EV(DEATH));
-	char want[512];
+	struct child c = stopped(_metadata, body_getpid_loop, (void *)3,
+				 EV(SYSCALL_EXIT) | EV(EXIT) | EV(DEATH));
 	int status;
 
-	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, kill(c.pid, SIGKILL));
 	status = reap(c.pid);
 	ASSERT_TRUE(WIFSIGNALED(status));
 	EXPECT_EQ(SIGKILL, WTERMSIG(status));
 	ASSERT_EQ(-ESRCH, settle(0));
-	snprintf(want, sizeof(want),
-		 "0 syscall_exit %1$d action=5 nr=0 ret=1\n"
-		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=0 arg1=0\n"
-		 "0 syscall_exit %1$d action=5 nr=39 ret=-38\n"
-		 "0 exit %1$d action=5 code=0x9\n"
-		 "0 death %1$d group_dead=1 signal=17\n", c.pid);
-	EXPECT_STREQ(want, read_log());
+	expect_log(_metadata, c.pid,
+		   "0 syscall_exit %1$d action=5 nr=0 ret=1\n"
+		   "0 syscall_entry %1$d action=0x5 nr=39 arg0=0 arg1=0\n"
+		   "0 syscall_exit %1$d action=5 nr=39 ret=-38\n"
+		   "0 exit %1$d action=5 code=0x9\n"
+		   "0 death %1$d group_dead=1 signal=17\n");
 	EXPECT_EQ(0, ctl("put 0"));
 }
 
@@ -652,12 +663,11 @@ TEST_F(utrace, clone_fork_child_followed)
 
 TEST_F(utrace, clone_vfork_and_thread)
 {
-	struct child c = spawn_traced(body_vfork, NULL, EV(CLONE));
+	struct child c = traced(_metadata, body_vfork, NULL, EV(CLONE));
 	struct child t;
 	char want[128];
 	int g = 0;
 
-	ASSERT_LT(0, c.pid);
 	go(&c);
 	ASSERT_EQ(0, reap(c.pid));
 	ASSERT_EQ(1, sscanf(read_log(), "0 clone %*d action=5 child=%d", &g))
@@ -685,33 +695,29 @@ TEST_F(utrace, clone_vfork_and_thread)
 
 TEST_F(utrace, exec_reported)
 {
-	struct child c = spawn_traced(body_exec, NULL, EV(EXEC) | EV(EXIT));
-	char want[128];
+	struct child c = traced(_metadata, body_exec, NULL,
+				EV(EXEC) | EV(EXIT));
 
-	ASSERT_LT(0, c.pid);
 	go(&c);
 	ASSERT_EQ(0, reap(c.pid));
-	snprintf(want, sizeof(want),
-		 "0 exec %1$d action=5 comm=busybox fmt=1\n"
-		 "0 exit %1$d action=5 code=0x0\n", c.pid);
-	EXPECT_STREQ(want, read_log());
+	expect_log(_metadata, c.pid,
+		   "0 exec %1$d action=5 comm=busybox fmt=1\n"
+		   "0 exit %1$d action=5 code=0x0\n");
 	EXPECT_EQ(0, ctl("put 0"));
 }
 
 /* Detaching in report_death means no report_reap. */
 TEST_F(utrace, detach_in_death_means_no_reap)
 {
-	struct child c = spawn_traced(body_getpid_loop, (void *)0,
-				      EV(DEATH) | EV(REAP));
-	char want[256];
+	struct child c = traced(_metadata, body_getpid_loop, (void *)0,
+				EV(DEATH) | EV(REAP));
 
-	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("reply 0 %d %d", DEATH, DETACH));
 	go(&c);
 	ASSERT_EQ(0, reap(c.pid));
 	ASSERT_EQ(-ESRCH, settle(0));
-	snprintf(want, sizeof(want), "0 death %d group_dead=1 signal=17\n", c.pid);
-	EXPECT_STREQ(want, read_log());
+	expect_log(_metadata, c.pid,
+		   "0 death %d group_dead=1 signal=17\n");
 	EXPECT_EQ(0, ctl("put 0"));
 }
 
@@ -913,10 +919,9 @@ TEST_F(utrace, engine_turns_delivery_into_termination)
 static void delivery_into_stop(struct __test_metadata *_metadata,
 			       void (*body)(void *), int action, int stopsig)
 {
-	struct child c = spawn_traced(body, NULL, EV(SIGNAL));
+	struct child c = traced(_metadata, body, NULL, EV(SIGNAL));
 	int st;
 
-	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SIGNAL, action | RESUME));
 	go(&c);
 	ASSERT_EQ(c.pid, waitpid(c.pid, &st, WUNTRACED));
@@ -938,11 +943,10 @@ TEST_F(utrace, engine_turns_delivery_into_stop)
 /* UTRACE_SIGNAL_HOLD with UTRACE_STOP: the signal waits for the resume. */
 TEST_F(utrace, held_signal_delivered_after_resume)
 {
-	struct child c = spawn_traced(body_handler, NULL, EV(SIGNAL));
-	char line[128], want[256];
+	struct child c = traced(_metadata, body_handler, NULL, EV(SIGNAL));
+	char line[128];
 	int st, ret = -1;
 
-	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SIGNAL,
 			 SIGNAL_HOLD | SIG_DELIVER | STOP));
 	go(&c);
@@ -957,11 +961,10 @@ TEST_F(utrace, held_signal_delivered_after_resume)
 	st = reap(c.pid);
 	ASSERT_TRUE(WIFEXITED(st));
 	EXPECT_EQ(7, WEXITSTATUS(st));	/* the handler ran, once */
-	snprintf(want, sizeof(want),
-		 "0 signal %1$d action=0x5 signo=10 code=0\n"
-		 "0 signal %1$d action=0x5 signo=10 code=0\n"
-		 "0 signal %1$d action=0x75 signo=0 code=0\n", c.pid);
-	EXPECT_STREQ(want, read_log());
+	expect_log(_metadata, c.pid,
+		   "0 signal %1$d action=0x5 signo=10 code=0\n"
+		   "0 signal %1$d action=0x5 signo=10 code=0\n"
+		   "0 signal %1$d action=0x75 signo=0 code=0\n");
 	EXPECT_EQ(0, ctl("put 0"));
 }
 
@@ -990,12 +993,11 @@ static void body_step(void *arg)
 static void step_from_getpid(struct __test_metadata *_metadata,
 			     void (*body)(void *), int action, int traps)
 {
-	struct child c = spawn_traced(body, NULL,
-				      EV(SYSCALL_ENTRY) | EV(SIGNAL_CORE));
+	struct child c = traced(_metadata, body, NULL,
+				EV(SYSCALL_ENTRY) | EV(SIGNAL_CORE));
 	char want[1024];
 	int n = 0;
 
-	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SYSCALL_ENTRY, action));
 	ASSERT_EQ(0, ctl("steps 0 %d %d", traps, action == BLOCKSTEP));
 	go(&c);
@@ -1094,11 +1096,10 @@ TEST_F(utrace, block_step_traps_as_ptrace_does)
 /* -EINPROGRESS: clearing events while the engine's callback runs. */
 TEST_F(utrace, set_events_einprogress_and_ealready)
 {
-	struct child c = spawn_traced(body_getpid_loop, (void *)1,
-				      EV(SYSCALL_ENTRY) | EV(DEATH));
+	struct child c = traced(_metadata, body_getpid_loop, (void *)1,
+				EV(SYSCALL_ENTRY) | EV(DEATH));
 	char line[128];
 
-	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("hold 0 %d", SYSCALL_ENTRY));
 	ASSERT_EQ(0, ctl("hold 0 %d", DEATH));
 	go(&c);
@@ -1119,10 +1120,9 @@ TEST_F(utrace, set_events_einprogress_and_ealready)
 /* After the death report, asking for it again answers -EALREADY. */
 TEST_F(utrace, death_events_after_death_ealready)
 {
-	struct child c = spawn_traced(body_getpid_loop, (void *)0, EV(EXIT));
+	struct child c = traced(_metadata, body_getpid_loop, (void *)0, EV(EXIT));
 	char line[128];
 
-	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("reply 0 %d %d", EXIT, STOP));
 	go(&c);
 	/* held in report_exit, then let go to die as a zombie */
@@ -1266,11 +1266,10 @@ TEST_F(utrace, exec_kills_thread_held_by_stop)
 /* UTRACE_STOP from a vfork's clone report: stopped before the wait. */
 TEST_F(utrace, vfork_parent_stops_before_waiting)
 {
-	struct child c = spawn_traced(body_vfork, NULL, EV(CLONE));
+	struct child c = traced(_metadata, body_vfork, NULL, EV(CLONE));
 	char line[64];
 	int ret = -1;
 
-	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("reply_once 0 %d %d", CLONE, STOP));
 	go(&c);
 	snprintf(line, sizeof(line), "0 clone %d", c.pid);
@@ -1291,10 +1290,9 @@ TEST_F(utrace, vfork_parent_stops_before_waiting)
  */
 TEST_F(utrace, sigstop_sigcont_while_held)
 {
-	struct child c = spawn_stopped(body_getpid_loop, (void *)3, 0);
+	struct child c = stopped(_metadata, body_getpid_loop, (void *)3, 0);
 	int status;
 
-	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, kill(c.pid, SIGSTOP));
 	ASSERT_EQ(0, kill(c.pid, SIGCONT));
 	msleep(100);
@@ -1336,12 +1334,11 @@ static int sysfs_set(const char *path, const char *val, char *old, size_t len)
  */
 TEST_F(utrace, freezer_freezes_held_thread)
 {
-	struct child c = spawn_stopped(body_getpid_loop, (void *)2, 0);
-	char test[64], timeout[64], want[512];
+	struct child c = stopped(_metadata, body_getpid_loop, (void *)2, 0);
+	char test[64], timeout[64];
 	struct timespec t0, t1;
 	int ret, status;
 
-	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, sysfs_set("/sys/module/suspend/parameters/pm_test_delay",
 			       "0", NULL, 0));
 	ASSERT_EQ(0, sysfs_set("/sys/power/pm_freeze_timeout", "3000",
@@ -1363,12 +1360,10 @@ TEST_F(utrace, freezer_freezes_held_thread)
 	EXPECT_EQ(0, ctl("control 0 %d", RESUME));
 	EXPECT_EQ(0, reap(c.pid));
 	EXPECT_EQ(0, ctl("put 0"));
-	snprintf(want, sizeof(want),
-		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=0 arg1=0\n"
-		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=1 arg1=0\n"
-		 "0 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n",
-		 c.pid);
-	EXPECT_STREQ(want, read_log());
+	expect_log(_metadata, c.pid,
+		   "0 syscall_entry %1$d action=0x5 nr=39 arg0=0 arg1=0\n"
+		   "0 syscall_entry %1$d action=0x5 nr=39 arg0=1 arg1=0\n"
+		   "0 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n");
 }
 
 /* Wait until @pid blocks in system call @nr (per /proc/PID/syscall). */
@@ -1408,12 +1403,11 @@ static void body_sleep(void *arg)
  */
 TEST_F(utrace, interrupt_blocked_syscall)
 {
-	struct child c = spawn_traced(body_sleep, NULL,
-				      EV(QUIESCE) | EV(SYSCALL_EXIT));
+	struct child c = traced(_metadata, body_sleep, NULL,
+				EV(QUIESCE) | EV(SYSCALL_EXIT));
 	char want[512];
 	int st;
 
-	ASSERT_LT(0, c.pid);
 	go(&c);
 	ASSERT_TRUE(wait_in_syscall(c.pid, SYS_clock_nanosleep));
 	EXPECT_EQ(0, ctl("control 0 %d", INTERRUPT));
@@ -1426,15 +1420,14 @@ TEST_F(utrace, interrupt_blocked_syscall)
 	 * sleep's entry, its interrupted exit, the interrupt's own report
 	 * (event 0) and the entry of restart_syscall.
 	 */
-	snprintf(want, sizeof(want),
-		 "0 quiesce %1$d action=5 event=0x80\n"
-		 "0 syscall_exit %1$d action=5 nr=0 ret=1\n"
-		 "0 quiesce %1$d action=5 event=0x40\n"
-		 "0 quiesce %1$d action=5 event=0x80\n"
-		 "0 syscall_exit %1$d action=5 nr=230 ret=-516\n"
-		 "0 quiesce %1$d action=5 event=0x0\n"
-		 "0 quiesce %1$d action=5 event=0x40\n", c.pid);
-	EXPECT_STREQ(want, read_log());
+	expect_log(_metadata, c.pid,
+		   "0 quiesce %1$d action=5 event=0x80\n"
+		   "0 syscall_exit %1$d action=5 nr=0 ret=1\n"
+		   "0 quiesce %1$d action=5 event=0x40\n"
+		   "0 quiesce %1$d action=5 event=0x80\n"
+		   "0 syscall_exit %1$d action=5 nr=230 ret=-516\n"
+		   "0 quiesce %1$d action=5 event=0x0\n"
+		   "0 quiesce %1$d action=5 event=0x40\n");
 	kill(c.pid, SIGKILL);
 	st = reap(c.pid);
 	EXPECT_TRUE(WIFSIGNALED(st));
@@ -1444,11 +1437,10 @@ TEST_F(utrace, interrupt_blocked_syscall)
 /* Job control: the stop and the continue are reported, with CLD codes. */
 TEST_F(utrace, jctl_stop_and_continue)
 {
-	struct child c = spawn_traced(body_sleep, NULL, EV(JCTL));
+	struct child c = traced(_metadata, body_sleep, NULL, EV(JCTL));
 	char stopped[128], want[256];
 	int st;
 
-	ASSERT_LT(0, c.pid);
 	go(&c);
 	ASSERT_TRUE(wait_in_syscall(c.pid, SYS_clock_nanosleep));
 	ASSERT_EQ(0, kill(c.pid, SIGSTOP));
@@ -1512,11 +1504,10 @@ static void body_sleep_handler(void *arg)
  */
 TEST_F(utrace, interrupt_reports_signal_and_injects)
 {
-	struct child c = spawn_traced(body_sleep_handler, NULL, EV(SIGNAL));
+	struct child c = traced(_metadata, body_sleep_handler, NULL, EV(SIGNAL));
 	char report[128];
 	int st;
 
-	ASSERT_LT(0, c.pid);
 	go(&c);
 	ASSERT_TRUE(wait_in_syscall(c.pid, SYS_clock_nanosleep));
 	EXPECT_EQ(0, ctl("control 0 %d", INTERRUPT));
@@ -1565,10 +1556,9 @@ static void body_two_signals(void *arg)
 /* return_ka: one delivery runs another handler; the sigaction stays. */
 TEST_F(utrace, return_ka_changes_one_delivery)
 {
-	struct child c = spawn_traced(body_two_signals, NULL, EV(SIGNAL));
+	struct child c = traced(_metadata, body_two_signals, NULL, EV(SIGNAL));
 	int st;
 
-	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("handler 0 %lu", (unsigned long)on_usr1_b));
 	go(&c);
 	st = reap(c.pid);
@@ -1608,11 +1598,10 @@ static void body_handler_may_dump(void *arg)
 /* An engine turns a handled signal into a core dump. */
 TEST_F(utrace, engine_turns_delivery_into_core_dump)
 {
-	struct child c = spawn_traced(body_handler_may_dump, NULL, EV(SIGNAL));
+	struct child c = traced(_metadata, body_handler_may_dump, NULL, EV(SIGNAL));
 	char core[64];
 	int st;
 
-	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SIGNAL, SIG_CORE_ | RESUME));
 	go(&c);
 	st = reap(c.pid);
@@ -1632,10 +1621,9 @@ TEST_F(utrace, engine_turns_delivery_into_core_dump)
  */
 TEST_F(utrace, examine_sees_thread_that_woke)
 {
-	struct child c = spawn_stopped(body_getpid_exit3, NULL, 0);
+	struct child c = stopped(_metadata, body_getpid_exit3, NULL, 0);
 	pid_t killer;
 
-	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("examine 0"));
 	killer = fork();
 	if (killer == 0) {
@@ -1745,14 +1733,12 @@ TEST_F(utrace, fatal_signal_kills_thread_held_by_stop)
  */
 TEST_F(utrace, sigkill_not_reported_as_signal)
 {
-	struct child c = spawn_traced(body_sleep, NULL,
-				      EV(SIGNAL) | EV(SIGNAL_IGN) |
-				      EV(SIGNAL_STOP) | EV(SIGNAL_TERM) |
-				      EV(SIGNAL_CORE) | EV(EXIT) | EV(DEATH));
-	char want[256];
+	struct child c = traced(_metadata, body_sleep, NULL,
+				EV(SIGNAL) | EV(SIGNAL_IGN) |
+				EV(SIGNAL_STOP) | EV(SIGNAL_TERM) |
+				EV(SIGNAL_CORE) | EV(EXIT) | EV(DEATH));
 	int st;
 
-	ASSERT_LT(0, c.pid);
 	go(&c);
 	ASSERT_TRUE(wait_in_syscall(c.pid, SYS_clock_nanosleep));
 	ASSERT_EQ(0, kill(c.pid, SIGKILL));
@@ -1760,10 +1746,9 @@ TEST_F(utrace, sigkill_not_reported_as_signal)
 	ASSERT_TRUE(WIFSIGNALED(st));
 	EXPECT_EQ(SIGKILL, WTERMSIG(st));
 	ASSERT_EQ(-ESRCH, settle(0));
-	snprintf(want, sizeof(want),
-		 "0 exit %1$d action=5 code=0x9\n"
-		 "0 death %1$d group_dead=1 signal=17\n", c.pid);
-	EXPECT_STREQ(want, read_log());
+	expect_log(_metadata, c.pid,
+		   "0 exit %1$d action=5 code=0x9\n"
+		   "0 death %1$d group_dead=1 signal=17\n");
 	EXPECT_EQ(0, ctl("put 0"));
 }
 
@@ -1782,12 +1767,11 @@ static void body_getpid_is(void *arg)
  */
 TEST_F(utrace, registers_changed_at_syscall_entry)
 {
-	struct child c = spawn_traced(body_getpid_is, (void *)(long)getpid(),
-				      EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT));
+	struct child c = traced(_metadata, body_getpid_is, (void *)(long)getpid(),
+				EV(SYSCALL_ENTRY) | EV(SYSCALL_EXIT));
 	char want[512];
 	int st;
 
-	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("entry_regs 0 %d %d 11", SYS_getpid, SYS_getppid));
 	go(&c);
 	st = reap(c.pid);
@@ -1804,8 +1788,7 @@ TEST_F(utrace, registers_changed_at_syscall_entry)
 	EXPECT_EQ(0, ctl("put 0"));
 	EXPECT_EQ(0, ctl("clear"));
 
-	c = spawn_traced(body_getpid_exit3, NULL, EV(SYSCALL_ENTRY));
-	ASSERT_LT(0, c.pid);
+	c = traced(_metadata, body_getpid_exit3, NULL, EV(SYSCALL_ENTRY));
 	ASSERT_EQ(0, ctl("entry_regs 0 %d %d 9", SYS_exit_group,
 			 SYS_exit_group));
 	go(&c);
@@ -1813,11 +1796,9 @@ TEST_F(utrace, registers_changed_at_syscall_entry)
 	ASSERT_TRUE(WIFEXITED(st)) TH_LOG("status %#x", st);
 	EXPECT_EQ(9, WEXITSTATUS(st));
 	ASSERT_EQ(-ESRCH, settle(0));
-	snprintf(want, sizeof(want),
-		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=11 arg1=22\n"
-		 "0 syscall_entry %1$d action=0x5 nr=231 arg0=3 arg1=0\n",
-		 c.pid);
-	EXPECT_STREQ(want, read_log());
+	expect_log(_metadata, c.pid,
+		   "0 syscall_entry %1$d action=0x5 nr=39 arg0=11 arg1=22\n"
+		   "0 syscall_entry %1$d action=0x5 nr=231 arg0=3 arg1=0\n");
 	EXPECT_EQ(0, ctl("put 0"));
 }
 
@@ -1827,13 +1808,12 @@ TEST_F(utrace, registers_changed_at_syscall_entry)
  */
 TEST_F(utrace, reap_while_death_report_runs)
 {
-	struct child c = spawn_traced(body_getpid_loop, (void *)0,
-				      EV(DEATH) | EV(REAP));
+	struct child c = traced(_metadata, body_getpid_loop, (void *)0,
+				EV(DEATH) | EV(REAP));
 	char line[128], want[256];
 	pid_t r = 0;
 	int st = -1;
 
-	ASSERT_LT(0, c.pid);
 	ASSERT_EQ(0, ctl("hold 0 %d", DEATH));
 	go(&c);
 	snprintf(line, sizeof(line), "0 death %d group_dead=1 signal=17\n", c.pid);
@@ -1877,7 +1857,7 @@ static bool held(int id)
 TEST_F(utrace, two_engines_stop_each_releases_its_own)
 {
 	struct child c = spawn(body_getpid_loop, (void *)2);
-	char line[128], want[1024];
+	char line[128];
 
 	for (int i = 0; i < 2; i++) {
 		ASSERT_EQ(0, ctl("attach %d %d", c.pid, i));
@@ -1906,21 +1886,19 @@ TEST_F(utrace, two_engines_stop_each_releases_its_own)
 	EXPECT_EQ(0, ctl("examine 0"));		/* REPORT does not undo STOP */
 	EXPECT_EQ(0, ctl("control 0 %d", RESUME));
 	ASSERT_EQ(0, reap(c.pid));
-	snprintf(want, sizeof(want),
-		 "0 syscall_exit %1$d action=5 nr=0 ret=1\n"
-		 "1 syscall_exit %1$d action=5 nr=0 ret=1\n"
-		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=0 arg1=0\n"
-		 "1 syscall_entry %1$d action=0x0 nr=39 arg0=0 arg1=0\n"
-		 "0 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
-		 "1 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
-		 "0 syscall_entry %1$d action=0x5 nr=39 arg0=1 arg1=0\n"
-		 "1 syscall_entry %1$d action=0x0 nr=39 arg0=1 arg1=0\n"
-		 "0 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
-		 "1 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
-		 "0 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n"
-		 "1 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n",
-		 c.pid);
-	EXPECT_STREQ(want, read_log());
+	expect_log(_metadata, c.pid,
+		   "0 syscall_exit %1$d action=5 nr=0 ret=1\n"
+		   "1 syscall_exit %1$d action=5 nr=0 ret=1\n"
+		   "0 syscall_entry %1$d action=0x5 nr=39 arg0=0 arg1=0\n"
+		   "1 syscall_entry %1$d action=0x0 nr=39 arg0=0 arg1=0\n"
+		   "0 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
+		   "1 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
+		   "0 syscall_entry %1$d action=0x5 nr=39 arg0=1 arg1=0\n"
+		   "1 syscall_entry %1$d action=0x0 nr=39 arg0=1 arg1=0\n"
+		   "0 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
+		   "1 syscall_exit %1$d action=5 nr=39 ret=%1$d\n"
+		   "0 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n"
+		   "1 syscall_entry %1$d action=0x5 nr=231 arg0=0 arg1=0\n");
 	EXPECT_EQ(0, ctl("put 0"));
 	EXPECT_EQ(0, ctl("put 1"));
 }
