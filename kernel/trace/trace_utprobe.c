@@ -523,7 +523,7 @@ static int tup_named_ret(struct utprobe *up, const struct utprobe_return *ret,
  * tup_orphans; taken before event_mutex and the core's own mutex.  The
  * listings read tup_named_list under RCU alone, so that a reader never
  * waits for a long write: a probe taken off the list is freed only
- * after a grace period (tup_named_free() and __utp_reap() wait for one
+ * after a grace period (tup_named_free() and __tup_reap() wait for one
  * before they free it).
  */
 static DEFINE_MUTEX(tup_named_lock);
@@ -888,7 +888,7 @@ static void tup_events_del_list(struct list_head *list)
  * another event (an eprobe removed) is found at the next write or
  * truncation.  tup_named_lock held.
  */
-static void __utp_reap(void)
+static void __tup_reap(void)
 {
 	struct tup_named *n, *next;
 	LIST_HEAD(gone);
@@ -912,7 +912,7 @@ static void __utp_reap(void)
 static void tup_reap(struct work_struct *work)
 {
 	mutex_lock(&tup_named_lock);
-	__utp_reap();
+	__tup_reap();
 	mutex_unlock(&tup_named_lock);
 }
 
@@ -1476,7 +1476,7 @@ static int tup_remove_run(struct tup_line *lines, unsigned int n,
  * removes only its own probes.  Stops at the first error.
  * tup_named_lock held.
  */
-static int __utp_run(struct tup_line *lines, unsigned int n,
+static int __tup_run(struct tup_line *lines, unsigned int n,
 		     struct list_head *gone, const struct file *owner)
 {
 	unsigned int i = 0, first;
@@ -1497,14 +1497,14 @@ static int __utp_run(struct tup_line *lines, unsigned int n,
 	return ret;
 }
 
-/* __utp_run(), then one wait for the probes it removed; they are freed. */
+/* __tup_run(), then one wait for the probes it removed; they are freed. */
 static int tup_run(struct tup_line *lines, unsigned int n,
 		   const struct file *owner)
 {
 	LIST_HEAD(gone);
 	int ret;
 
-	ret = __utp_run(lines, n, &gone, owner);
+	ret = __tup_run(lines, n, &gone, owner);
 	tup_named_free(&gone);
 	return ret;
 }
@@ -1577,7 +1577,7 @@ static ssize_t tup_write(struct file *file, const char __user *ubuf,
 	if (!ret)
 		ret = mutex_lock_killable(&tup_named_lock);
 	if (!ret) {
-		__utp_reap();
+		__tup_reap();
 		ret = tup_run(lines, n, owner);
 		mutex_unlock(&tup_named_lock);
 	}
@@ -1770,7 +1770,7 @@ static int tup_events_open(struct inode *inode, struct file *file)
 			return -EPERM;
 		if (mutex_lock_killable(&tup_named_lock))
 			return -EINTR;
-		__utp_reap();
+		__tup_reap();
 		ret = tup_events_del_all();
 		if (!ret)
 			list_for_each_entry_safe(n, next, &tup_named_list,
