@@ -405,8 +405,8 @@ int utp_thread_attach(struct utp_proc *proc, struct task_struct *task)
 		 * Dying already, with no death report for us: take it out.
 		 * Or let go of meanwhile by utp_proc_idle(), which a clone
 		 * report (not under utp_mutex) runs alongside: a new thread
-		 * has never run, so it looks asleep.  Its gone_work, queued
-		 * then, frees it when the thread first runs, not we.
+		 * has never run, so it looks asleep.  Its quiesce.gone_work,
+		 * queued then, frees it when the thread first runs, not we.
 		 */
 		utp_control(task, engine, UTRACE_DETACH);
 		if (utp_thread_leave(ut))

@@ -149,7 +149,7 @@ struct utp_proc {
 	atomic_t npoints;		/* in @points; utp_points_max at most */
 	struct xarray slots;		/* slot -> its instruction's address */
 	spinlock_t lock;		/* threads, quiescing, detaching */
-	struct list_head threads;	/* and each one's ->stopped */
+	struct list_head threads;	/* and each one's quiesce.stopped */
 	bool quiescing;
 	bool detaching;			/* no point left: threads let go */
 	unsigned int nreleased;		/* threads released, not freed yet */
