@@ -28,6 +28,8 @@ struct stk_event {
 	struct tep_format_field *ip;	/* or callers=: the ip */
 	const char *data;		/* and the copy, or the callers */
 	struct tep_event *ev;
+	struct tep_format_field **strs;	/* its values' strings */
+	int nstrs;
 };
 
 struct stk_raw {
@@ -77,6 +79,26 @@ static char *slurp(const char *path, int *len)
 	return buf;
 }
 
+/* Note @e's values that are strings, a data_loc each: raw_info_faults() */
+static int raw_strings(struct stk_event *e)
+{
+	struct tep_format_field **fields = tep_event_fields(e->ev);
+
+	if (!fields)
+		return -1;
+	for (int i = 0; fields[i]; i++) {
+		struct tep_format_field *f = fields[i];
+
+		/* __stack, __callers and the like are not values */
+		if ((f->flags & TEP_FIELD_IS_DYNAMIC) &&
+		    (f->flags & TEP_FIELD_IS_STRING) && f->size == 4 &&
+		    *f->name != '_')
+			fields[e->nstrs++] = f;
+	}
+	e->strs = fields;
+	return 0;
+}
+
 /* Parse @inst's format of utprobes/@name into @r: 0, or -1 */
 static int raw_event(struct stk_raw *r, const char *inst, const char *name,
 		     char *err, size_t errlen)
@@ -107,6 +129,10 @@ static int raw_event(struct stk_raw *r, const char *inst, const char *name,
 	    !e->regs || e->regs->size != STACK_NREGS * sizeof(unsigned long) ||
 	    !tep_find_field(e->ev, "__stack")) {
 		snprintf(err, errlen, "%s: its records hold no stack", name);
+		return -1;
+	}
+	if (raw_strings(e)) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	e->id = e->ev->id;
@@ -206,26 +232,22 @@ static int raw_copy_cmp(const void *a, const void *b)
 }
 
 /*
- * In @info, the printed values of @rec (event @ev), each string the
+ * In @info, the printed values of @rec (event @e), each string the
  * kernel could not read shown as the kernel shows it, "NAME=(fault)":
  * it stored no byte (a string read holds at least its NUL), where
  * libtraceevent prints "".  @info is rewritten in place.
  */
-static void raw_info_faults(struct tep_event *ev, struct tep_record *rec,
-			    char *info)
+static void raw_info_faults(const struct stk_event *e,
+			    struct tep_record *rec, char *info)
 {
-	struct tep_format_field **fields = tep_event_fields(ev);
 	char want[256], *at;
 	unsigned long long loc;
 
-	for (int i = 0; fields && fields[i]; i++) {
-		struct tep_format_field *f = fields[i];
+	for (int i = 0; i < e->nstrs; i++) {
+		struct tep_format_field *f = e->strs[i];
 		size_t n;
 
-		if (!(f->flags & TEP_FIELD_IS_DYNAMIC) ||
-		    !(f->flags & TEP_FIELD_IS_STRING) || f->size != 4 ||
-		    *f->name == '_' ||
-		    tep_read_number_field(f, rec->data, &loc) || loc >> 16)
+		if (tep_read_number_field(f, rec->data, &loc) || loc >> 16)
 			continue;
 		n = snprintf(want, sizeof(want), "%s=\"\"", f->name);
 		if (n >= sizeof(want))
@@ -235,12 +257,11 @@ static void raw_info_faults(struct tep_event *ev, struct tep_record *rec,
 				break;
 		if (!at)
 			continue;
-		/* NAME="" becomes NAME=(fault): four bytes longer */
+		/* NAME="" becomes NAME=(fault): five bytes longer */
 		n = strlen(f->name) + 1;
 		memmove(at + n + 7, at + n + 2, strlen(at + n + 2) + 1);
 		memcpy(at + n, "(fault)", 7);
 	}
-	free(fields);
 }
 
 /*
@@ -264,10 +285,10 @@ static char *raw_info(struct stk_raw *r, const struct stk_event *e,
 		p++;
 	len = p ? strlen(p) : 0;
 	/* room for a "(fault)" in place of each "" */
-	info = p ? malloc(len + 1 + 5 * e->ev->format.nr_fields) : NULL;
+	info = p ? malloc(len + 1 + 5 * e->nstrs) : NULL;
 	if (info) {
 		memcpy(info, p, len + 1);
-		raw_info_faults(e->ev, rec, info);
+		raw_info_faults(e, rec, info);
 	}
 	trace_seq_destroy(&s);
 	return info;
@@ -462,6 +483,8 @@ void stk_raw_close(struct stk_raw *r)
 		close(r->fds[i]);
 	free(r->fds);
 	free(r->page);
+	for (int i = 0; r->evs && i < r->nevs; i++)
+		free(r->evs[i].strs);
 	free(r->evs);
 	for (size_t i = 0; i < r->ncopies; i++) {
 		free(r->copies[i]->info);
