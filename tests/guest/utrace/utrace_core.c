@@ -142,6 +142,17 @@ static struct child spawn_traced(void (*fn)(void *), void *arg,
 	return c;
 }
 
+/* Is engine @id's thread held by a stop?  Waits up to 20 s for it. */
+static bool held(int id)
+{
+	for (int i = 0; i < 4000; i++) {
+		if (!ctl("examine %d", id))
+			return true;
+		msleep(5);
+	}
+	return false;
+}
+
 /*
  * spawn_traced(), then go() and wait until the child is held by engine 0
  * at its first getpid() entry (@fn must call getpid() first).
@@ -161,13 +172,8 @@ static struct child spawn_stopped(void (*fn)(void *), void *arg,
 	} else {
 		go(&c);
 		/* logged in the callback: stopped a moment later */
-		if (log_wait(line)) {
-			for (int i = 0; i < 4000; i++) {
-				if (!ctl("examine 0"))
-					return c;
-				msleep(5);
-			}
-		}
+		if (log_wait(line) && held(0))
+			return c;
 	}
 	kill(c.pid, SIGKILL);
 	waitpid(c.pid, NULL, __WALL);
@@ -945,18 +951,14 @@ TEST_F(utrace, held_signal_delivered_after_resume)
 {
 	struct child c = traced(_metadata, body_handler, NULL, EV(SIGNAL));
 	char line[128];
-	int st, ret = -1;
+	int st;
 
 	ASSERT_EQ(0, ctl("reply_once 0 %d %d", SIGNAL,
 			 SIGNAL_HOLD | SIG_DELIVER | STOP));
 	go(&c);
 	snprintf(line, sizeof(line), "0 signal %d action=0x5 signo=10", c.pid);
 	ASSERT_TRUE(log_wait(line));
-	for (int i = 0; i < 2000 && ret; i++) {
-		ret = ctl("examine 0");
-		msleep(5);
-	}
-	EXPECT_EQ(0, ret);		/* stopped, the signal held */
+	EXPECT_TRUE(held(0));		/* stopped, the signal held */
 	EXPECT_EQ(0, ctl("control 0 %d", RESUME));
 	st = reap(c.pid);
 	ASSERT_TRUE(WIFEXITED(st));
@@ -1223,7 +1225,7 @@ static void body_mt_exec(void *arg)
 
 TEST_F(utrace, exec_kills_thread_held_by_stop)
 {
-	int p[2], st, tid = 0, ret = -1;
+	int p[2], st, tid = 0;
 	struct child c;
 	char line[64];
 
@@ -1238,12 +1240,7 @@ TEST_F(utrace, exec_kills_thread_held_by_stop)
 	go(&c);
 	/* the thread is held at its first system call: then exec */
 	ASSERT_TRUE(log_wait("\n1 syscall_entry ")) TH_LOG("%s", logbuf);
-	for (int i = 0; i < 4000 && ret; i++) {
-		ret = ctl("examine 1");
-		if (ret)
-			msleep(5);
-	}
-	EXPECT_EQ(0, ret);
+	EXPECT_TRUE(held(1));
 	ASSERT_EQ(1, write(p[1], "x", 1));
 	close(p[1]);
 	st = reap(c.pid);
@@ -1268,17 +1265,12 @@ TEST_F(utrace, vfork_parent_stops_before_waiting)
 {
 	struct child c = traced(_metadata, body_vfork, NULL, EV(CLONE));
 	char line[64];
-	int ret = -1;
 
 	ASSERT_EQ(0, ctl("reply_once 0 %d %d", CLONE, STOP));
 	go(&c);
 	snprintf(line, sizeof(line), "0 clone %d", c.pid);
 	ASSERT_TRUE(log_wait(line));
-	for (int i = 0; i < 2000 && ret; i++) {
-		ret = ctl("examine 0");
-		msleep(5);
-	}
-	EXPECT_EQ(0, ret);	/* held, though the vfork child ran and exited */
+	EXPECT_TRUE(held(0));	/* held, though the vfork child ran and exited */
 	EXPECT_EQ(0, ctl("control 0 %d", RESUME));
 	ASSERT_EQ(0, reap(c.pid));
 	EXPECT_EQ(0, ctl("put 0"));
@@ -1663,7 +1655,7 @@ static void body_mt_end(void *arg)
 static void held_thread_killed(struct __test_metadata *_metadata,
 			       bool by_signal)
 {
-	int p[2], st, tid = 0, ret = -1;
+	int p[2], st, tid = 0;
 	struct mt_end m;
 	struct child c;
 	char want[256], *line;
@@ -1678,12 +1670,7 @@ static void held_thread_killed(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, ctl("events 0 %lu", EV(CLONE)));
 	go(&c);
 	ASSERT_TRUE(log_wait("\n1 syscall_entry ")) TH_LOG("%s", logbuf);
-	for (int i = 0; i < 4000 && ret; i++) {
-		ret = ctl("examine 1");
-		if (ret)
-			msleep(5);
-	}
-	EXPECT_EQ(0, ret);
+	EXPECT_TRUE(held(1));
 	if (by_signal) {
 		ASSERT_EQ(0, kill(c.pid, SIGTERM));
 	} else {
@@ -1835,17 +1822,6 @@ TEST_F(utrace, reap_while_death_report_runs)
 	snprintf(want, sizeof(want), "%s0 reap %d last\n", line, c.pid);
 	EXPECT_STREQ(want, read_log());
 	EXPECT_EQ(0, ctl("put 0"));
-}
-
-/* Is engine @id's thread held by a stop?  Waits up to 20 s for it. */
-static bool held(int id)
-{
-	for (int i = 0; i < 4000; i++) {
-		if (!ctl("examine %d", id))
-			return true;
-		msleep(5);
-	}
-	return false;
 }
 
 /*
