@@ -60,13 +60,21 @@ struct run_ops {
 };
 
 /*
+ * The exit status of a command line that cannot run as it is; that of a
+ * failure at run time is EXIT_FAILURE, 1.
+ */
+#define EXIT_USAGE	2
+
+/*
  * "uprobe-cli: " and the message, on stderr, and in JSON mode as
- * {"error":"MESSAGE"} on stdout too.  Neither exits: run_error()
- * returns 1, the exit status of a failure at run time; usage_error() 2,
- * that of a command line that cannot run as it is.
+ * {"error":"MESSAGE"} on stdout too.  None exits.  For the commands:
+ * run_error() returns EXIT_FAILURE, usage_error() EXIT_USAGE.  For the
+ * helpers, which return 0 or -errno: print_error() returns @err.
  */
 int run_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int print_error(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /*
  * The options of list, stat and funcs: the format, and those a command
  * takes, each where its pointer is not NULL.

@@ -67,7 +67,7 @@ static void json_error(const char *msg)
 	jsonw_destroy(&w);
 }
 
-/* run_error() and usage_error(): the message, on stderr and as JSON. */
+/* The message of the functions below, on stderr and as JSON. */
 static void vmessage(const char *fmt, va_list ap)
 {
 	char *msg = NULL;
@@ -90,7 +90,10 @@ static void vmessage(const char *fmt, va_list ap)
 	free(msg);
 }
 
-/* A failure at run time: its message.  Returns 1, its exit status. */
+/*
+ * A command's failure at run time: its message.  Returns EXIT_FAILURE,
+ * its exit status.
+ */
 int run_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -98,13 +101,13 @@ int run_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmessage(fmt, ap);
 	va_end(ap);
-	return 1;
+	return EXIT_FAILURE;
 }
 
 /*
  * A command line that cannot be run as it is (an option or argument
  * missing, unknown or malformed, two that do not go together): its
- * message.  Returns 2, its exit status.
+ * message, for a command.  Returns EXIT_USAGE, its exit status.
  */
 int usage_error(const char *fmt, ...)
 {
@@ -113,7 +116,21 @@ int usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmessage(fmt, ap);
 	va_end(ap);
-	return 2;
+	return EXIT_USAGE;
+}
+
+/*
+ * A helper's failure: its message, as run_error() and usage_error()
+ * print theirs.  Returns @err, the -errno the helper returns.
+ */
+int print_error(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage(fmt, ap);
+	va_end(ap);
+	return err;
 }
 
 json_writer_t *json_new(void)
