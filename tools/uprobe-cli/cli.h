@@ -85,7 +85,7 @@ struct view_opts {
 	const char **textfile;	/* stat's --textfile */
 	bool *sdt;		/* funcs' --sdt */
 };
-/* Those options in @argv; 0, or 2 after a message */
+/* Those options in @argv; 0, or -EINVAL after a message */
 int parse_format(int argc, char **argv, struct view_opts *o);
 /* Where the first "--" of @argv is (after argv[0]), or @argc. */
 int dashes_at(int argc, char **argv);
@@ -160,9 +160,12 @@ void lines_free(char **lines, int n);
 /* @spec's places as more probes at the end of *@ps; 0, or 1. */
 int resolve_probes(const char *spec, pid_t pid, bool ret_probe,
 		   struct probe **ps, int *n);
-/* Take -j (@opt 'j') or --format=@arg (@opt 'f'); 0, or 2 after a message. */
+/*
+ * Take -j (@opt 'j') or --format=@arg (@opt 'f'); 0, or -EINVAL after a
+ * message.
+ */
 int format_option(int opt, const char *arg);
-/* 0 if the format is a table or JSON, or 2 after a message for @cmd. */
+/* 0 if the format is a table or JSON, or -EINVAL after a message for @cmd. */
 int table_or_json(const char *cmd);
 /* bpftool's JSON writer (json_writer.h) */
 typedef struct json_writer json_writer_t;

@@ -205,17 +205,17 @@ int cmd_count(int argc, char **argv)
 			filter_expr = optarg;
 		} else if (c == 'j' || c == 'f') {
 			if (format_option(c, optarg))
-				ret = 2;
+				ret = EXIT_USAGE;
 		} else if (c == 'b') {
 			by = optarg;
 		} else if (c == 't') {
 			top = parse_pos("--top", optarg);
 			if (!top)
-				ret = 2;
+				ret = EXIT_USAGE;
 		} else if (c == 's') {
 			size = by_size(optarg);
 			if (!size)
-				ret = 2;
+				ret = EXIT_USAGE;
 		} else if (c == 'o') {
 			stack_folded = stack_opt = true;
 		} else if (c == 'g') {
@@ -229,13 +229,13 @@ int cmd_count(int argc, char **argv)
 				ret = usage_error("count: --stack-size %ld is more than the kernel copies, %d",
 						  v, STACK_BYTES_MAX);
 			else if (!v)
-				ret = 2;
+				ret = EXIT_USAGE;
 			stack_bytes = v;
 			size_given = true;
 		} else if (c == 'P') {
 			stack_fp = stack_opt = true;
 		} else {
-			ret = 2;
+			ret = EXIT_USAGE;
 		}
 	}
 	if (ret) {
@@ -363,9 +363,9 @@ int cmd_latency(int argc, char **argv)
 	while ((c = getopt_long(end, argv, end < argc ? "jf:" : "+jf:", opts,
 				NULL)) != -1)
 		if ((c != 'j' && c != 'f') || format_option(c, optarg))
-			return 2;
+			return EXIT_USAGE;
 	if (table_or_json("latency"))
-		return 2;
+		return EXIT_USAGE;
 	if (optind >= end)
 		return usage_error("latency: no probe given (SPEC -- CMD [ARGS])");
 	if (end < argc && end - optind > 1)

@@ -161,11 +161,10 @@ int cmd_funcs(int argc, char **argv)
 	char path[PATH_MAX], err[1024];
 	bool sdt = false;
 	struct view_opts o = { .sdt = &sdt };
-	int r = parse_format(argc, argv, &o);
 	const char *glob;
 
-	if (r)
-		return r;
+	if (parse_format(argc, argv, &o))
+		return EXIT_USAGE;
 	if (out_fmt == OPENMETRICS)
 		return usage_error("funcs: no counts to print as openmetrics (table or json)");
 	if (optind >= argc)
@@ -188,7 +187,7 @@ int cmd_resolve(int argc, char **argv)
 	while ((c = getopt(argc, argv, "+p:")) != -1) {
 		pid = c == 'p' ? parse_pos("pid", optarg) : 0;
 		if (!pid)
-			return 2;
+			return EXIT_USAGE;
 	}
 	if (optind >= argc)
 		return usage_error("resolve: no probe given");

@@ -34,7 +34,7 @@ long parse_pos(const char *what, const char *arg)
 	errno = 0;
 	v = strtol(arg, &end, 10);
 	if (errno || end == arg || *end || v <= 0) {
-		run_error("bad %s '%s'", what, arg);
+		print_error(-EINVAL, "bad %s '%s'", what, arg);
 		return 0;
 	}
 	return v;
@@ -43,7 +43,7 @@ long parse_pos(const char *what, const char *arg)
 /*
  * Take -j (@opt 'j') or --format=@arg (@opt 'f'), which main() takes
  * before the command and the commands that print take after it too;
- * the last one given wins.  0, or 2 after a message.
+ * the last one given wins.  0, or -EINVAL after a message.
  */
 int format_option(int opt, const char *arg)
 {
@@ -54,7 +54,8 @@ int format_option(int opt, const char *arg)
 	else if (!strcmp(arg, "table"))
 		out_fmt = TABLE;
 	else
-		return usage_error("unknown format '%s' (table, json, openmetrics)",
+		return print_error(-EINVAL,
+				   "unknown format '%s' (table, json, openmetrics)",
 				   arg);
 	return 0;
 }
@@ -63,7 +64,7 @@ int table_or_json(const char *cmd)
 {
 	if (out_fmt != OPENMETRICS)
 		return 0;
-	return usage_error("%s: no openmetrics output (table or json)",
+	return print_error(-EINVAL, "%s: no openmetrics output (table or json)",
 			   cmd);
 }
 
@@ -82,23 +83,24 @@ int parse_format(int argc, char **argv, struct view_opts *o)
 	while ((c = getopt_long(argc, argv, "jf:i:n:", opts, NULL)) != -1) {
 		if (c == 'j' || c == 'f') {
 			if (format_option(c, optarg))
-				return 2;
+				return -EINVAL;
 		} else if (c == 'i' && o->interval) {
 			char *end;
 
 			*o->interval = strtod(optarg, &end);
 			if (end == optarg || *end || !(*o->interval > 0))
-				return usage_error("bad interval '%s'", optarg);
+				return print_error(-EINVAL, "bad interval '%s'",
+						   optarg);
 		} else if (c == 'n' && o->count) {
 			*o->count = parse_pos("count", optarg);
 			if (!*o->count)
-				return 2;
+				return -EINVAL;
 		} else if (c == 's' && o->sdt) {
 			*o->sdt = true;
 		} else if (c == 't' && o->textfile) {
 			*o->textfile = optarg;
 		} else {
-			return 2;
+			return -EINVAL;
 		}
 	}
 	return 0;

@@ -139,9 +139,9 @@ int cmd_add(int argc, char **argv)
 		else if (c == 'I')
 			up_no_inline = true;
 		else
-			return 2;
+			return EXIT_USAGE;
 		if (c == 'p' && !pid)
-			return 2;
+			return EXIT_USAGE;
 	}
 	if (optind >= argc)
 		return usage_error("add: no probe given");
@@ -315,10 +315,10 @@ int cmd_list(int argc, char **argv)
 {
 	struct view_opts o = { 0 };
 	struct listed *l = NULL;
-	int n, r = parse_format(argc, argv, &o);
+	int n, r;
 
-	if (r)
-		return r;
+	if (parse_format(argc, argv, &o))
+		return EXIT_USAGE;
 	n = read_probes(&l);
 	if (n < 0)
 		return run_error("%s", listing_errmsg(n));
@@ -387,7 +387,7 @@ static int stat_textfile(const char *path, double interval, int count)
 int cmd_stat(int argc, char **argv)
 {
 	double interval = 1;
-	int count = 0, n, r;
+	int count = 0, n, r = 0;
 	const char *textfile = NULL;
 	struct view_opts o = {
 		.interval = &interval, .count = &count, .textfile = &textfile,
@@ -396,9 +396,8 @@ int cmd_stat(int argc, char **argv)
 	struct listed *l = NULL;
 	enum format fmt;
 
-	r = parse_format(argc, argv, &o);
-	if (r)
-		return r;
+	if (parse_format(argc, argv, &o))
+		return EXIT_USAGE;
 	fmt = out_fmt;
 	if (textfile && fmt != OPENMETRICS)
 		return usage_error("stat --textfile writes metrics: give --format=openmetrics");

@@ -276,8 +276,8 @@ static struct MHD_Daemon *listen_any(uint16_t port)
 /*
  * Read @addr, HOST:PORT (HOST a numeric IPv4 or [IPv6] address, or
  * empty for every address, IPv4 and IPv6), into *@ai (NULL for every
- * address, with *@port).  0, or 2 after a message: a command line that
- * cannot run, found before anything is placed.
+ * address, with *@port).  0, or -EINVAL after a message: a command line
+ * that cannot run, found before anything is placed.
  */
 static int listen_parse(const char *addr, struct addrinfo **ai,
 			unsigned short *port)
@@ -296,12 +296,14 @@ static int listen_parse(const char *addr, struct addrinfo **ai,
 		len -= 2;
 	}
 	if (!colon || !colon[1] || len >= (int)sizeof(host))
-		return usage_error("--listen '%s': give HOST:PORT, :PORT or [IPv6]:PORT",
+		return print_error(-EINVAL,
+				   "--listen '%s': give HOST:PORT, :PORT or [IPv6]:PORT",
 				   addr);
 	snprintf(host, sizeof(host), "%.*s", len, h);
 	r = getaddrinfo(len ? host : NULL, colon + 1, &hints, ai);
 	if (r)
-		return usage_error("--listen '%s': %s", addr, gai_strerror(r));
+		return print_error(-EINVAL, "--listen '%s': %s", addr,
+				   gai_strerror(r));
 	*port = ntohs(((struct sockaddr_in *)(*ai)->ai_addr)->sin_port);
 	if (!len) {
 		freeaddrinfo(*ai);
@@ -373,7 +375,7 @@ int cmd_serve(int argc, char **argv)
 		else if (c == 'T')
 			jump_ok = false;
 		else
-			ret = 2;
+			ret = EXIT_USAGE;
 		/* one message: the first bad option's */
 		if (ret)
 			break;
@@ -382,8 +384,8 @@ int cmd_serve(int argc, char **argv)
 		ret = usage_error("serve: '%s': give probes with -e SPEC", argv[optind]);
 	if (!ret && !addr)
 		ret = usage_error("serve: no address given (--listen HOST:PORT)");
-	if (!ret)
-		ret = listen_parse(addr, &ai, &port);
+	if (!ret && listen_parse(addr, &ai, &port))
+		ret = EXIT_USAGE;
 	/* until ^C or SIGTERM, taken by sigwait() alone */
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);

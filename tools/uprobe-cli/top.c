@@ -366,7 +366,7 @@ int cmd_top(int argc, char **argv)
 	while (!ret &&
 	       (c = getopt_long(dashes, argv, "jf:i:n:p:", opts, NULL)) != -1) {
 		if (c == 'j' || c == 'f') {
-			ret |= format_option(c, optarg) ? 2 : 0;
+			ret |= format_option(c, optarg) ? EXIT_USAGE : 0;
 		} else if (c == 'i') {
 			t.interval = strtod(optarg, &end);
 			if (end == optarg || *end || !(t.interval >= 0.1))
@@ -374,14 +374,14 @@ int cmd_top(int argc, char **argv)
 						  optarg);
 		} else if (c == 'n') {
 			t.count = parse_pos("-n", optarg);
-			ret |= t.count ? 0 : 2;
+			ret |= t.count ? 0 : EXIT_USAGE;
 		} else if (c == 'p') {
 			t.pid = parse_pos("-p", optarg);
-			ret |= t.pid ? 0 : 2;
+			ret |= t.pid ? 0 : EXIT_USAGE;
 		} else if (c == 'T') {
 			jump_ok = false;
 		} else {
-			ret = 2;
+			ret = EXIT_USAGE;
 		}
 	}
 	for (int i = optind; i < dashes; i++)

@@ -10,6 +10,7 @@
  * commands.h names.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,8 +190,8 @@ static void version(void)
 
 /*
  * The options before the command: --help and --version, which end the
- * run (-1), and the output format, which every command shares.  0, -1,
- * or the exit status of an error after a message.
+ * run (1), and the output format, which every command shares.  0, 1,
+ * or -EINVAL after a message.
  */
 static int global_options(int argc, char **argv)
 {
@@ -206,23 +207,26 @@ static int global_options(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:hVjf:", opts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
-			return -1;
+			return 1;
 		} else if (c == 'V') {
 			version();
-			return -1;
+			return 1;
 		} else if (c == 'j' || c == 'f') {
 			if (format_option(c, optarg))
-				return 2;
+				return -EINVAL;
 		} else if (c == ':') {
-			return usage_error("%s: give a format (table, json, openmetrics)",
+			return print_error(-EINVAL,
+					   "%s: give a format (table, json, openmetrics)",
 					   argv[optind - 1]);
 		} else if (!strncmp(argv[optind - 1], "--", 2)) {
-			return usage_error("%s: unknown option (see uprobe-cli --help)",
-				   argv[optind - 1]);
+			return print_error(-EINVAL,
+					   "%s: unknown option (see uprobe-cli --help)",
+					   argv[optind - 1]);
 		} else {
 			/* argv[optind - 1] may be a cluster it is inside */
-			return usage_error("-%c: unknown option (see uprobe-cli --help)",
-				   optopt);
+			return print_error(-EINVAL,
+					   "-%c: unknown option (see uprobe-cli --help)",
+					   optopt);
 		}
 	}
 	opterr = 1;
@@ -248,12 +252,12 @@ int main(int argc, char **argv)
 	}
 	ret = global_options(argc, argv);
 	if (ret)
-		return ret < 0 ? 0 : ret;
+		return ret < 0 ? EXIT_USAGE : 0;
 	argc -= optind;
 	argv += optind;
 	if (!argc) {
 		usage(stderr);
-		return 2;
+		return EXIT_USAGE;
 	}
 	/* each command parses its own options, argv[0] its name */
 	optind = 0;

@@ -7,6 +7,7 @@
  * and count --by aggregate in the kernel with a hist trigger.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -344,7 +345,7 @@ static int session_probes(struct session *s, const char *cmd_name,
  * "SPEC [VALUE...] [-- CMD [ARGS]]" of command @name, its options (-j,
  * --format=F) anywhere before "--", with @min to @max words before
  * "--": those words into *@words (*@nwords of them), the command into
- * *@cmd (NULL if none).  0, or the exit status after a message.
+ * *@cmd (NULL if none).  0, or -EINVAL after a message.
  */
 static int parse_cmdline(int argc, char **argv, const char *name,
 			 const char *usage, int min, int max,
@@ -370,7 +371,8 @@ static int parse_cmdline(int argc, char **argv, const char *name,
 			filter_expr = optarg;
 		} else if ((c == 'S' || c == 'k' || c == 'P') &&
 			   strcmp(name, "trace")) {
-			return usage_error("%s: --stack, --stack-size and --fp go with trace",
+			return print_error(-EINVAL,
+					   "%s: --stack, --stack-size and --fp go with trace",
 					   name);
 		} else if (c == 'S') {
 			trace_stack = true;
@@ -380,29 +382,32 @@ static int parse_cmdline(int argc, char **argv, const char *name,
 			long v = parse_pos("--stack-size", optarg);
 
 			if (v > STACK_BYTES_MAX)
-				return usage_error("trace: --stack-size %ld is more than the kernel copies, %d",
+				return print_error(-EINVAL,
+						   "trace: --stack-size %ld is more than the kernel copies, %d",
 						   v, STACK_BYTES_MAX);
 			if (!v)
-				return 2;
+				return -EINVAL;
 			stack_bytes = v;
 			size_given = true;
 		} else if ((c != 'j' && c != 'f') || format_option(c, optarg)) {
-			return 2;
+			return -EINVAL;
 		}
 	}
 	if ((size_given || stack_fp) && !trace_stack)
-		return usage_error("trace: --stack-size and --fp go with --stack");
+		return print_error(-EINVAL,
+				   "trace: --stack-size and --fp go with --stack");
 	if (size_given && stack_fp)
-		return usage_error("trace: --stack-size or --fp, not both");
+		return print_error(-EINVAL,
+				   "trace: --stack-size or --fp, not both");
 	if (table_or_json(name))
-		return 2;
+		return -EINVAL;
 	*words = argv + optind;
 	*nwords = end - optind;
 	*cmd = end + 1 < argc ? argv + end + 1 : NULL;
 	if (*nwords < min || *nwords > max)
-		return usage_error("%s: %s", name, usage);
+		return print_error(-EINVAL, "%s: %s", name, usage);
 	if (end < argc && !*cmd)
-		return usage_error("%s: no command after '--'", name);
+		return print_error(-EINVAL, "%s: no command after '--'", name);
 	return 0;
 }
 
@@ -413,11 +418,10 @@ int cmd_trace(int argc, char **argv)
 	char **cmd, **words;
 	int nwords, ret, status;
 
-	ret = parse_cmdline(argc, argv, "trace",
-			    "no probe given (SPEC [VALUE...] [-- CMD])", 1,
-			    argc, &words, &nwords, &cmd);
-	if (ret)
-		return ret;
+	if (parse_cmdline(argc, argv, "trace",
+			  "no probe given (SPEC [VALUE...] [-- CMD])", 1, argc,
+			  &words, &nwords, &cmd))
+		return EXIT_USAGE;
 	s.fmt = out_fmt;
 	ret = session_probes(&s, "trace", words[0], false, words + 1,
 			     nwords - 1);
@@ -489,11 +493,10 @@ int cmd_hist(int argc, char **argv)
 	char **cmd, **words;
 	int nwords, ret, status;
 
-	ret = parse_cmdline(argc, argv, "hist",
-			    "give one probe and one value (SPEC VALUE [-- CMD])",
-			    2, 2, &words, &nwords, &cmd);
-	if (ret)
-		return ret;
+	if (parse_cmdline(argc, argv, "hist",
+			  "give one probe and one value (SPEC VALUE [-- CMD])",
+			  2, 2, &words, &nwords, &cmd))
+		return EXIT_USAGE;
 	s.fmt = out_fmt;
 	ret = aggregate(&s, "hist", words[0], words[1], true,
 			"hist:keys=%s.log2", cmd, &status);
@@ -510,7 +513,8 @@ int by_size(const char *arg)
 	long v = parse_pos("--size", arg);
 
 	if (v && (v < BY_SIZE_MIN || v > BY_SIZE_MAX)) {
-		usage_error("count --by: --size %ld is outside the kernel's range, %d to %d",
+		print_error(-EINVAL,
+			    "count --by: --size %ld is outside the kernel's range, %d to %d",
 			    v, BY_SIZE_MIN, BY_SIZE_MAX);
 		return 0;
 	}
