@@ -26,6 +26,12 @@ esac
 
 mkdir -p "$build"
 
+# One build of a flavour at a time (two makes run at once, say a check
+# and an image): kbuild's objects of one O= are not shared.  Held to the
+# end; modules.sh takes it too.
+exec 8>"$build/.obj-$flavour.lock"
+flock 8
+
 # 1. Pristine source, once.
 if [ ! -f "$src/.extracted" ]; then
 	[ -f "$tarball" ] || die "$tarball missing: run 'make deps'"

@@ -9,6 +9,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 flavour=${1:-normal}
 obj=$top/build/obj-$flavour
 out=$top/build/modules-$flavour
+# kernel.sh's lock: no kbuild of this flavour meanwhile
+exec 8>"$top/build/.obj-$flavour.lock"
+flock 8
 mkdir -p "$out"
 rm -f "$out"/*.ko
 for d in "$top"/tests/modules/*/ "$top"/samples/*/; do
