@@ -29,7 +29,7 @@ static void utp_send_delayed(struct utp_thread *ut)
 
 static void utp_end_step(struct utp_thread *ut)
 {
-	ut->step.active = false;
+	WRITE_ONCE(ut->hit.phase, UTP_HIT_NONE);
 	utp_set_events(ut, UTP_EVENTS);
 	utp_send_delayed(ut);
 }
@@ -81,7 +81,7 @@ u32 utp_report_quiesce(enum utrace_resume_action action,
 	if (event)
 		return UTRACE_RESUME;
 	utp_jump_report(ut);
-	if (ut->step.active)
+	if (ut->hit.phase == UTP_HIT_STEPPING)
 		return UTRACE_SINGLESTEP;
 	return utp_resume(ut);
 }
@@ -151,9 +151,9 @@ static void __utp_hit_work(struct utp_thread *ut)
 	if (current->flags & PF_EXITING)
 		return;
 	instruction_pointer_set(regs, bp);
-	if (ut->hit.emulate) {
+	if (ut->hit.phase == UTP_HIT_EMULATE) {
 		/* the trap ran the handlers; the stack was not at hand */
-		ut->hit.emulate = false;
+		WRITE_ONCE(ut->hit.phase, UTP_HIT_QUEUED);
 		if (utp_arch_emulate(&ut->hit.ai, bp, regs))
 			ut->hit.replay_bp = bp;
 		return;
@@ -195,7 +195,7 @@ static void utp_hit_work(struct callback_head *cb)
 	__utp_hit_work(ut);
 	srcu_read_unlock(&utp_srcu, idx);
 	/* only now, with the point let go, may a quiescer count it asleep */
-	WRITE_ONCE(ut->hit.queued, false);
+	WRITE_ONCE(ut->hit.phase, UTP_HIT_NONE);
 	/* its process lost its last point meanwhile: report to let go */
 	if (READ_ONCE(ut->proc->detaching))
 		utp_control(current, ut->engine, UTRACE_REPORT);
@@ -322,7 +322,7 @@ static bool utp_trap(struct pt_regs *regs, unsigned long bp)
 	/* a SIGTRAP with SI_KERNEL is this int3's only if it comes next */
 	ut->hit.int3_bp = bp;
 	/* a thread stepped by a ptracer takes the slow path: __utp_hit() */
-	if (utp_arch_user_stepping(regs) || ut->step.active || ut->hit.queued ||
+	if (utp_arch_user_stepping(regs) || ut->hit.phase != UTP_HIT_NONE ||
 	    ut->dbg.bp || READ_ONCE(ut->proc->quiescing) ||
 	    READ_ONCE(ut->proc->dead))
 		return false;
@@ -341,18 +341,17 @@ static bool utp_trap(struct pt_regs *regs, unsigned long bp)
 	res = utp_trap_hit(ut, pt, regs, bp);
 	if (res == UTP_TRAP_DONE)
 		return true;
-	ut->hit.emulate = res == UTP_TRAP_EMULATE;
-	if (ut->hit.emulate)
+	if (res == UTP_TRAP_EMULATE)
 		ut->hit.ai = pt->ai;
-	ut->hit.queued = true;
+	WRITE_ONCE(ut->hit.phase, res == UTP_TRAP_EMULATE ? UTP_HIT_EMULATE :
+		   UTP_HIT_QUEUED);
 	init_task_work(&ut->hit.work, utp_hit_work);
 	if (task_work_add(current, &ut->hit.work, TWA_RESUME)) {
 		/*
 		 * Exiting: it will not run user code again.  Handlers that
 		 * ran here must not run again in report_signal().
 		 */
-		ut->hit.queued = false;
-		ut->hit.emulate = false;
+		WRITE_ONCE(ut->hit.phase, UTP_HIT_NONE);
 		return res == UTP_TRAP_EMULATE;
 	}
 	return true;
@@ -477,7 +476,7 @@ static u32 __utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 	}
 	utp_arch_pre_step(&pt->ai, slot, regs);
 	/* the point may go during the step: the step needs only these */
-	ut->step.active = true;
+	WRITE_ONCE(ut->hit.phase, UTP_HIT_STEPPING);
 	ut->step.ai = pt->ai;
 	ut->step.vaddr = bp;
 	ut->step.slot = slot;
@@ -499,11 +498,13 @@ static u32 utp_hit(struct utp_thread *ut, struct pt_regs *regs,
 	u32 ret;
 	int idx;
 
-	WRITE_ONCE(ut->hit.slow, true);
+	WRITE_ONCE(ut->hit.phase, UTP_HIT_SLOW);
 	idx = srcu_read_lock(&utp_srcu);
 	ret = __utp_hit(ut, regs, bp, action);
 	srcu_read_unlock(&utp_srcu, idx);
-	WRITE_ONCE(ut->hit.slow, false);
+	/* or stepping, from the slow path straight on */
+	if (ut->hit.phase == UTP_HIT_SLOW)
+		WRITE_ONCE(ut->hit.phase, UTP_HIT_NONE);
 	/* the point went meanwhile, and the process's last with it */
 	if (utrace_resume_action(ret) == UTRACE_RESUME &&
 	    utp_leave_if_detaching(ut))
@@ -550,14 +551,14 @@ long utp_sys_hit(struct pt_regs *regs)
 	if (utp_arch_sys_enter(regs, vaddr))
 		goto bad;
 	sp = user_stack_pointer(regs);
-	WRITE_ONCE(ut->hit.slow, true);
+	WRITE_ONCE(ut->hit.phase, UTP_HIT_SLOW);
 	idx = srcu_read_lock(&utp_srcu);
 	pt = xa_load(&ut->proc->points, vaddr);
 	/* gone since the jump: the stub runs the instructions alone */
 	if (pt && !READ_ONCE(pt->stale))
 		utp_hit_handlers(ut, pt, regs, NULL);
 	srcu_read_unlock(&utp_srcu, idx);
-	WRITE_ONCE(ut->hit.slow, false);
+	WRITE_ONCE(ut->hit.phase, UTP_HIT_NONE);
 	return utp_arch_sys_leave(regs, vaddr, sp, stub, &info);
 bad:
 	force_sig(SIGILL);
@@ -628,7 +629,7 @@ u32 utp_report_signal(u32 action, struct utrace_engine *engine,
 		utp_jump_kick(ut->proc);
 	if (utrace_signal_action(action) == UTRACE_SIGNAL_REPORT)
 		utp_jump_report(ut);
-	if (ut->step.active)
+	if (ut->hit.phase == UTP_HIT_STEPPING)
 		return utp_signal_stepping(ut, regs, info, action);
 	if (utrace_signal_action(action) == UTRACE_SIGNAL_REPORT)
 		return UTRACE_SIGNAL_REPORT | utp_resume(ut);

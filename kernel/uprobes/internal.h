@@ -183,6 +183,21 @@ static inline bool utp_points_full(struct utp_proc *proc)
 	return atomic_read(&proc->npoints) >= READ_ONCE(utp_points_max);
 }
 
+/*
+ * Where a thread is in a hit of a point, each phase excluding the
+ * others.  The fast path (in the int3 trap) ends the hit there or queues
+ * the rest to its task_work; the slow path (the SIGTRAP's report, or a
+ * handler stub's system call) may end in a step out of line.  Handlers
+ * run in the trap, the task_work or the slow path: ut->hit.in_handler.
+ */
+enum utp_hit_phase {
+	UTP_HIT_NONE,			/* no hit under way */
+	UTP_HIT_QUEUED,			/* its task_work to run */
+	UTP_HIT_EMULATE,		/* ... which only emulates hit.ai */
+	UTP_HIT_SLOW,			/* in the slow path */
+	UTP_HIT_STEPPING,		/* stepping its instruction */
+};
+
 /* A thread of a probed process: the data of its engine. */
 struct utp_thread {
 	struct list_head node;		/* in proc->threads, under proc->lock */
@@ -191,7 +206,12 @@ struct utp_thread {
 	struct utrace_engine *engine;	/* referenced */
 	struct utp_proc *proc;
 	struct rcu_head rcu;		/* freed after readers of utp_tids */
-	/* for the quiescer and the jumps' look (quiesce.c, jump_look.c) */
+	/*
+	 * For the quiescer and the jumps' look (quiesce.c, jump_look.c),
+	 * under proc->lock but jgp_seq.  Not one state: each is another
+	 * party's, and they hold together (a thread seen idle may then
+	 * stop itself).
+	 */
 	struct {
 		bool stopped;		/* quiesced for the quiescer */
 		bool unstop;		/* resume it after its callback */
@@ -204,20 +224,18 @@ struct utp_thread {
 	} quiesce;
 	/* a hit (hit.c) */
 	struct {
-		bool in_handler;	/* running probe handlers */
-		bool slow;		/* in the slow path of a hit */
+		/* where it is; only the thread writes it, READ_ONCE() else */
+		enum utp_hit_phase phase;
+		bool in_handler;	/* running probe handlers, any phase */
 		struct callback_head work; /* a hit taken on the fast path */
 		unsigned long bp;	/* ... its address */
-		bool queued;
-		bool emulate;		/* done in the trap but for this: */
-		struct utp_arch_insn ai; /* ... the instruction to emulate */
+		struct utp_arch_insn ai; /* UTP_HIT_EMULATE's instruction */
 		unsigned long replay_bp; /* hit again, handlers run already */
 		unsigned long int3_bp;	/* the last user int3 it trapped on */
 	} hit;
-	/* a displaced instruction stepped out of line (hit.c) */
+	/* a displaced instruction stepped out of line (UTP_HIT_STEPPING) */
 	struct {
-		bool active;		/* stepping it: */
-		struct utp_arch_insn ai; /* ... this one, its point's copied */
+		struct utp_arch_insn ai; /* this one, its point's copied */
 		unsigned long vaddr;	/* ... from here */
 		unsigned long slot;	/* ... in this slot */
 		struct list_head delayed; /* signals that came mid-step */

@@ -48,18 +48,20 @@ static void utp_jump_task_fill(struct utp_thread *ut, unsigned int seq,
 			       struct utp_jump_task *jt)
 {
 	struct task_struct *task = ut->task;
+	enum utp_hit_phase phase;
 
 	/* first: what follows is only read while it stays asleep */
 	jt->asleep = task == current || task_curr(task) ? 0 :
 		     utp_asleep(task);
+	phase = READ_ONCE(ut->hit.phase);
+	jt->emulate = phase == UTP_HIT_EMULATE;
+	jt->queued = jt->emulate || phase == UTP_HIT_QUEUED;
+	jt->in_hit = phase == UTP_HIT_SLOW || phase == UTP_HIT_STEPPING;
 	jt->hit_bp = 0;
-	if (READ_ONCE(ut->hit.queued))
+	if (jt->queued)
 		jt->hit_bp = READ_ONCE(ut->hit.bp);
 	else if (sigismember(&task->pending.signal, SIGTRAP))
 		jt->hit_bp = READ_ONCE(ut->hit.int3_bp);
-	jt->emulate = READ_ONCE(ut->hit.emulate);
-	jt->queued = READ_ONCE(ut->hit.queued);
-	jt->in_hit = READ_ONCE(ut->hit.slow) || ut->step.active;
 	jt->seen = READ_ONCE(ut->quiesce.jgp_seq) == seq;
 }
 

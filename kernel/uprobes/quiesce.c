@@ -55,8 +55,8 @@ static bool utp_quiescent(struct utp_thread *ut)
 {
 	if (ut->task == current || ut->quiesce.stopped || ut->quiesce.in_work)
 		return true;
-	return ut->quiesce.idle && !ut->step.active &&
-	       !READ_ONCE(ut->hit.queued) && !READ_ONCE(ut->hit.slow) &&
+	return ut->quiesce.idle &&
+	       READ_ONCE(ut->hit.phase) == UTP_HIT_NONE &&
 	       utp_asleep(ut->task) == ut->quiesce.idle_switches;
 }
 
@@ -137,8 +137,7 @@ again:
  */
 bool utp_thread_holds_hit(struct utp_thread *ut)
 {
-	return ut->step.active || READ_ONCE(ut->hit.slow) ||
-	       READ_ONCE(ut->hit.queued) ||
+	return READ_ONCE(ut->hit.phase) != UTP_HIT_NONE ||
 	       sigismember(&ut->task->pending.signal, SIGTRAP);
 }
 
