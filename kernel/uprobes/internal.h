@@ -478,6 +478,8 @@ int utp_read_file_text(struct inode *inode, loff_t offset, u8 *buf,
 
 /* xol.c */
 void utp_xol_release(struct kref *kref);
+vm_fault_t utp_pages_fault(struct page *const *pages, unsigned long n,
+			   struct vm_fault *vmf);
 bool utp_xol_room(struct utp_proc *proc, unsigned long vaddr);
 unsigned long utp_slot(struct utp_proc *proc, struct utp_point *pt);
 

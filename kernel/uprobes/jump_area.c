@@ -40,16 +40,8 @@ static vm_fault_t utp_jarea_text_fault(const struct vm_special_mapping *sm,
 				       struct vm_fault *vmf)
 {
 	struct utp_jarea *a = container_of(sm, struct utp_jarea, text_sm);
-	struct page *page;
 
-	if (vmf->pgoff >= UTP_JAREA_TEXT_PAGES)
-		return VM_FAULT_SIGBUS;
-	page = READ_ONCE(a->text[vmf->pgoff]);
-	if (!page)
-		return VM_FAULT_SIGBUS;
-	get_page(page);
-	vmf->page = page;
-	return 0;
+	return utp_pages_fault(a->text, UTP_JAREA_TEXT_PAGES, vmf);
 }
 
 /*

@@ -21,21 +21,33 @@ void utp_xol_release(struct kref *kref)
  * Out-of-line area.
  */
 
-static vm_fault_t utp_xol_fault(const struct vm_special_mapping *sm,
-				struct vm_area_struct *vma,
-				struct vm_fault *vmf)
+/*
+ * A fault in a special mapping of @n pages, @pages[i] the page at
+ * offset i, or NULL while it has none: SIGBUS there.  Also the jumps'
+ * stubs' (jump_area.c).
+ */
+vm_fault_t utp_pages_fault(struct page *const *pages, unsigned long n,
+			   struct vm_fault *vmf)
 {
-	struct utp_xol *xol = container_of(sm, struct utp_xol, sm);
 	struct page *page;
 
-	if (vmf->pgoff >= UTP_XOL_PAGES)
+	if (vmf->pgoff >= n)
 		return VM_FAULT_SIGBUS;
-	page = READ_ONCE(xol->pages[vmf->pgoff]);
+	page = READ_ONCE(pages[vmf->pgoff]);
 	if (!page)
 		return VM_FAULT_SIGBUS;
 	get_page(page);
 	vmf->page = page;
 	return 0;
+}
+
+static vm_fault_t utp_xol_fault(const struct vm_special_mapping *sm,
+				struct vm_area_struct *vma,
+				struct vm_fault *vmf)
+{
+	struct utp_xol *xol = container_of(sm, struct utp_xol, sm);
+
+	return utp_pages_fault(xol->pages, UTP_XOL_PAGES, vmf);
 }
 
 static int utp_xol_mremap(const struct vm_special_mapping *sm,
