@@ -6,8 +6,10 @@
 #ifndef UPROBE_CLI_CLI_H
 #define UPROBE_CLI_CLI_H
 
+#include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <sys/types.h>
 
 #include "hist.h"
@@ -76,6 +78,18 @@ int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int print_error(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /*
+ * The exit status of a command whose helper returned @err: 0 for 0,
+ * EXIT_USAGE for -EINVAL, EXIT_FAILURE for another -errno.  Only for a
+ * helper whose -EINVAL is the command line's alone, as its comment
+ * says; a command turns another's failure into EXIT_FAILURE.
+ */
+static inline int exit_status(int err)
+{
+	if (!err)
+		return 0;
+	return err == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
+}
+/*
  * The options of list, stat and funcs: the format, and those a command
  * takes, each where its pointer is not NULL.
  */
@@ -96,7 +110,8 @@ int file_write(const char *path, int flags, const char *text);
 /*
  * From now on, the probes this command places are its own: written
  * through a utprobe_session of its own, which the kernel removes with
- * them when the command ends, however it ends.  0, or 1 after a message.
+ * them when the command ends, however it ends.  0, or -errno after a
+ * message.
  */
 int own_probes(void);
 /* The session own_probes() opened, or -1: a child closes it */
@@ -110,7 +125,7 @@ void probe_name(char *out, size_t len, const struct probe *pr);
 int kernel_write(const char *line);
 /* What the kernel's -errno @err means for a probe. */
 const char *kernel_errmsg(int err);
-/* 0 if the kernel has return probes, or 1 after a message. */
+/* 0 if the kernel has return probes, or -errno after a message. */
 int need_returns(void);
 /*
  * "(OFFSET)" of the semaphore of the SDT marker at @p, as utprobe_events
@@ -145,8 +160,9 @@ void remove_probes(const struct probe *ps, int n);
 int place_probes(struct probe *ps, char **lines, int *n, int *bad);
 /*
  * Place @ps[0..*@n) on their files (limited to @tree's processes if not
- * 0) through this command's own session: 0, or 1 after a message
- * naming the probe the kernel refused.  As place_probes(), drops some.
+ * 0) through this command's own session: 0, or -errno after a message
+ * (naming the probe the kernel refused, with its -errno).  As
+ * place_probes(), drops some.
  */
 int place_session_probes(struct probe *ps, int *n, pid_t tree);
 char **lines_new(int n, size_t size);
@@ -157,7 +173,10 @@ char **lines_new(int n, size_t size);
  */
 char **file_lines(const struct probe *ps, int n, pid_t tree);
 void lines_free(char **lines, int n);
-/* @spec's places as more probes at the end of *@ps; 0, or 1. */
+/*
+ * @spec's places as more probes at the end of *@ps; 0, or -errno after a
+ * message, -EINVAL if the command line's (an unknown suffix) alone.
+ */
 int resolve_probes(const char *spec, pid_t pid, bool ret_probe,
 		   struct probe **ps, int *n);
 /*

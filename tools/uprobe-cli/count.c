@@ -271,13 +271,13 @@ int cmd_count(int argc, char **argv)
 		up_no_inline = true;
 	/* resolve everything first: a bad spec runs nothing */
 	for (int i = 0; i < nspecs && !ret; i++)
-		ret = resolve_probes(specs[i], 0, false, &ps, &n);
+		ret = exit_status(resolve_probes(specs[i], 0, false, &ps, &n));
 	free(specs);
 	any_ret = any_return(ps, n);
 	if (!ret && any_ret && filter_expr)
 		ret = usage_error("count --filter: no return probes (the filter applies to a function's entry)");
-	else if (!ret && any_ret)
-		ret = need_returns();
+	else if (!ret && any_ret && need_returns())
+		ret = EXIT_FAILURE;
 	for (int i = 0; i < n && !ret; i++)
 		run_name(&ps[i], "count", i);
 	if (!ret && filter_expr)
@@ -375,11 +375,11 @@ int cmd_latency(int argc, char **argv)
 	optind = end < argc ? end + 1 : optind + 1;
 	if (optind >= argc)
 		return usage_error("latency: no command given (-- CMD [ARGS])");
-	ret = resolve_probes(spec, 0, true, &ps, &n);
+	ret = exit_status(resolve_probes(spec, 0, true, &ps, &n));
 	if (!ret && n != 1)
 		ret = run_error("latency: '%s' names %d functions; give one", spec, n);
-	if (!ret)
-		ret = need_returns();
+	if (!ret && need_returns())
+		ret = EXIT_FAILURE;
 	if (!ret) {
 		run_name(&ps[0], "latency", 0);
 		ret = run_probed(ps, &n, argv + optind, &status, NULL);

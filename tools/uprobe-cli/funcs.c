@@ -191,8 +191,9 @@ int cmd_resolve(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return usage_error("resolve: no probe given");
+	/* any failure, an unknown suffix too, is EXIT_FAILURE */
 	if (resolve_probes(argv[optind], pid, false, &ps, &n))
-		return 1;
+		return EXIT_FAILURE;
 	for (int i = 0; i < n; i++) {
 		const struct up_place *p = &ps[i].place;
 

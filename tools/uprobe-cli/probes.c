@@ -149,7 +149,8 @@ int cmd_add(int argc, char **argv)
 		     strpbrk(name, " \t\n:/")))
 		return usage_error("bad probe name '%s'", name);
 	for (int a = optind; a < argc && !ret; a++)
-		ret = resolve_probes(argv[a], pid, false, &ps, &n);
+		ret = exit_status(resolve_probes(argv[a], pid, false, &ps,
+						 &n));
 	if (ret)
 		goto out;
 	if (name && n > 1) {
@@ -158,7 +159,7 @@ int cmd_add(int argc, char **argv)
 		goto out;
 	}
 	if (any_return(ps, n) && need_returns()) {
-		ret = 1;
+		ret = EXIT_FAILURE;
 		goto out;
 	}
 	lines = lines_new(n, LINE_MAX_LEN);

@@ -332,15 +332,22 @@ static struct MHD_Daemon *listen_on(const char *addr, struct addrinfo *ai,
 	return d;
 }
 
-/* Place the probes @specs[0..@nspecs) as serve's own; 0, or 1 */
+/*
+ * Place the probes @specs[0..@nspecs) as serve's own; 0, or -errno after
+ * a message.
+ */
 static int place(const char **specs, int nspecs, struct probe **ps, int *n)
 {
+	int r;
 
-	for (int i = 0; i < nspecs; i++)
-		if (resolve_probes(specs[i], 0, false, ps, n))
-			return 1;
-	if (any_return(*ps, *n) && need_returns())
-		return 1;
+	for (int i = 0; i < nspecs; i++) {
+		r = resolve_probes(specs[i], 0, false, ps, n);
+		if (r)
+			return r;
+	}
+	r = any_return(*ps, *n) ? need_returns() : 0;
+	if (r)
+		return r;
 	for (int i = 0; i < *n; i++)
 		run_name(&(*ps)[i], "serve", i);
 	return *n ? place_session_probes(*ps, n, 0) : 0;
@@ -392,8 +399,9 @@ int cmd_serve(int argc, char **argv)
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGHUP);
 	sigprocmask(SIG_BLOCK, &stop, NULL);
-	if (!ret)
-		ret = place(specs, nspecs, &ps, &n);
+	/* any failure, a spec's unknown suffix too, is EXIT_FAILURE */
+	if (!ret && place(specs, nspecs, &ps, &n))
+		ret = EXIT_FAILURE;
 	placed = !ret;
 	free(specs);
 	d = ret ? NULL : listen_on(addr, ai, port);

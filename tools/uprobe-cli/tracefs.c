@@ -38,6 +38,7 @@ int session_fd = -1;
 int own_probes(void)
 {
 	char path[512];
+	int err;
 
 	if (session_fd >= 0)
 		return 0;
@@ -45,13 +46,15 @@ int own_probes(void)
 	session_fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
 	if (session_fd >= 0)
 		return 0;
-	if (errno != ENOENT)
-		return run_error("%s: %s", path, kernel_errmsg(-errno));
+	err = -errno;
+	if (err != -ENOENT)
+		return print_error(err, "%s: %s", path, kernel_errmsg(err));
 	snprintf(path, sizeof(path), "%s/utprobe_events", tracefs);
 	if (access(path, F_OK))
-		return run_error("%s", kernel_errmsg(-ENOENT));
-	return run_error("%s/utprobe_session: no such file (a kernel without probe sessions)",
-		   tracefs);
+		return print_error(-ENOENT, "%s", kernel_errmsg(-ENOENT));
+	return print_error(-EOPNOTSUPP,
+			   "%s/utprobe_session: no such file (a kernel without probe sessions)",
+			   tracefs);
 }
 
 /*
@@ -137,8 +140,8 @@ const char *kernel_errmsg(int err)
 }
 
 /*
- * 0 if the kernel has return probes, or 1 after a message: one without
- * them would only call an "r:" definition invalid.
+ * 0 if the kernel has return probes, or -errno after a message: one
+ * without them would only call an "r:" definition invalid.
  */
 int need_returns(void)
 {
@@ -149,8 +152,9 @@ int need_returns(void)
 		return 0;
 	snprintf(path, sizeof(path), "%s/utprobe_events", tracefs);
 	if (access(path, F_OK))
-		return run_error("%s", kernel_errmsg(-ENOENT));
-	return run_error("this kernel has no return probes (no utprobe_returns in tracefs)");
+		return print_error(-ENOENT, "%s", kernel_errmsg(-ENOENT));
+	return print_error(-EOPNOTSUPP,
+			   "this kernel has no return probes (no utprobe_returns in tracefs)");
 }
 
 
@@ -338,17 +342,18 @@ int place_session_probes(struct probe *ps, int *n, pid_t tree)
 	char **lines;
 	int r, bad = 0;
 
-	if (own_probes())
-		return 1;
+	r = own_probes();
+	if (r)
+		return r;
 	lines = file_lines(ps, *n, tree);
 	if (!lines)
-		return run_error("out of memory");
+		return print_error(-ENOMEM, "out of memory");
 	r = place_probes(ps, lines, n, &bad);
 	lines_free(lines, *n);
 	if (r)
-		return run_error("%s (%s:%#lx): %s", ps[bad].name,
-			   ps[bad].place.path, ps[bad].place.offset,
-			   kernel_errmsg(r));
+		return print_error(r, "%s (%s:%#lx): %s", ps[bad].name,
+				   ps[bad].place.path, ps[bad].place.offset,
+				   kernel_errmsg(r));
 	return 0;
 }
 
@@ -413,7 +418,10 @@ void lines_free(char **lines, int n)
  * @ret_probe.  The kernel puts a return probe on a function's first
  * instruction, where the return address is still on top of the stack,
  * so a line, an offset into a function or an address that is not a
- * function's start is refused for one.  0, or 1 after a message.
+ * function's start is refused for one.  0, or -errno after a message:
+ * -EINVAL for a suffix other than "%return", the command line's (the
+ * only -EINVAL), -ENOENT if @spec names no place, -EOPNOTSUPP for one
+ * a probe cannot go on.
  */
 int resolve_probes(const char *spec, pid_t pid, bool ret_probe,
 			  struct probe **ps, int *n)
@@ -434,15 +442,17 @@ int resolve_probes(const char *spec, pid_t pid, bool ret_probe,
 	what = strchr(buf, ':');
 	pct = what ? strchr(what, '%') : NULL;
 	if (pct)
-		return usage_error("'%s': unknown suffix '%s' (%%return is the only one)",
-			   spec, pct);
+		return print_error(-EINVAL,
+				   "'%s': unknown suffix '%s' (%%return is the only one)",
+				   spec, pct);
 	k = up_resolve(buf, pid, &p, err, sizeof(err));
 	if (k < 0)
-		return run_error("%s", err);
+		return print_error(-ENOENT, "%s", err);
 	/* the kernel reads a definition's fields up to white space */
 	if (k && strpbrk(p[0].path, " \t\n\v\f\r")) {
-		k = run_error("'%s': utprobe_events cannot take a path with white space (its definitions are split at white space); probe a copy, or a bind mount, at a path without it",
-			p[0].path);
+		k = print_error(-EOPNOTSUPP,
+				"'%s': utprobe_events cannot take a path with white space (its definitions are split at white space); probe a copy, or a bind mount, at a path without it",
+				p[0].path);
 		free(p);
 		return k;
 	}
@@ -469,15 +479,16 @@ int resolve_probes(const char *spec, pid_t pid, bool ret_probe,
 				 p[i].sym_off);
 	}
 	if (*err) {
-		k = run_error("%s: a return probe goes on a function's entry, %s",
-			p[0].path, err);
+		k = print_error(-EOPNOTSUPP,
+				"%s: a return probe goes on a function's entry, %s",
+				p[0].path, err);
 		free(p);
 		return k;
 	}
 	more = realloc(*ps, (*n + k) * sizeof(*more));
 	if (!more) {
 		free(p);
-		return run_error("out of memory");
+		return print_error(-ENOMEM, "out of memory");
 	}
 	*ps = more;
 	for (int i = 0; i < k; i++) {

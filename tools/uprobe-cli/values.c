@@ -301,7 +301,7 @@ static int session_probes(struct session *s, const char *cmd_name,
 	 */
 	if (nexprs || filter_expr)
 		up_no_inline = true;
-	ret = resolve_probes(spec, 0, false, &s->ps, &s->n);
+	ret = exit_status(resolve_probes(spec, 0, false, &s->ps, &s->n));
 	/* a marker's values, by default: all its arguments */
 	if (!ret && !nexprs && s->ps[0].place.sdt) {
 		static char names[UP_SDT_MAX_ARGS][16], *all[UP_SDT_MAX_ARGS];
@@ -327,8 +327,8 @@ static int session_probes(struct session *s, const char *cmd_name,
 	if (!ret && one && s->n != 1)
 		ret = run_error("%s: '%s' names %d places; give one", cmd_name,
 			  spec, s->n);
-	if (!ret && s->ps[0].ret)
-		ret = need_returns();
+	if (!ret && s->ps[0].ret && need_returns())
+		ret = EXIT_FAILURE;
 	if (!ret)
 		ret = fetch_args(s->ps, s->n, exprs, nexprs, s->v);
 	if (!ret && filter_expr)
