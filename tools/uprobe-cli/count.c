@@ -282,8 +282,8 @@ int cmd_count(int argc, char **argv)
 		run_name(&ps[i], "count", i);
 	if (!ret && filter_expr)
 		ret = count_filtered(ps, &n, argv + optind, &status);
-	else if (!ret)
-		ret = run_probed(ps, &n, argv + optind, &status, NULL);
+	else if (!ret && run_probed(ps, &n, argv + optind, &status, NULL))
+		ret = EXIT_FAILURE;
 	if (ret) {
 		free(ps);
 		return ret;
@@ -382,7 +382,8 @@ int cmd_latency(int argc, char **argv)
 		ret = EXIT_FAILURE;
 	if (!ret) {
 		run_name(&ps[0], "latency", 0);
-		ret = run_probed(ps, &n, argv + optind, &status, NULL);
+		if (run_probed(ps, &n, argv + optind, &status, NULL))
+			ret = EXIT_FAILURE;
 	}
 	if (ret) {
 		free(ps);

@@ -95,7 +95,7 @@ pid_t run_pid;
  * kernel's tree= scope): they are placed before it starts and, once it
  * has exited, their counts are read and they are removed.  If one cannot
  * be placed, the command does not run.  0 with the command's exit
- * status in *@status, or 1 after a message.
+ * status in *@status, or -errno after a message.
  */
 int run_probed(struct probe *ps, int *np, char **cmd, int *status,
 	       const struct run_ops *ops)
@@ -107,13 +107,18 @@ int run_probed(struct probe *ps, int *np, char **cmd, int *status,
 	char **lines;
 	pid_t pid;
 
-	if (own_probes())
-		return 1;
-	if (pipe(go))
-		return run_error("pipe: %s", strerror(errno));
+	ret = own_probes();
+	if (ret)
+		return ret;
+	if (pipe(go)) {
+		ret = -errno;
+		return print_error(ret, "pipe: %s", strerror(-ret));
+	}
 	pid = fork();
-	if (pid < 0)
-		return run_error("fork: %s", strerror(errno));
+	if (pid < 0) {
+		ret = -errno;
+		return print_error(ret, "fork: %s", strerror(-ret));
+	}
 	if (pid == 0) {
 		char x;
 
@@ -133,15 +138,16 @@ int run_probed(struct probe *ps, int *np, char **cmd, int *status,
 	wait_asleep(pid);
 	lines = file_lines(ps, n, pid);
 	if (!lines)
-		ret = run_error("out of memory");
+		ret = print_error(-ENOMEM, "out of memory");
 	r = lines ? place_probes(ps, lines, &n, &bad) : 0;
 	lines_free(lines, n);
 	*np = n;
 	if (r) {
 		const struct up_place *p = &ps[bad].place;
 
-		ret = run_error("%s+%#lx (%s:%#lx): %s", p->symbol, p->sym_off,
-			  p->path, p->offset, kernel_errmsg(r));
+		ret = print_error(r, "%s+%#lx (%s:%#lx): %s", p->symbol,
+				  p->sym_off, p->path, p->offset,
+				  kernel_errmsg(r));
 	}
 	/*
 	 * As perf stat does: ^C and ^\ go to the command alone (the whole
@@ -158,7 +164,7 @@ int run_probed(struct probe *ps, int *np, char **cmd, int *status,
 	if (!ret && ops && ops->placed)
 		ret = ops->placed(ps, n, ops->arg);
 	if (!ret && write(go[1], "g", 1) != 1)
-		ret = run_error("cannot start %s", cmd[0]);
+		ret = print_error(-errno, "cannot start %s", cmd[0]);
 	close(go[1]);
 	if (ret) {
 		kill(pid, SIGKILL);

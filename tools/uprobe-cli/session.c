@@ -108,20 +108,24 @@ static int inst_stacks(struct session *s)
 
 /*
  * The instance of this run, "uprobe-cli-NS-PID": one left by an earlier
- * process of our number in our namespace, killed, is removed first.
+ * process of our number in our namespace, killed, is removed first.  0,
+ * or -errno after a message.
  */
 static int inst_new(struct session *s)
 {
 	unsigned long ns = pid_ns();
+	int err;
 
 	inst_reap(ns);
 	snprintf(s->inst, sizeof(s->inst), "%s/instances/uprobe-cli-%lu-%d",
 		 tracefs, ns, (int)getpid());
 	if (mkdir(s->inst, 0700) && errno == EEXIST)
 		rmdir(s->inst);
-	if (mkdir(s->inst, 0700) && errno != EEXIST)
-		return run_error("cannot make the trace instance %s: %s", s->inst,
-			   strerror(errno));
+	if (mkdir(s->inst, 0700) && errno != EEXIST) {
+		err = -errno;
+		return print_error(err, "cannot make the trace instance %s: %s",
+				   s->inst, strerror(-err));
+	}
 	/* the process of each record, not only its thread */
 	inst_write(s, "options/record-tgid", "1");
 	if (s->stack)
@@ -279,7 +283,10 @@ static void session_off(struct session *s)
 	free(off);
 }
 
-/* The probes are in: their events on, or the trigger, in the instance */
+/*
+ * The probes are in: their events on, or the trigger, in the instance.
+ * 0, or -errno after a message (run_ops' @placed).
+ */
 static int session_placed(struct probe *ps, int n, void *arg)
 {
 	struct session *s = arg;
@@ -297,9 +304,9 @@ static int session_placed(struct probe *ps, int n, void *arg)
 			r = *s->filter ? inst_write(s, file, s->filter) : 0;
 			if (r) {
 				session_off(s);
-				return run_error("%s: the kernel refuses the filter '%s': %s",
-					   ps[i].name, s->filter,
-					   strerror(-r));
+				return print_error(r, "%s: the kernel refuses the filter '%s': %s",
+						   ps[i].name, s->filter,
+						   strerror(-r));
 			}
 			snprintf(file, sizeof(file),
 				 "events/utprobes/%s/enable", ps[i].name);
@@ -307,10 +314,11 @@ static int session_placed(struct probe *ps, int n, void *arg)
 		}
 		if (r) {
 			session_off(s);
-			return run_error("%s: cannot turn its event on: %s%s",
-				   ps[i].name, strerror(-r),
-				   r == -ENOENT && s->trigger ?
-				   " (this kernel has no hist triggers)" : "");
+			return print_error(r, "%s: cannot turn its event on: %s%s",
+					   ps[i].name, strerror(-r),
+					   r == -ENOENT && s->trigger ?
+					   " (this kernel has no hist triggers)" :
+					   "");
 		}
 	}
 	if (s->trigger)
@@ -332,15 +340,16 @@ static int session_placed(struct probe *ps, int n, void *arg)
 		free(names);
 		if (!s->raw) {
 			session_off(s);
-			return run_error("%s", err);
+			return print_error(-EIO, "%s", err);
 		}
 		return 0;
 	}
 	snprintf(pipe_path, sizeof(pipe_path), "%s/trace_pipe", s->inst);
 	s->pipe = open(pipe_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (s->pipe < 0) {
+		r = -errno;
 		session_off(s);
-		return run_error("%s: %s", pipe_path, strerror(errno));
+		return print_error(r, "%s: %s", pipe_path, strerror(-r));
 	}
 	return 0;
 }
@@ -559,8 +568,8 @@ static int drain(struct session *s, char *buf, size_t size, size_t *len)
 
 /*
  * The table of the hist trigger on probe @name, into *@out (malloc'ed;
- * the count returned), the entries it had no room for in *@dropped.
- * -1 after a message.
+ * the count returned), the entries it had no room for in *@dropped; or
+ * -errno after a message.
  */
 static int read_hist(struct session *s, const char *name,
 		     struct bucket **out, unsigned long long *dropped)
@@ -574,8 +583,10 @@ static int read_hist(struct session *s, const char *name,
 	snprintf(path, sizeof(path), "%s/events/utprobes/%s/hist", s->inst,
 		 name);
 	f = fopen(path, "re");
-	if (!f)
-		return run_error("%s: %s", path, strerror(errno)) - 2;
+	if (!f) {
+		n = -errno;
+		return print_error(n, "%s: %s", path, strerror(-n));
+	}
 	while (fgets(line, sizeof(line), f)) {
 		char *key, *end, *hits = strstr(line, "hitcount:");
 
@@ -594,7 +605,7 @@ static int read_hist(struct session *s, const char *name,
 		if (!more) {
 			fclose(f);
 			free(b);
-			return run_error("out of memory") - 2;
+			return print_error(-ENOMEM, "out of memory");
 		}
 		b = more;
 		snprintf(b[n].key, sizeof(b[n].key), "%.*s", (int)(end - key),
@@ -668,7 +679,7 @@ static void on_stack(const struct stk_record *r, void *arg)
 	}
 	if (stk_counts_add(s->stacks, names, n) && !s->raw_failed) {
 		s->raw_failed = true;
-		run_error("out of memory for the stacks");
+		print_error(-ENOMEM, "out of memory for the stacks");
 	}
 }
 
@@ -685,11 +696,14 @@ static void drain_stacks(struct session *s, bool last)
 	stk_unwinder_poll(s->uw);
 	if (stk_raw_drain(s->raw, on_stack, s, last, err, sizeof(err)) < 0) {
 		s->raw_failed = true;
-		run_error("%s", err);
+		print_error(-EIO, "%s", err);
 	}
 }
 
-/* Stream the records until the program @pid has ended, then the rest */
+/*
+ * Stream the records until the program @pid has ended, then the rest
+ * (run_ops' @wait): 0
+ */
 static int session_wait(pid_t pid, int *status, void *arg)
 {
 	struct session *s = arg;
@@ -758,15 +772,16 @@ static int session_wait(pid_t pid, int *status, void *arg)
 
 /*
  * Place the probes of @s in every process that maps their files, until
- * ^C or SIGTERM: no program to run.  0, or 1 after a message.
+ * ^C or SIGTERM: no program to run.  0, or -errno after a message.
  */
 static int run_everywhere(struct session *s)
 {
 	struct sigaction stop = { .sa_handler = on_stop }, old_int, old_term;
 	int r, status;
 
-	if (place_session_probes(s->ps, &s->n, 0))
-		return 1;
+	r = place_session_probes(s->ps, &s->n, 0);
+	if (r)
+		return r;
 	sigaction(SIGINT, &stop, &old_int);
 	sigaction(SIGTERM, &stop, &old_term);
 	r = session_placed(s->ps, s->n, s);
@@ -789,9 +804,10 @@ int session_run(struct session *s, char **cmd, int *status)
 	int ret;
 
 	s->pipe = -1;
-	s->nb = -1;
-	if (inst_new(s))
-		return 1;
+	s->nb = -ENODATA;
+	ret = inst_new(s);
+	if (ret)
+		return ret;
 	*status = 0;
 	ret = cmd ? run_probed(s->ps, &s->n, cmd, status, &ops) :
 		    run_everywhere(s);

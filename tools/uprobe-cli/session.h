@@ -36,7 +36,7 @@ struct session {
 	long long lines;	/* records shown */
 	bool failed;		/* a record not shown, after a message */
 	struct bucket *b;	/* the trigger's table, at the end */
-	int nb;			/* its rows, or -1 if it was not read */
+	int nb;			/* its rows, or -errno if not read */
 	unsigned long long dropped;	/* entries it had no room for */
 	char filter[1100];	/* --filter as the kernel takes it, or "" */
 	long long *counts;	/* count --filter: each probe's trigger's */
@@ -60,8 +60,8 @@ int fetch_args(struct probe *ps, int n, char **exprs, int nexprs,
 void probes_free(struct probe *ps, int n, struct values *v);
 /*
  * Run @cmd (or, if NULL, wait for ^C) with the session's probes, in an
- * instance of its own; 0 with the command's status in *@status, or 1
- * after a message.
+ * instance of its own; 0 with the command's status in *@status, or
+ * -errno after a message.
  */
 int session_run(struct session *s, char **cmd, int *status);
 

@@ -206,7 +206,7 @@ static bool top_alive(struct top *t, int *status, bool command)
 
 /*
  * The view, until the process ends, q, a signal or @t->count looks;
- * the command's wait status in *@status.  0, or 1 after a message.
+ * the command's wait status in *@status.  0, or -errno after a message.
  */
 static int top_view(struct top *t, int *status, bool command)
 {
@@ -217,14 +217,14 @@ static int top_view(struct top *t, int *status, bool command)
 	t->prev = calloc(t->n ? t->n : 1, sizeof(*t->prev));
 	if (!rows || !t->prev) {
 		free(rows);
-		return run_error("out of memory");
+		return print_error(-ENOMEM, "out of memory");
 	}
 	while (!stop) {
 		stop = top_wait(t);
 		alive = top_alive(t, status, command);
 		r = top_look(t, rows, stop || !alive);
 		if (r) {
-			r = run_error("%s", listing_errmsg(r));
+			print_error(r, "%s", listing_errmsg(r));
 			break;
 		}
 		if (out_fmt == JSON)
@@ -247,6 +247,7 @@ static int top_view(struct top *t, int *status, bool command)
 
 static struct top *top_now;	/* for top_run_wait() */
 
+/* The view of a command (run_ops' @wait): top_view()'s return */
 static int top_run_wait(pid_t pid, int *status, void *arg)
 {
 	struct top *t = arg;
@@ -282,7 +283,7 @@ static void top_tty_raw(struct top *t)
 /*
  * Probes for @specs into @t; none given, for every function of the
  * program and of its libraries (those @pid maps, or those it needs).
- * 0 or 1.
+ * 0, or -errno after a message.
  */
 static int top_probes(struct top *t, const char **specs, int nspecs,
 		      const char *program, pid_t pid)
@@ -291,33 +292,35 @@ static int top_probes(struct top *t, const char **specs, int nspecs,
 	const char **libs = NULL;
 	int nlibs = 0, ret = 0;
 
-	for (int i = 0; i < nspecs; i++)
-		if (resolve_probes(specs[i], pid, false, &t->ps, &t->n))
-			return 1;
+	for (int i = 0; i < nspecs && !ret; i++)
+		ret = resolve_probes(specs[i], pid, false, &t->ps, &t->n);
 	if (!nspecs) {
 		if (up_find_binary(program, pid, path, sizeof(path), err,
 				   sizeof(err)))
-			return run_error("top: %s", err);
+			return print_error(-ENOENT, "top: %s", err);
 		nlibs = up_libraries(path, pid, &libs, err, sizeof(err));
 		if (nlibs < 0)
-			return run_error("top: %s", err);
+			return print_error(-ENOENT, "top: %s", err);
 		for (int i = -1; i < nlibs && !ret; i++) {
 			snprintf(spec, sizeof(spec), "%s:*",
 				 i < 0 ? program : libs[i]);
 			ret = resolve_probes(spec, pid, false, &t->ps, &t->n);
 		}
 		free(libs);
-		if (ret)
-			return 1;
 	}
+	if (ret)
+		return ret;
 	for (int i = 0; i < t->n; i++)
 		run_name(&t->ps[i], "top", i);
 	if (!t->n)
-		return run_error("top: no function to probe");
+		return print_error(-ENOENT, "top: no function to probe");
 	return 0;
 }
 
-/* top -p PID: the probes on the files, limited to PID's tree. */
+/*
+ * top -p PID: the probes on the files, limited to PID's tree.  0, or
+ * -errno after a message.
+ */
 static int top_pid(struct top *t, const char **specs, int nspecs)
 {
 	struct sigaction sa = { .sa_handler = top_on_signal };
@@ -327,13 +330,17 @@ static int top_pid(struct top *t, const char **specs, int nspecs)
 
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)t->pid);
 	len = readlink(exe, path, sizeof(path) - 1);
-	if (len < 0)
-		return run_error("top: process %d: %s", (int)t->pid,
-			   strerror(errno));
+	if (len < 0) {
+		r = -errno;
+		return print_error(r, "top: process %d: %s", (int)t->pid,
+				   strerror(-r));
+	}
 	path[len] = '\0';
-	if (top_probes(t, specs, nspecs, path, t->pid) ||
-	    place_session_probes(t->ps, &t->n, t->pid))
-		return 1;
+	r = top_probes(t, specs, nspecs, path, t->pid);
+	if (!r)
+		r = place_session_probes(t->ps, &t->n, t->pid);
+	if (r)
+		return r;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
@@ -390,8 +397,9 @@ int cmd_top(int argc, char **argv)
 		cmd = argv + dashes + 1;
 	if (!ret && !t.pid == !(cmd && *cmd))
 		ret = usage_error("top: give -p PID or -- CMD [ARGS], one of them");
+	/* any failure, a spec's unknown suffix too, is EXIT_FAILURE */
 	if (!ret && t.pid) {
-		ret = top_pid(&t, specs, nspecs);
+		ret = top_pid(&t, specs, nspecs) ? EXIT_FAILURE : 0;
 	} else if (!ret) {
 		struct run_ops ops = { .wait = top_run_wait, .arg = &t };
 
@@ -400,8 +408,7 @@ int cmd_top(int argc, char **argv)
 			top_tty_raw(&t);
 			ret = run_probed(t.ps, &t.n, cmd, &status, &ops);
 		}
-		if (!ret)
-			ret = status;
+		ret = ret ? EXIT_FAILURE : status;
 	}
 	top_tty_restore();
 	free(t.ps);

@@ -441,10 +441,10 @@ int cmd_trace(int argc, char **argv)
 		printf("%12s %7s %7s %-20s %s\n", "TIME", "PID", "TID",
 		       "FUNCTION", "VALUES");
 	fflush(stdout);
-	if (!ret)
-		ret = session_run(&s, cmd, &status);
+	if (!ret && session_run(&s, cmd, &status))
+		ret = EXIT_FAILURE;
 	if (!ret && (s.failed || s.raw_failed))
-		ret = 1;
+		ret = EXIT_FAILURE;
 	if (!ret && (s.lost || s.lost_some))
 		fprintf(stderr, "uprobe-cli: %s%llu hits' records were lost (the buffers were full)\n",
 			s.lost_some ? "more than " : "", s.lost);
@@ -479,7 +479,7 @@ static int aggregate(struct session *s, const char *name, const char *spec,
 			 sizeof(trigger) - strlen(trigger), " if %s",
 			 s->filter);
 	s->trigger = trigger;
-	ret = session_run(s, cmd, status);
+	ret = session_run(s, cmd, status) ? EXIT_FAILURE : 0;
 	s->trigger = NULL;
 	if (!ret && s->nb < 0)
 		ret = 1;
@@ -554,9 +554,8 @@ static int count_by_stack(const char *spec, int top, enum format fmt,
 		ret = run_error("out of memory");
 		goto out;
 	}
-	ret = session_run(&s, cmd, &status);
-	if (!ret && s.raw_failed)
-		ret = 1;
+	if (session_run(&s, cmd, &status) || s.raw_failed)
+		ret = EXIT_FAILURE;
 	if (ret)
 		goto out;
 	if (s.lost || s.lost_some)
@@ -642,7 +641,7 @@ int count_filtered(struct probe *ps, int *n, char **cmd, int *status)
 	snprintf(trigger, sizeof(trigger),
 		 "hist:keys=common_type:size=%d if %s", BY_SIZE_MIN, s.filter);
 	s.trigger = trigger;
-	ret = session_run(&s, cmd, status);
+	ret = session_run(&s, cmd, status) ? EXIT_FAILURE : 0;
 	if (!ret && s.nb < 0)
 		ret = 1;
 	/* the triggers' counts, not every hit's */
