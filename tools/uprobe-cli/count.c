@@ -185,6 +185,7 @@ int cmd_count(int argc, char **argv)
 	bool stack_opt = false, size_given = false;
 	const char **specs = calloc(argc, sizeof(*specs));
 	const char *by = NULL;
+	char *filter = NULL;
 	bool any_ret, all = false;
 	enum format fmt;
 
@@ -261,8 +262,8 @@ int cmd_count(int argc, char **argv)
 		ret = usage_error("count --by stack: --folded or --svg, not both");
 	if (ret || by) {
 		if (!ret)
-			ret = count_by(specs[0], by, top ?: 10,
-				       size ?: BY_SIZE, fmt, argv + optind);
+			ret = cmd_count_by(specs[0], by, top ?: 10,
+					   size ?: BY_SIZE, fmt, argv + optind);
 		free(specs);
 		return ret;
 	}
@@ -281,9 +282,13 @@ int cmd_count(int argc, char **argv)
 	for (int i = 0; i < n && !ret; i++)
 		run_name(&ps[i], "count", i);
 	if (!ret && filter_expr)
-		ret = count_filtered(ps, &n, argv + optind, &status);
+		ret = exit_status(count_filter(ps, n, &filter));
+	if (!ret && filter_expr)
+		ret = count_filtered(ps, &n, filter, argv + optind, &status) ?
+		      EXIT_FAILURE : 0;
 	else if (!ret && run_probed(ps, &n, argv + optind, &status, NULL))
 		ret = EXIT_FAILURE;
+	free(filter);
 	if (ret) {
 		free(ps);
 		return ret;

@@ -161,12 +161,12 @@ static const char *marker_arg(const struct up_place *p, const char *expr,
 		return expr;
 	n = up_sdt_fetch(p->sdt_args, fetch, sizeof(fetch), err, sizeof(err));
 	if (n < 0) {
-		run_error("%s: %s", p->symbol, err);
+		print_error(-EOPNOTSUPP, "%s: %s", p->symbol, err);
 		return NULL;
 	}
 	if (k >= n) {
-		run_error("%s: no argument %s (the marker has %d)", p->symbol, what,
-		    n);
+		print_error(-ENOENT, "%s: no argument %s (the marker has %d)",
+			    p->symbol, what, n);
 		return NULL;
 	}
 	tok = strtok_r(fetch, " ", &save);
@@ -181,8 +181,9 @@ static const char *marker_arg(const struct up_place *p, const char *expr,
 /*
  * The fetch arguments @exprs[0..@nexprs) for each probe of @ps, into
  * @v.  A probe at a function's entry whose variables are in its frame,
- * not stored yet there, moves past the prologue.  0, or 1 after a
- * message.
+ * not stored yet there, moves past the prologue.  0, or -errno after a
+ * message: -EINVAL for two values of one name, the command line's (the
+ * only -EINVAL), -ENOENT for a value not found.
  */
 int fetch_args(struct probe *ps, int n, char **exprs, int nexprs,
 	       struct values *v)
@@ -193,7 +194,7 @@ int fetch_args(struct probe *ps, int n, char **exprs, int nexprs,
 	v->nargs = nexprs;
 	v->f = calloc((size_t)n * nexprs + 1, sizeof(*v->f));
 	if (!v->f)
-		return run_error("out of memory");
+		return print_error(-ENOMEM, "out of memory");
 	for (int i = 0; i < n && !ret; i++) {
 		struct up_place *p = &ps[i].place;
 		struct up_binary *b = up_binary_get(p->path, err,
@@ -203,7 +204,7 @@ int fetch_args(struct probe *ps, int n, char **exprs, int nexprs,
 		size_t len = 1;
 
 		if (!b)
-			return run_error("%s", err);
+			return print_error(-EIO, "%s", err);
 		for (int k = 0; k < nexprs && !ret; k++) {
 			struct up_fetch *f = &v->f[i * nexprs + k];
 			char raw[600];
@@ -224,25 +225,29 @@ int fetch_args(struct probe *ps, int n, char **exprs, int nexprs,
 				continue;
 			}
 			if (r == 1)
-				ret = run_error("%s: '%s' is not stored yet at %#lx, the function's entry",
-					  p->symbol, exprs[k], p->vaddr);
+				ret = print_error(-ENODATA,
+						  "%s: '%s' is not stored yet at %#lx, the function's entry",
+						  p->symbol, exprs[k],
+						  p->vaddr);
 			else if (r == -2)
-				ret = 1;
+				ret = -ENOENT;	/* marker_arg() said why */
 			else if (r)
-				ret = run_error("%s: %s", *p->symbol ? p->symbol :
-					  p->path, err);
+				ret = print_error(-ENOENT, "%s: %s",
+						  *p->symbol ? p->symbol :
+						  p->path, err);
 			for (int j = 0; j < k && !ret; j++)
 				if (!strcmp(v->f[i * nexprs + j].name,
 					    f->name))
-					ret = usage_error("two values named '%s' (give one a name: NAME=VALUE)",
-						  f->name);
+					ret = print_error(-EINVAL,
+							  "two values named '%s' (give one a name: NAME=VALUE)",
+							  f->name);
 		}
 		for (int k = 0; k < nexprs; k++)
 			len += strlen(v->f[i * nexprs + k].text) + 1;
 		ps[i].row = i;
 		ps[i].fetch = calloc(1, len);
 		if (!ps[i].fetch && !ret)
-			ret = run_error("out of memory");
+			ret = print_error(-ENOMEM, "out of memory");
 		for (int k = 0; k < nexprs && ps[i].fetch; k++) {
 			if (k)
 				strcat(ps[i].fetch, " ");

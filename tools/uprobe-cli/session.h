@@ -53,7 +53,8 @@ struct session {
 
 /*
  * The fetch arguments @exprs[0..@nexprs) for each probe of @ps, into
- * @v; 0, or 1 after a message.
+ * @v; 0, or -errno after a message, -EINVAL if the command line's
+ * alone (two values of one name).
  */
 int fetch_args(struct probe *ps, int n, char **exprs, int nexprs,
 	       struct values *v);

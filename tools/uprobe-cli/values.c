@@ -210,11 +210,22 @@ static struct up_filter_field field_of(const struct up_fetch *f)
 	return out;
 }
 
+/* The fetch arguments of @ps[0..@n) freed, none left */
+static void fetch_free(struct probe *ps, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(ps[i].fetch);
+		ps[i].fetch = NULL;
+	}
+}
+
 /*
  * --filter for the session's probes, whose values are @exprs: a field
  * it names that is not among them is fetched too (fetch_args() again,
  * with it), then the filter is checked against each probe's fields and
- * kept as the kernel takes it.  0, or the exit status after a message.
+ * kept as the kernel takes it.  0, or -errno after a message, -EINVAL if
+ * the command line's alone (a filter that does not parse or does not go
+ * with the values, two values of one name).
  */
 static int session_filter(struct session *s, char **exprs, int nexprs)
 {
@@ -226,12 +237,12 @@ static int session_filter(struct session *s, char **exprs, int nexprs)
 	char **all;
 
 	if (up_filter_parse(filter_expr, &f, err, sizeof(err)))
-		return usage_error("%s", err);
+		return print_error(-EINVAL, "%s", err);
 	nnames = up_filter_names(f, &names);
 	all = calloc(nexprs + nnames + 1, sizeof(*all));
 	if (!all) {
 		up_filter_free(f);
-		return run_error("out of memory");
+		return print_error(-ENOMEM, "out of memory");
 	}
 	if (nexprs)
 		memcpy(all, exprs, nexprs * sizeof(*all));
@@ -248,10 +259,7 @@ static int session_filter(struct session *s, char **exprs, int nexprs)
 				       "$retval" : (char *)names[i];
 	}
 	if (more) {
-		for (int i = 0; i < s->n; i++) {
-			free(s->ps[i].fetch);
-			s->ps[i].fetch = NULL;
-		}
+		fetch_free(s->ps, s->n);
 		free(s->v->f);
 		s->v->f = NULL;
 		ret = fetch_args(s->ps, s->n, all, nexprs + more, s->v);
@@ -259,7 +267,7 @@ static int session_filter(struct session *s, char **exprs, int nexprs)
 	free(all);
 	fields = ret ? NULL : calloc(s->v->nargs + 1, sizeof(*fields));
 	if (!ret && !fields)
-		ret = run_error("out of memory");
+		ret = print_error(-ENOMEM, "out of memory");
 	for (int i = 0; fields && i < s->n && !ret; i++) {
 		for (int k = 0; k < s->v->nargs; k++) {
 			const struct up_fetch *v = &s->v->f[i * s->v->nargs + k];
@@ -268,7 +276,7 @@ static int session_filter(struct session *s, char **exprs, int nexprs)
 		}
 		if (up_filter_check(f, fields, s->v->nargs, s->filter,
 				    sizeof(s->filter), err, sizeof(err)))
-			ret = usage_error("%s", err);
+			ret = print_error(-EINVAL, "%s", err);
 	}
 	free(fields);
 	up_filter_free(f);
@@ -277,8 +285,9 @@ static int session_filter(struct session *s, char **exprs, int nexprs)
 
 /*
  * Resolve @spec into the session's probes named for @cmd_name (one
- * place only if @one), with the values @exprs[0..@nexprs).  0, or 1
- * after a message.
+ * place only if @one), with the values @exprs[0..@nexprs).  0, or
+ * -errno after a message, -EINVAL if the command line's alone (a bad
+ * filter, a spec's unknown suffix, two values of one name).
  */
 static int session_probes(struct session *s, const char *cmd_name,
 			  const char *spec, bool one, char **exprs,
@@ -292,7 +301,7 @@ static int session_probes(struct session *s, const char *cmd_name,
 	s->n = 0;
 	/* a bad filter is refused before anything is resolved */
 	if (filter_expr && up_filter_parse(filter_expr, &f, err, sizeof(err)))
-		return usage_error("%s", err);
+		return print_error(-EINVAL, "%s", err);
 	up_filter_free(f);
 	/*
 	 * Values (and a filter's) are read in the function's own scope: at
@@ -301,7 +310,7 @@ static int session_probes(struct session *s, const char *cmd_name,
 	 */
 	if (nexprs || filter_expr)
 		up_no_inline = true;
-	ret = exit_status(resolve_probes(spec, 0, false, &s->ps, &s->n));
+	ret = resolve_probes(spec, 0, false, &s->ps, &s->n);
 	/* a marker's values, by default: all its arguments */
 	if (!ret && !nexprs && s->ps[0].place.sdt) {
 		static char names[UP_SDT_MAX_ARGS][16], *all[UP_SDT_MAX_ARGS];
@@ -310,14 +319,16 @@ static int session_probes(struct session *s, const char *cmd_name,
 		nexprs = up_sdt_fetch(s->ps[0].place.sdt_args, fetch,
 				      sizeof(fetch), err, sizeof(err));
 		if (nexprs < 0)
-			return run_error("%s: %s", s->ps[0].place.symbol, err);
+			return print_error(-EOPNOTSUPP, "%s: %s",
+					   s->ps[0].place.symbol, err);
 		for (int i = 1; i < s->n; i++)
 			if (up_sdt_fetch(s->ps[i].place.sdt_args, fetch,
 					 sizeof(fetch), err, sizeof(err)) !=
 			    nexprs)
-				return run_error("%s and %s have different arguments: name the values (arg0, arg1...)",
-					   s->ps[0].place.symbol,
-					   s->ps[i].place.symbol);
+				return print_error(-EOPNOTSUPP,
+						   "%s and %s have different arguments: name the values (arg0, arg1...)",
+						   s->ps[0].place.symbol,
+						   s->ps[i].place.symbol);
 		for (int k = 0; k < nexprs && k < UP_SDT_MAX_ARGS; k++) {
 			snprintf(names[k], sizeof(names[k]), "arg%d", k);
 			all[k] = names[k];
@@ -325,10 +336,10 @@ static int session_probes(struct session *s, const char *cmd_name,
 		exprs = all;
 	}
 	if (!ret && one && s->n != 1)
-		ret = run_error("%s: '%s' names %d places; give one", cmd_name,
-			  spec, s->n);
-	if (!ret && s->ps[0].ret && need_returns())
-		ret = EXIT_FAILURE;
+		ret = print_error(-E2BIG, "%s: '%s' names %d places; give one",
+				  cmd_name, spec, s->n);
+	if (!ret && s->ps[0].ret)
+		ret = need_returns();
 	if (!ret)
 		ret = fetch_args(s->ps, s->n, exprs, nexprs, s->v);
 	if (!ret && filter_expr)
@@ -423,8 +434,8 @@ int cmd_trace(int argc, char **argv)
 			  &words, &nwords, &cmd))
 		return EXIT_USAGE;
 	s.fmt = out_fmt;
-	ret = session_probes(&s, "trace", words[0], false, words + 1,
-			     nwords - 1);
+	ret = exit_status(session_probes(&s, "trace", words[0], false,
+					 words + 1, nwords - 1));
 	/* --stack: each hit's stack too, its frames under its line */
 	if (!ret && trace_stack) {
 		s.stack = stack_fp ? STACK_CALLERS * (int)sizeof(long) :
@@ -454,24 +465,21 @@ int cmd_trace(int argc, char **argv)
 }
 
 /*
- * Run @cmd with the one place @spec names, and a hist trigger of
- * @trigger_fmt (its "%s" the value's field) on the value @expr, a
+ * Run @cmd with the session's one probe (session_probes()), and a hist
+ * trigger of @trigger_fmt (its "%s" the value's field) on its value, a
  * number if @number: the table into the session.  0 with the command's
- * status in *@status, or 1 after a message.
+ * status in *@status, or -errno after a message.
  */
-static int aggregate(struct session *s, const char *name, const char *spec,
-		     char *expr, bool number, const char *trigger_fmt,
-		     char **cmd, int *status)
+static int aggregate(struct session *s, const char *name, bool number,
+		     const char *trigger_fmt, char **cmd, int *status)
 {
 	char trigger[128 + sizeof(s->filter)];
 	int ret;
 
-	ret = session_probes(s, name, spec, true, &expr, 1);
-	if (!ret && number && s->v->f[0].string)
-		ret = run_error("%s: '%s' is a string; a histogram needs a number",
-			  name, s->v->f[0].name);
-	if (ret)
-		return ret;
+	if (number && s->v->f[0].string)
+		return print_error(-EOPNOTSUPP,
+				   "%s: '%s' is a string; a histogram needs a number",
+				   name, s->v->f[0].name);
 	snprintf(trigger, sizeof(trigger), trigger_fmt, s->v->f[0].name);
 	/* the hits the filter lets through, alone */
 	if (*s->filter)
@@ -479,10 +487,10 @@ static int aggregate(struct session *s, const char *name, const char *spec,
 			 sizeof(trigger) - strlen(trigger), " if %s",
 			 s->filter);
 	s->trigger = trigger;
-	ret = session_run(s, cmd, status) ? EXIT_FAILURE : 0;
+	ret = session_run(s, cmd, status);
 	s->trigger = NULL;
 	if (!ret && s->nb < 0)
-		ret = 1;
+		ret = s->nb;
 	return ret;
 }
 
@@ -498,11 +506,14 @@ int cmd_hist(int argc, char **argv)
 			  2, 2, &words, &nwords, &cmd))
 		return EXIT_USAGE;
 	s.fmt = out_fmt;
-	ret = aggregate(&s, "hist", words[0], words[1], true,
-			"hist:keys=%s.log2", cmd, &status);
-	if (!ret)
-		ret = print_log2(&s.ps[0], v.f[0].name, s.b, s.nb, s.fmt,
-				 s.dropped);
+	ret = exit_status(session_probes(&s, "hist", words[0], true,
+					 words + 1, 1));
+	if (!ret && aggregate(&s, "hist", true, "hist:keys=%s.log2", cmd,
+			      &status))
+		ret = EXIT_FAILURE;
+	if (!ret && print_log2(&s.ps[0], v.f[0].name, s.b, s.nb, s.fmt,
+			       s.dropped))
+		ret = EXIT_FAILURE;
 	free(s.b);
 	probes_free(s.ps, s.n, &v);
 	return ret ? ret : status;
@@ -530,10 +541,10 @@ bool stack_fp;
 /*
  * count --by stack: each hit's stack, unwound, counted by its frames;
  * the @top most frequent as a table or JSON, or every one folded, or a
- * flame graph.
+ * flame graph.  The exit status, as cmd_count_by()'s.
  */
-static int count_by_stack(const char *spec, int top, enum format fmt,
-			  char **cmd)
+static int cmd_count_by_stack(const char *spec, int top, enum format fmt,
+			      char **cmd)
 {
 	struct values v = { 0 };
 	struct session s = { .v = &v, .fmt = fmt, .stack = stack_bytes };
@@ -541,7 +552,8 @@ static int count_by_stack(const char *spec, int top, enum format fmt,
 
 	if (filter_expr)
 		return usage_error("count --by stack: no --filter (not yet)");
-	ret = session_probes(&s, "count --by", spec, true, NULL, 0);
+	ret = exit_status(session_probes(&s, "count --by", spec, true, NULL,
+					 0));
 	if (ret)
 		goto out;
 	if (stack_fp)
@@ -575,7 +587,7 @@ static int count_by_stack(const char *spec, int top, enum format fmt,
 		json_writer_t *w = json_new();
 
 		if (!w) {
-			ret = 1;
+			ret = EXIT_FAILURE;
 			goto out;
 		}
 		jsonw_start_object(w);
@@ -599,62 +611,77 @@ out:
 	return ret ? ret : status;
 }
 
-int count_by(const char *spec, const char *by, int top, int size,
-	     enum format fmt, char **cmd)
+int cmd_count_by(const char *spec, const char *by, int top, int size,
+		 enum format fmt, char **cmd)
 {
 	struct values v = { 0 };
 	struct session s = { .v = &v, .fmt = fmt };
-	char trigger_fmt[64];
+	char trigger_fmt[64], *expr = (char *)by;
 	int ret, status;
 
 	if (!strcmp(by, "stack"))
-		return count_by_stack(spec, top, fmt, cmd);
+		return cmd_count_by_stack(spec, top, fmt, cmd);
 
 	/* room for @size values; hits of values beyond it are dropped */
 	snprintf(trigger_fmt, sizeof(trigger_fmt), "hist:keys=%%s:size=%d",
 		 size);
-	ret = aggregate(&s, "count --by", spec, (char *)by, false,
-			trigger_fmt, cmd, &status);
-	if (!ret)
-		ret = print_top(&s.ps[0], &v.f[0], s.b, s.nb, top, fmt,
-				s.dropped);
+	ret = exit_status(session_probes(&s, "count --by", spec, true, &expr,
+					 1));
+	if (!ret && aggregate(&s, "count --by", false, trigger_fmt, cmd,
+			      &status))
+		ret = EXIT_FAILURE;
+	if (!ret && print_top(&s.ps[0], &v.f[0], s.b, s.nb, top, fmt,
+			      s.dropped))
+		ret = EXIT_FAILURE;
 	free(s.b);
 	probes_free(s.ps, s.n, &v);
 	return ret ? ret : status;
 }
 
-int count_filtered(struct probe *ps, int *n, char **cmd, int *status)
+int count_filter(struct probe *ps, int n, char **filter)
 {
 	struct values v = { 0 };
-	struct session s = { .v = &v, .ps = ps, .n = *n };
+	struct session s = { .v = &v, .ps = ps, .n = n };
+	int ret = session_filter(&s, NULL, 0);
+
+	*filter = ret ? NULL : strdup(s.filter);
+	if (!ret && !*filter)
+		ret = print_error(-ENOMEM, "out of memory");
+	if (ret)
+		fetch_free(ps, n);
+	free(v.f);
+	return ret;
+}
+
+int count_filtered(struct probe *ps, int *n, const char *filter,
+		   char **cmd, int *status)
+{
+	struct session s = { .ps = ps, .n = *n };
 	char trigger[64 + sizeof(s.filter)];
 	int ret;
 
 	s.counts = calloc(*n + 1, sizeof(*s.counts));
-	ret = s.counts ? session_filter(&s, NULL, 0) : run_error("out of memory");
-	if (ret)
+	if (!s.counts) {
+		ret = print_error(-ENOMEM, "out of memory");
 		goto out;
+	}
 	/*
 	 * one row, of every hit the filter lets through: the smallest
 	 * table the kernel makes, as a glob may give thousands of probes
 	 */
 	snprintf(trigger, sizeof(trigger),
-		 "hist:keys=common_type:size=%d if %s", BY_SIZE_MIN, s.filter);
+		 "hist:keys=common_type:size=%d if %s", BY_SIZE_MIN, filter);
 	s.trigger = trigger;
-	ret = session_run(&s, cmd, status) ? EXIT_FAILURE : 0;
+	ret = session_run(&s, cmd, status);
 	if (!ret && s.nb < 0)
-		ret = 1;
+		ret = s.nb;
 	/* the triggers' counts, not every hit's */
 	for (int i = 0; !ret && i < s.n; i++)
 		ps[i].hits = s.counts[i];
 out:
 	/* a glob's probes the kernel refused are gone from @ps */
 	*n = s.n;
-	for (int i = 0; i < s.n; i++) {
-		free(ps[i].fetch);
-		ps[i].fetch = NULL;
-	}
+	fetch_free(ps, s.n);
 	free(s.counts);
-	free(v.f);
 	return ret;
 }

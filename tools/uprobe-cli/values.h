@@ -20,10 +20,11 @@ int cmd_hist(int argc, char **argv);
 /*
  * count -e SPEC --by VALUE [--top N] [--size N]: hits by the value, the
  * @top most frequent, while @cmd runs (or until ^C if NULL), the kernel
- * keeping room for @size distinct values.
+ * keeping room for @size distinct values.  The exit status (@cmd's),
+ * as count's: a part of it.
  */
-int count_by(const char *spec, const char *by, int top, int size,
-	     enum format fmt, char **cmd);
+int cmd_count_by(const char *spec, const char *by, int top, int size,
+		 enum format fmt, char **cmd);
 
 /*
  * count --by stack: --folded prints every stack folded, --svg FILE
@@ -38,13 +39,21 @@ extern int stack_bytes;
 extern bool stack_fp;
 
 /*
- * count --filter: run @cmd with the probes @ps[0..*@n) (entry probes,
- * resolved and named), each counting the hits whose values match
- * filter_expr (a field it names fetched at each), into their hits; 0
- * with the command's status in *@status (*@n less those of a glob the
- * kernel refused), or the exit status after a message.
+ * count --filter, for the probes @ps[0..@n) (entry probes, resolved and
+ * named): filter_expr checked against their values, each field it names
+ * fetched at each, into *@filter as the kernel takes it (malloc'ed; NULL
+ * if it fails); 0, or -errno after a message, -EINVAL if the command
+ * line's alone (a filter that does not parse or go with the values).
  */
-int count_filtered(struct probe *ps, int *n, char **cmd, int *status);
+int count_filter(struct probe *ps, int n, char **filter);
+/*
+ * Then run @cmd with them, each counting the hits @filter lets through,
+ * into their hits; 0 with the command's status in *@status (*@n less
+ * those of a glob the kernel refused), or -errno after a message.  Their
+ * fetch arguments are freed by either, count_filter() if it fails.
+ */
+int count_filtered(struct probe *ps, int *n, const char *filter,
+		   char **cmd, int *status);
 
 /*
  * The distinct values count --by has room for: by default, and the range
