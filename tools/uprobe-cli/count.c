@@ -4,6 +4,7 @@
  * its calls, or time them with return probes.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,13 +32,16 @@ static void function_sample(const char *metric, const struct up_place *p,
 	printf(",offset=\"%lu\"} %lld\n", p->sym_off, value);
 }
 
-/* count's probes @ps[0..@n) on @cmd as JSON; 0, or 1 after a message. */
+/*
+ * count's probes @ps[0..@n) on @cmd as JSON; 0, or -ENOMEM after a
+ * message.
+ */
 static int print_count_json(const struct probe *ps, int n, const char *cmd)
 {
 	json_writer_t *w = json_new();
 
 	if (!w)
-		return 1;
+		return -ENOMEM;
 	jsonw_start_object(w);
 	json_string_field(w, "command", cmd);
 	jsonw_name(w, "probes");
@@ -118,7 +122,7 @@ static void print_count(const struct probe *ps, int n, enum format fmt,
 	if (fmt != OPENMETRICS) {
 		rows = malloc((n + 1) * sizeof(*rows));
 		if (!rows) {
-			run_error("out of memory");
+			print_error(-ENOMEM, "out of memory");
 			return;
 		}
 		n = count_rows(ps, n, all, top, rows, &unhit);
@@ -296,7 +300,7 @@ int cmd_count(int argc, char **argv)
 	if (fmt == JSON) {
 		ret = print_count_json(ps, n, argv[optind]);
 		free(ps);
-		return ret ? ret : status;
+		return ret ? EXIT_FAILURE : status;
 	}
 	print_count(ps, n, fmt, any_ret, all, top);
 	free(ps);
@@ -305,7 +309,7 @@ int cmd_count(int argc, char **argv)
 
 /*
  * latency's return probe @pr on @cmd as JSON: its counts, then the
- * histogram's non-empty buckets.  0, or 1 after a message.
+ * histogram's non-empty buckets.  0, or -ENOMEM after a message.
  */
 static int print_latency_json(const struct probe *pr, const char *cmd)
 {
@@ -314,7 +318,7 @@ static int print_latency_json(const struct probe *pr, const char *cmd)
 	json_writer_t *w = json_new();
 
 	if (!w)
-		return 1;
+		return -ENOMEM;
 	jsonw_start_object(w);
 	json_string_field(w, "command", cmd);
 	json_string_field(w, "binary", pr->place.path);
@@ -402,5 +406,5 @@ int cmd_latency(int argc, char **argv)
 	}
 	ret = print_latency_json(&ps[0], argv[optind]);
 	free(ps);
-	return ret ? ret : status;
+	return ret ? EXIT_FAILURE : status;
 }

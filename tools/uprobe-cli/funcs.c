@@ -4,6 +4,7 @@
  * where a spec lands.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,7 +65,7 @@ static void end_array(json_writer_t *w)
 
 /*
  * The header of funcs' table, @header, or for JSON (@json) the writer
- * whose array holds the rows, in *@w.  0, or 1 after a message.
+ * whose array holds the rows, in *@w.  0, or -ENOMEM after a message.
  */
 static int begin_rows(bool json, const char *header, json_writer_t **w)
 {
@@ -75,31 +76,35 @@ static int begin_rows(bool json, const char *header, json_writer_t **w)
 	}
 	*w = json_new();
 	if (!*w)
-		return 1;
+		return -ENOMEM;
 	jsonw_start_array(*w);
 	return 0;
 }
 
-/* funcs --sdt: the SDT markers of @path matching @glob (PROVIDER:NAME) */
+/*
+ * funcs --sdt: the SDT markers of @path matching @glob (PROVIDER:NAME).
+ * 0, or -errno after a message.
+ */
 static int print_markers(const char *path, const char *glob, bool json)
 {
 	struct up_binary b;
 	struct up_sdt *m;
 	char err[1024], name[160], header[128];
 	json_writer_t *w;
-	int n;
+	int n, r;
 
 	if (up_binary_open(path, &b, err, sizeof(err)))
-		return run_error("%s", err);
+		return print_error(-EIO, "%s", err);
 	n = up_sdt_markers(&b, &m, err, sizeof(err));
 	up_binary_close(&b);
 	if (n < 0)
-		return run_error("%s: %s", path, err);
+		return print_error(-EIO, "%s: %s", path, err);
 	snprintf(header, sizeof(header), "%-40s %14s %10s %10s  %s\n",
 		 "MARKER", "ADDRESS", "OFFSET", "SEMAPHORE", "ARGUMENTS");
-	if (begin_rows(json, header, &w)) {
+	r = begin_rows(json, header, &w);
+	if (r) {
 		free(m);
-		return 1;
+		return r;
 	}
 	for (int i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "%s:%s", m[i].provider,
@@ -117,7 +122,7 @@ struct func_rows {
 	const char *header;
 	bool json;
 	bool begun;
-	bool failed;
+	int err;		/* begin_rows()'s */
 	json_writer_t *w;
 };
 
@@ -128,16 +133,17 @@ static void func_row(const struct up_place *p, unsigned long size,
 
 	if (!fr->begun) {
 		fr->begun = true;
-		fr->failed = begin_rows(fr->json, fr->header, &fr->w);
+		fr->err = begin_rows(fr->json, fr->header, &fr->w);
 	}
-	if (!fr->failed)
+	if (!fr->err)
 		print_func(p, size, inlined, fr->w);
 }
 
 /*
  * funcs: the functions of @path matching @glob.  The table's header or
  * the JSON array begins only with the first row, so that a file libdwfl
- * refuses prints its error alone, one JSON document in JSON mode.
+ * refuses prints its error alone, one JSON document in JSON mode.  0,
+ * or -errno after a message.
  */
 static int print_funcs(const char *path, const char *glob, bool json)
 {
@@ -149,11 +155,11 @@ static int print_funcs(const char *path, const char *glob, bool json)
 		 "FUNCTION", "ADDRESS", "OFFSET", "SIZE", "INLINED");
 	r = up_functions(path, glob, func_row, &fr, err, sizeof(err));
 	if (!r && !fr.begun)
-		fr.failed = begin_rows(json, header, &fr.w);
-	if (fr.failed)
-		return 1;
+		fr.err = begin_rows(json, header, &fr.w);
+	if (fr.err)
+		return fr.err;
 	end_array(fr.w);
-	return r ? run_error("%s", err) : 0;
+	return r ? print_error(-EIO, "%s", err) : 0;
 }
 
 int cmd_funcs(int argc, char **argv)
@@ -174,8 +180,9 @@ int cmd_funcs(int argc, char **argv)
 		return run_error("%s", err);
 	glob = optind + 1 < argc ? argv[optind + 1] : NULL;
 	if (sdt)
-		return print_markers(path, glob, out_fmt == JSON);
-	return print_funcs(path, glob, out_fmt == JSON);
+		return print_markers(path, glob, out_fmt == JSON) ?
+		       EXIT_FAILURE : 0;
+	return print_funcs(path, glob, out_fmt == JSON) ? EXIT_FAILURE : 0;
 }
 
 int cmd_resolve(int argc, char **argv)

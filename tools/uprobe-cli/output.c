@@ -4,6 +4,7 @@
  * JSON mode), JSON strings, and the names of functions.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,7 +139,7 @@ json_writer_t *json_new(void)
 	json_writer_t *w = jsonw_new(stdout);
 
 	if (!w)
-		run_error("out of memory");
+		print_error(-ENOMEM, "out of memory");
 	return w;
 }
 

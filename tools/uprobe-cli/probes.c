@@ -76,7 +76,8 @@ static int by_name_cmp(const void *a, const void *b)
  * that would share a name (one function name in two binaries, two
  * versions of one function), the first in order keeps it and the
  * others take "_1", "_2", ... (the name cut short to make room).  A
- * suffix may meet another probe's name: then again.  0, or -1.
+ * suffix may meet another probe's name: then again.  0, -ENOMEM, or
+ * -EEXIST if names are still shared after a few rounds; no message.
  */
 static int unique_names(struct probe *ps, int n)
 {
@@ -84,7 +85,7 @@ static int unique_names(struct probe *ps, int n)
 	bool again = true;
 
 	if (!by)
-		return -1;
+		return -ENOMEM;
 	for (int round = 0; again && round < 8; round++) {
 		for (int i = 0; i < n; i++)
 			by[i] = &ps[i];
@@ -105,7 +106,7 @@ static int unique_names(struct probe *ps, int n)
 		}
 	}
 	free(by);
-	return again ? -1 : 0;
+	return again ? -EEXIST : 0;
 }
 
 /*
@@ -243,12 +244,13 @@ int cmd_del(int argc, char **argv)
 	return ret;
 }
 
+/* The probes @l[0..@n) as a JSON array; 0, or -ENOMEM after a message. */
 static int print_probes_json(const struct listed *l, int n)
 {
 	json_writer_t *w = json_new();
 
 	if (!w)
-		return 1;
+		return -ENOMEM;
 	jsonw_start_array(w);
 	for (int i = 0; i < n; i++) {
 		jsonw_start_object(w);
@@ -273,7 +275,7 @@ static int print_probes_json(const struct listed *l, int n)
 
 /*
  * The probes @l[0..@n) in format @fmt, with their hit rates since the
- * counts @prev as a table if not NULL; 0, or 1 after a message.
+ * counts @prev as a table if not NULL; 0, or -errno after a message.
  */
 static int print_probes(const struct listed *l, int n, enum format fmt,
 			const unsigned long long *prev, double interval)
@@ -325,13 +327,13 @@ int cmd_list(int argc, char **argv)
 		return run_error("%s", listing_errmsg(n));
 	r = print_probes(l, n, out_fmt, NULL, 0);
 	free(l);
-	return r;
+	return r ? EXIT_FAILURE : 0;
 }
 
 /*
  * The metrics of every probe into the file at @path, in the text
  * format of node_exporter's textfile collector, atomically: written
- * beside it, then renamed over it.  0, or 1 after a message.
+ * beside it, then renamed over it.  0, or -errno after a message.
  */
 static int write_textfile(const char *path)
 {
@@ -341,7 +343,7 @@ static int write_textfile(const char *path)
 	FILE *f;
 
 	if (n < 0)
-		return run_error("%s", listing_errmsg(n));
+		return print_error(n, "%s", listing_errmsg(n));
 	/* not *.prom: the collector does not read it half written */
 	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
 	fd = mkostemp(tmp, O_CLOEXEC);
@@ -353,7 +355,7 @@ static int write_textfile(const char *path)
 			unlink(tmp);
 		}
 		free(l);
-		return run_error("%s: %s", path, strerror(err));
+		return print_error(-err, "%s: %s", path, strerror(err));
 	}
 	/* for the collector, which runs as another user */
 	fchmod(fd, 0644);
@@ -367,21 +369,25 @@ static int write_textfile(const char *path)
 		err = errno;
 	if (err) {
 		unlink(tmp);
-		return run_error("%s: %s", path, strerror(err));
+		return print_error(-err, "%s: %s", path, strerror(err));
 	}
 	return 0;
 }
 
-/* stat --textfile: the file rewritten every @interval s, @count times */
+/*
+ * stat --textfile: the file rewritten every @interval s, @count times.
+ * 0, or -errno after a message.
+ */
 static int stat_textfile(const char *path, double interval, int count)
 {
-	for (int round = 0; !count || round < count; round++) {
+	int r = 0;
+
+	for (int round = 0; !r && (!count || round < count); round++) {
 		if (round)
 			usleep((useconds_t)(interval * 1e6));
-		if (write_textfile(path))
-			return 1;
+		r = write_textfile(path);
 	}
-	return 0;
+	return r;
 }
 
 /* stat: the hits and hit rates, every INTERVAL seconds (COUNT times). */
@@ -403,7 +409,8 @@ int cmd_stat(int argc, char **argv)
 	if (textfile && fmt != OPENMETRICS)
 		return usage_error("stat --textfile writes metrics: give --format=openmetrics");
 	if (textfile)
-		return stat_textfile(textfile, interval, count);
+		return stat_textfile(textfile, interval, count) ?
+		       EXIT_FAILURE : 0;
 	n = read_probes(&l);
 	if (n < 0)
 		return run_error("%s", listing_errmsg(n));
@@ -432,5 +439,5 @@ int cmd_stat(int argc, char **argv)
 	}
 	free(prev);
 	free(l);
-	return r;
+	return r ? EXIT_FAILURE : 0;
 }

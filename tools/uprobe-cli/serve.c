@@ -327,8 +327,9 @@ static struct MHD_Daemon *listen_on(const char *addr, struct addrinfo *ai,
 	else
 		d = listen_any(port);
 	if (!d)
-		run_error("cannot listen on %s (the port in use, or not an address of this machine)",
-		    addr);
+		print_error(-EADDRNOTAVAIL,
+			    "cannot listen on %s (the port in use, or not an address of this machine)",
+			    addr);
 	return d;
 }
 

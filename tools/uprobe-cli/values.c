@@ -46,8 +46,8 @@ static void bar(unsigned long long count, unsigned long long max)
 
 /*
  * The log2 histogram of @pr's @value as JSON: its @total, its buckets'
- * @count[@first..@last], what the kernel @dropped.  0, or 1 after a
- * message.
+ * @count[@first..@last], what the kernel @dropped.  0, or -ENOMEM after
+ * a message.
  */
 static int log2_json(const struct probe *pr, const char *value,
 		     unsigned long long total, const unsigned long long *count,
@@ -57,7 +57,7 @@ static int log2_json(const struct probe *pr, const char *value,
 	json_writer_t *w = json_new();
 
 	if (!w)
-		return 1;
+		return -ENOMEM;
 	jsonw_start_object(w);
 	json_string_field(w, "function", pr->place.symbol);
 	jsonw_name(w, "value");
@@ -82,7 +82,10 @@ static int log2_json(const struct probe *pr, const char *value,
 	return 0;
 }
 
-/* The log2 histogram of @b[0..@n), as a table or JSON; 0, or 1 */
+/*
+ * The log2 histogram of @b[0..@n), as a table or JSON; 0, or -errno
+ * after a message.
+ */
 static int print_log2(const struct probe *pr, const char *value,
 		      const struct bucket *b, int n, enum format fmt,
 		      unsigned long long dropped)
@@ -129,7 +132,7 @@ static int bucket_cmp(const void *a, const void *b)
 
 /*
  * The @n most frequent values @b[0..@n) of @pr's value @by as JSON,
- * with what the kernel @dropped; 0, or 1 after a message.
+ * with what the kernel @dropped; 0, or -ENOMEM after a message.
  */
 static int top_json(const struct probe *pr, const struct up_fetch *by,
 		    const struct bucket *b, int n, unsigned long long dropped)
@@ -137,7 +140,7 @@ static int top_json(const struct probe *pr, const struct up_fetch *by,
 	json_writer_t *w = json_new();
 
 	if (!w)
-		return 1;
+		return -ENOMEM;
 	jsonw_start_object(w);
 	json_string_field(w, "function", pr->place.symbol);
 	json_string_field(w, "by", by->name);
@@ -161,7 +164,10 @@ static int top_json(const struct probe *pr, const struct up_fetch *by,
 	return 0;
 }
 
-/* The @top most frequent values of @b[0..@n), as a table or JSON; 0, or 1 */
+/*
+ * The @top most frequent values of @b[0..@n), as a table or JSON; 0, or
+ * -errno after a message.
+ */
 static int print_top(const struct probe *pr, const struct up_fetch *by,
 		     struct bucket *b, int n, int top, enum format fmt,
 		     unsigned long long dropped)
