@@ -2,6 +2,11 @@
 /*
  * What uprobe-cli's commands share: messages, the kernel's tracefs
  * files, and the probes a command places for the run of a program.
+ *
+ * The commands (cmd_*()) return an exit status: 0, EXIT_FAILURE for a
+ * failure at run time, EXIT_USAGE for a command line that cannot run as
+ * it is.  A helper that can fail returns 0 or -errno, having printed
+ * its message (print_error()).
  */
 #ifndef UPROBE_CLI_CLI_H
 #define UPROBE_CLI_CLI_H
@@ -51,9 +56,10 @@ struct probe {
 
 /*
  * What a command does around the run of its program, each optional:
- * @placed once the probes are in, before the program starts (1 after a
- * message: it does not start); @wait until the program has ended, its
- * wait status into *@status (default: waitpid()); @arg for them.
+ * @placed once the probes are in, before the program starts (0, or
+ * -errno after a message: it does not start); @wait until the program
+ * has ended, its wait status into *@status (default: waitpid()), its
+ * return not looked at; @arg for them.
  */
 struct run_ops {
 	int (*placed)(struct probe *ps, int n, void *arg);
@@ -205,7 +211,8 @@ unsigned long pid_ns(void);
 void run_name(struct probe *pr, const char *cmd, int i);
 /*
  * Run @cmd with the probes @ps[0..*@n) on its process tree (some may be
- * dropped: see place_probes()); 0, or 1.
+ * dropped: see place_probes()); 0 with its exit status in *@status, or
+ * -errno after a message.
  */
 int run_probed(struct probe *ps, int *n, char **cmd, int *status,
 	       const struct run_ops *ops);

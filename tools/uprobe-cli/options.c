@@ -105,5 +105,3 @@ int parse_format(int argc, char **argv, struct view_opts *o)
 	}
 	return 0;
 }
-
-/* The probes @l[0..@n) as a JSON array; 0, or 1 after a message. */
