@@ -466,6 +466,17 @@ static void utp_point_free(struct utp_point *pt)
 }
 
 /*
+ * @pt's jump went out of the text, or never came in, or the point goes:
+ * a stale one may still count a jump whose text was unmapped under it.
+ */
+void utp_jump_gone(struct utp_proc *proc, struct utp_point *pt)
+{
+	/* once: two debuggers' writes may race here, under mmap_lock read */
+	if (xchg(&pt->jumped, false))
+		atomic_dec(&proc->njumped);
+}
+
+/*
  * Take @pt out of @proc's points; free it.  A thread in a hit of it
  * meanwhile gets no slot for it any more: its int3 has gone, and the
  * thread runs the instruction in place.  A slot it had stays, as every
@@ -476,6 +487,7 @@ void utp_point_drop(struct utp_proc *proc, struct utp_point *pt)
 {
 	xa_erase(&proc->points, pt->vaddr);
 	atomic_dec(&proc->npoints);
+	utp_jump_gone(proc, pt);
 	mutex_lock(&proc->xol_lock);
 	WRITE_ONCE(pt->gone, true);
 	mutex_unlock(&proc->xol_lock);

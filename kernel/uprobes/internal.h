@@ -442,6 +442,7 @@ void utp_thread_free(struct utp_thread *ut);
 void utp_thread_drop(struct utp_thread *ut);
 int utp_thread_attach(struct utp_proc *proc, struct task_struct *task);
 void utp_consumer_free(struct utp_consumer *c);
+void utp_jump_gone(struct utp_proc *proc, struct utp_point *pt);
 void utp_point_drop(struct utp_proc *proc, struct utp_point *pt);
 struct utp_proc *utp_proc_find(struct mm_struct *mm);
 struct utp_proc *utp_proc_find_rcu(struct mm_struct *mm);

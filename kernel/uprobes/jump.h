@@ -92,7 +92,6 @@ struct utp_jgp {
 
 /* jump_write.c */
 int utp_jump_count_for(struct utp_consumer *c, const struct utp_jump *j);
-void utp_jump_gone(struct utp_proc *proc, struct utp_point *pt);
 void utp_jump_out(struct utp_proc *proc, struct utp_point **pts,
 		  unsigned int n, u8 why, bool wait);
 unsigned int utp_jump_tail(struct utp_point *pt, unsigned long vaddr,

@@ -281,14 +281,6 @@ unsigned int utp_jump_tail(struct utp_point *pt, unsigned long vaddr,
 	return UTP_JUMP_SIZE - 1;
 }
 
-/* @pt's jump went out of the text (or never came in). */
-void utp_jump_gone(struct utp_proc *proc, struct utp_point *pt)
-{
-	/* once: two debuggers' writes may race here, under mmap_lock read */
-	if (xchg(&pt->jumped, false))
-		atomic_dec(&proc->njumped);
-}
-
 /*
  * @c counts what @j counts from now on, if it does not yet.  utp_mutex
  * held.  Returns 0 or -ENOMEM.
