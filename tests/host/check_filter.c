@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "check_main.h"
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -47,12 +48,15 @@ static const char *refused(const char *expr)
 	int r;
 
 	*err = '\0';
-	if (up_filter_parse(expr, &f, err, sizeof(err)))
+	r = up_filter_parse(expr, &f, err, sizeof(err));
+	if (r) {
+		ck_assert_int_eq(r, -EINVAL);
 		return err;
+	}
 	r = up_filter_check(f, fields, NFIELDS, out, sizeof(out), err,
 			    sizeof(err));
 	up_filter_free(f);
-	ck_assert_msg(r == -1, "%s: accepted as '%s'", expr, out);
+	ck_assert_msg(r == -EINVAL, "%s: accepted as '%s'", expr, out);
 	return err;
 }
 
@@ -158,12 +162,12 @@ START_TEST(too_long)
 	while (len < 1100)
 		len += snprintf(expr + len, sizeof(expr) - len, "%sbytes > 1",
 				len ? " || " : "");
-	ck_assert_int_eq(up_filter_parse(expr, &f, err, sizeof(err)), -1);
+	ck_assert_int_eq(up_filter_parse(expr, &f, err, sizeof(err)), -E2BIG);
 	ck_assert_str_eq(err, "--filter: longer than 1024 characters");
 	ck_assert_int_eq(up_filter_parse("bytes > 1 || bytes < 0", &f, err,
 					 sizeof(err)), 0);
 	ck_assert_int_eq(up_filter_check(f, fields, NFIELDS, out, 10, err,
-					 sizeof(err)), -1);
+					 sizeof(err)), -E2BIG);
 	ck_assert_str_eq(err, "--filter: longer than 9 characters");
 	up_filter_free(f);
 }

@@ -61,11 +61,11 @@ static int add_token(struct up_filter *f, enum tok_kind kind,
 	struct token *more = realloc(f->t, (f->nt + 1) * sizeof(*more));
 
 	if (!more)
-		return -1;
+		return -ENOMEM;
 	f->t = more;
 	more[f->nt].text = strndup(s, len);
 	if (!more[f->nt].text)
-		return -1;
+		return -ENOMEM;
 	more[f->nt].kind = kind;
 	more[f->nt].col = col;
 	f->nt++;
@@ -92,6 +92,7 @@ static enum tok_kind op_kind(const char *op)
 	return T_OP;
 }
 
+/* @expr's tokens into @f: 0, -ENOMEM, or -EINVAL with a message */
 static int tokenize(struct up_filter *f, const char *expr, char *err,
 		    size_t errlen)
 {
@@ -114,7 +115,7 @@ static int tokenize(struct up_filter *f, const char *expr, char *err,
 			}
 		if (op) {
 			if (add_token(f, T_OP, s, len, col))
-				return -1;
+				return -ENOMEM;
 			f->t[f->nt - 1].kind = op_kind(f->t[f->nt - 1].text);
 		} else if (*s == '"' || *s == '\'') {
 			const char *end = strchr(s + 1, *s);
@@ -123,10 +124,10 @@ static int tokenize(struct up_filter *f, const char *expr, char *err,
 				set_err(err, errlen,
 					"--filter: the string at column %d has no closing %c",
 					col, *s);
-				return -2;
+				return -EINVAL;
 			}
 			if (add_token(f, T_STRING, s + 1, end - s - 1, col))
-				return -1;
+				return -ENOMEM;
 			len = end - s + 1;
 		} else if (isdigit((unsigned char)*s) || (*s == '-' &&
 			   isdigit((unsigned char)s[1]))) {
@@ -134,17 +135,17 @@ static int tokenize(struct up_filter *f, const char *expr, char *err,
 			len = 1 + strspn(s + 1, "abcdefghijklmnopqrstuvwxyz"
 					 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
 			if (add_token(f, T_NUMBER, s, len, col))
-				return -1;
+				return -ENOMEM;
 		} else if (isalpha((unsigned char)*s) || *s == '_') {
 			len = strspn(s, "abcdefghijklmnopqrstuvwxyz"
 				     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
 			if (add_token(f, T_IDENT, s, len, col))
-				return -1;
+				return -ENOMEM;
 		} else {
 			set_err(err, errlen,
 				"--filter: unexpected '%c' at column %d", *s,
 				col);
-			return -2;
+			return -EINVAL;
 		}
 		s += len;
 	}
@@ -156,7 +157,7 @@ static const struct token *peek(const struct up_filter *f)
 	return &f->t[f->pos];
 }
 
-/* What the parser found where it expected something else */
+/* What the parser found where it expected something else: -EINVAL */
 static int expected(struct up_filter *f, const char *what, char *err,
 		    size_t errlen)
 {
@@ -169,7 +170,7 @@ static int expected(struct up_filter *f, const char *what, char *err,
 		set_err(err, errlen,
 			"--filter: expected %s at column %d, not '%s'", what,
 			t->col, t->text);
-	return -2;
+	return -EINVAL;
 }
 
 static int note_name(struct up_filter *f, const char *name)
@@ -181,7 +182,7 @@ static int note_name(struct up_filter *f, const char *name)
 			return 0;
 	more = realloc(f->names, (f->nnames + 1) * sizeof(*more));
 	if (!more)
-		return -1;
+		return -ENOMEM;
 	f->names = more;
 	more[f->nnames++] = name;
 	return 0;
@@ -203,7 +204,7 @@ static const struct up_filter_field *common_field(const char *name)
 
 static int parse_or(struct up_filter *f, char *err, size_t errlen);
 
-/* FIELD OP VALUE */
+/* FIELD OP VALUE: 0, -ENOMEM, or -EINVAL with a message */
 static int parse_pred(struct up_filter *f, char *err, size_t errlen)
 {
 	struct pred p = { .field = f->pos };
@@ -222,12 +223,12 @@ static int parse_pred(struct up_filter *f, char *err, size_t errlen)
 	p.value = f->pos++;
 	more = realloc(f->p, (f->np + 1) * sizeof(*more));
 	if (!more)
-		return -1;
+		return -ENOMEM;
 	f->p = more;
 	more[f->np++] = p;
 	if (!common_field(f->t[p.field].text) &&
 	    note_name(f, f->t[p.field].text))
-		return -1;
+		return -ENOMEM;
 	return 0;
 }
 
@@ -294,28 +295,28 @@ int up_filter_parse(const char *expr, struct up_filter **out, char *err,
 	*out = NULL;
 	if (!f) {
 		set_err(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	if (strlen(expr) > FILTER_MAX) {
 		set_err(err, errlen, "--filter: longer than %d characters",
 			FILTER_MAX);
-		r = -2;
+		r = -E2BIG;
 	} else {
 		r = tokenize(f, expr, err, errlen);
 	}
 	if (!r && f->t[0].kind == T_END) {
 		set_err(err, errlen, "--filter: the expression is empty");
-		r = -2;
+		r = -EINVAL;
 	}
 	if (!r)
 		r = parse_or(f, err, errlen);
 	if (!r && peek(f)->kind != T_END)
 		r = expected(f, "'&&', '||' or ')'", err, errlen);
-	if (r == -1)
+	if (r == -ENOMEM)
 		set_err(err, errlen, "out of memory");
 	if (r) {
 		up_filter_free(f);
-		return -1;
+		return r;
 	}
 	*out = f;
 	return 0;
@@ -327,7 +328,7 @@ int up_filter_names(const struct up_filter *f, const char *const **names)
 	return f->nnames;
 }
 
-/* @v as a number field @f holds, or a message */
+/* @v as a number field @f holds: 0, or -EINVAL with a message */
 static int check_number(const struct up_filter_field *f,
 			const struct token *v, char *err, size_t errlen)
 {
@@ -341,13 +342,13 @@ static int check_number(const struct up_filter_field *f,
 		set_err(err, errlen,
 			"--filter: '%s' is a number; '%s' (column %d) is not",
 			f->name, v->text, v->col);
-		return -1;
+		return -EINVAL;
 	}
 	if (!sign && *v->text == '-') {
 		set_err(err, errlen,
 			"--filter: '%s' is unsigned; it is never %s", f->name,
 			v->text);
-		return -1;
+		return -EINVAL;
 	}
 	errno = 0;
 	if (sign)
@@ -358,7 +359,7 @@ static int check_number(const struct up_filter_field *f,
 		set_err(err, errlen,
 			"--filter: '%s' (column %d) is not a number of 64 bits at most, written in %d characters at most",
 			v->text, v->col, NUMBER_MAX);
-		return -1;
+		return -EINVAL;
 	}
 	/* the kernel compares the value cut to the field's width */
 	if (bits < 64 && (sign ? l < -(1LL << (bits - 1)) ||
@@ -367,18 +368,18 @@ static int check_number(const struct up_filter_field *f,
 		set_err(err, errlen,
 			"--filter: '%s' is %s, of %d bits; %s is out of its range",
 			f->name, sign ? "signed" : "unsigned", bits, v->text);
-		return -1;
+		return -EINVAL;
 	}
 	return 0;
 }
 
-/* Append @s to @out (@len so far): 0, or -1 if it does not fit */
+/* Append @s to @out (@len so far): 0, or -E2BIG if it does not fit */
 static int put(char *out, size_t outlen, size_t *len, const char *s)
 {
 	size_t l = strlen(s);
 
 	if (*len + l + 1 > outlen)
-		return -1;
+		return -E2BIG;
 	memcpy(out + *len, s, l + 1);
 	*len += l;
 	return 0;
@@ -405,7 +406,7 @@ int up_filter_check(const struct up_filter *f,
 		if (!field) {
 			set_err(err, errlen,
 				"--filter: the probe has no value '%s'", name);
-			return -1;
+			return -EINVAL;
 		}
 		if (field->kind == UP_FIELD_STRING) {
 			if (strcmp(op, "==") && strcmp(op, "!=") &&
@@ -413,29 +414,29 @@ int up_filter_check(const struct up_filter *f,
 				set_err(err, errlen,
 					"--filter: '%s' is a string: compare it with ==, != or ~ (a glob), not %s",
 					name, op);
-				return -1;
+				return -EINVAL;
 			}
 			if (v->kind == T_NUMBER || strchr(v->text, '"')) {
 				set_err(err, errlen,
 					"--filter: '%s' is a string; give a quoted string, not %s (column %d)",
 					name, v->text, v->col);
-				return -1;
+				return -EINVAL;
 			}
 			if (strlen(v->text) > STRING_MAX) {
 				set_err(err, errlen,
 					"--filter: the string at column %d is longer than the kernel's %d characters",
 					v->col, STRING_MAX);
-				return -1;
+				return -EINVAL;
 			}
 		} else {
 			if (!strcmp(op, "~")) {
 				set_err(err, errlen,
 					"--filter: '%s' is a number; ~ matches a string against a glob",
 					name);
-				return -1;
+				return -EINVAL;
 			}
 			if (check_number(field, v, err, errlen))
-				return -1;
+				return -EINVAL;
 		}
 	}
 	/* the kernel's text: the tokens, strings in double quotes */
@@ -453,7 +454,7 @@ int up_filter_check(const struct up_filter *f,
 		    (str && put(out, outlen, &len, "\""))) {
 			set_err(err, errlen, "--filter: longer than %zu characters",
 				outlen - 1);
-			return -1;
+			return -E2BIG;
 		}
 	}
 	return 0;

@@ -31,8 +31,9 @@ struct up_filter_field {
 struct up_filter;
 
 /*
- * Parse @expr into *@out (up_filter_free() it): 0, or -1 with a
- * one-line message naming the problem and where it is in @err.
+ * Parse @expr into *@out (up_filter_free() it): 0, or -errno with a
+ * one-line message naming the problem and where it is in @err: -EINVAL
+ * for a bad expression, -E2BIG for one too long, -ENOMEM.
  */
 int up_filter_parse(const char *expr, struct up_filter **out, char *err,
 		    size_t errlen);
@@ -50,7 +51,8 @@ int up_filter_names(const struct up_filter *f, const char *const **names);
  * kind, and each value is one the field can hold and the kernel's
  * filter takes (a number in the field's range, written in fewer than
  * 24 characters; a string of fewer than 256).  0 with the text the
- * kernel takes in @out, or -1 with a message in @err.
+ * kernel takes in @out, or -errno with a message in @err: -EINVAL if it
+ * does not suit the fields, -E2BIG if that text does not fit @out.
  */
 int up_filter_check(const struct up_filter *f,
 		    const struct up_filter_field *fields, int n, char *out,
