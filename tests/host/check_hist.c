@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "check_main.h"
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,7 +78,7 @@ START_TEST(parse_refuses)
 	char name[16];
 
 	ck_assert_int_eq(up_returns_parse(bad_lines[_i], name, sizeof(name),
-					  &r), -1);
+					  &r), -EINVAL);
 }
 END_TEST
 

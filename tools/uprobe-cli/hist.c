@@ -5,6 +5,7 @@
  * commands so that the arithmetic can be tested without a kernel.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -16,18 +17,21 @@
 /* The width of the longest bar. */
 #define BAR_MAX	40
 
-/* A decimal number from @s to @end exactly; 0, or -1. */
+/* A decimal number from @s to @end exactly; 0, or -EINVAL. */
 static int parse_num(const char *s, const char *end, unsigned long long *v)
 {
 	char *e;
 
 	if (s == end || !isdigit((unsigned char)*s))
-		return -1;
+		return -EINVAL;
 	*v = strtoull(s, &e, 10);
-	return e == end ? 0 : -1;
+	return e == end ? 0 : -EINVAL;
 }
 
-/* "B:COUNT,B:COUNT,..." (empty before any return) from @s to @end. */
+/*
+ * "B:COUNT,B:COUNT,..." (empty before any return) from @s to @end; 0,
+ * or -EINVAL.
+ */
 static int parse_hist(const char *s, const char *end, struct up_returns *r)
 {
 	if (s == end)
@@ -42,7 +46,7 @@ static int parse_hist(const char *s, const char *end, struct up_returns *r)
 		if (!colon || colon > comma || parse_num(s, colon, &b) ||
 		    parse_num(colon + 1, comma, &count) ||
 		    b >= UP_HIST_BUCKETS)
-			return -1;
+			return -EINVAL;
 		r->hist[b] = count;
 		if (comma == end)
 			return 0;
@@ -69,7 +73,7 @@ int up_returns_parse(const char *line, char *name, size_t namelen,
 
 	memset(r, 0, sizeof(*r));
 	if (!s || s == line || (size_t)(s - line) >= namelen)
-		return -1;
+		return -EINVAL;
 	snprintf(name, namelen, "%.*s", (int)(s - line), line);
 	for (; *s; s = end) {
 		const char *eq, *val;
@@ -82,18 +86,18 @@ int up_returns_parse(const char *line, char *name, size_t namelen,
 			break;
 		eq = memchr(s, '=', end - s);
 		if (!eq)
-			return -1;
+			return -EINVAL;
 		klen = eq - s;
 		val = eq + 1;
 		if (klen == 4 && !strncmp(s, "hist", 4)) {
 			if (parse_hist(val, end, r))
-				return -1;
+				return -EINVAL;
 		} else if (klen == 7 && !strncmp(s, "pending", 7)) {
 			/* a sum over CPUs, signed in the kernel */
 			int neg = *val == '-';
 
 			if (parse_num(val + neg, end, &v))
-				return -1;
+				return -EINVAL;
 			r->pending = neg ? -(long long)v : (long long)v;
 		} else {
 			for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
@@ -103,12 +107,12 @@ int up_returns_parse(const char *line, char *name, size_t namelen,
 			if (k == sizeof(keys) / sizeof(keys[0]))
 				continue;
 			if (parse_num(val, end, &v))
-				return -1;
+				return -EINVAL;
 			*(unsigned long long *)((char *)r + keys[k].off) = v;
 			have_returns |= k == 0;
 		}
 	}
-	return have_returns ? 0 : -1;
+	return have_returns ? 0 : -EINVAL;
 }
 
 void up_bucket_range(int b, unsigned long long *lo, unsigned long long *hi)

@@ -28,7 +28,7 @@ struct up_returns {
  * Parse @line, "NAME returns=N unwound=N missed=N pending=N min_ns=N
  * max_ns=N sum_ns=N hist=B:COUNT,...": the name into @name, the rest
  * into @r.  Keys it does not know are skipped, for a kernel that adds
- * some.  0, or -1 if the line is not of that form.
+ * some.  0, or -EINVAL if the line is not of that form.
  */
 int up_returns_parse(const char *line, char *name, size_t namelen,
 		     struct up_returns *r);
