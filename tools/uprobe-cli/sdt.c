@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <errno.h>
 #include <gelf.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,7 +50,10 @@ static Elf_Scn *section(Elf *elf, const char *name, GElf_Shdr *shdr)
 	return NULL;
 }
 
-/* One note's marker into @m; 0, or -1 if it is not a 64-bit marker. */
+/*
+ * One note's marker into @m; 0, or -errno if it is not a 64-bit marker:
+ * -EINVAL for a note too short, -ENOENT for an address in no segment.
+ */
 static int marker(struct up_binary *b, const char *desc, size_t len,
 		  long base_adjust, struct up_sdt *m)
 {
@@ -57,23 +61,23 @@ static int marker(struct up_binary *b, const char *desc, size_t len,
 	unsigned long addr[3];
 
 	if (len < 3 * 8 + 3)
-		return -1;
+		return -EINVAL;
 	memcpy(addr, desc, sizeof(addr));
 	name = memchr(p, '\0', end - p);
 	args = name ? memchr(name + 1, '\0', end - name - 1) : NULL;
 	if (!args || !memchr(args + 1, '\0', end - args - 1))
-		return -1;
+		return -EINVAL;
 	memset(m, 0, sizeof(*m));
 	snprintf(m->provider, sizeof(m->provider), "%s", p);
 	snprintf(m->name, sizeof(m->name), "%s", name + 1);
 	snprintf(m->args, sizeof(m->args), "%s", args + 1);
 	m->vaddr = addr[0] + base_adjust;
 	if (up_translate(b, m->vaddr, true, true, &m->offset))
-		return -1;
+		return -ENOENT;
 	m->sem_vaddr = addr[2];
 	if (m->sem_vaddr &&
 	    up_translate(b, m->sem_vaddr, true, false, &m->sem_offset))
-		return -1;
+		return -ENOENT;
 	return 0;
 }
 
@@ -96,7 +100,7 @@ int up_sdt_markers(struct up_binary *b, struct up_sdt **out, char *err,
 	data = elf_getdata(scn, NULL);
 	if (!data || gelf_getclass(b->elf) != ELFCLASS64) {
 		set_err(err, errlen, "cannot read the SDT notes (not a 64-bit ELF file)");
-		return -1;
+		return -ENOEXEC;
 	}
 	while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off))) {
 		const char *owner = (const char *)data->d_buf + name_off;
@@ -114,7 +118,7 @@ int up_sdt_markers(struct up_binary *b, struct up_sdt **out, char *err,
 		if (!more) {
 			free(all);
 			set_err(err, errlen, "out of memory");
-			return -1;
+			return -ENOMEM;
 		}
 		all = more;
 		if (!marker(b, desc, nh.n_descsz, base_adjust, &all[n]))
@@ -160,7 +164,11 @@ static const char *reg_name(const char *reg)
 	return rn;
 }
 
-/* One argument spec @spec as "argN=FETCH:TYPE" into @out; 0, or -1. */
+/*
+ * One argument spec @spec as "argN=FETCH:TYPE" into @out; 0, or -errno
+ * with a message: -EINVAL for no SIZE@OPERAND, -EOPNOTSUPP for an
+ * operand the kernel cannot fetch.
+ */
 static int one_arg(int i, const char *spec, char *out, size_t size,
 		   char *err, size_t errlen)
 {
@@ -175,7 +183,7 @@ static int one_arg(int i, const char *spec, char *out, size_t size,
 				  labs(sz) == 4 || labs(sz) == 8)) {
 		set_err(err, errlen, "argument %d '%s': no SIZE@OPERAND", i,
 			spec);
-		return -1;
+		return -EINVAL;
 	}
 	snprintf(type, sizeof(type), "%c%ld", sz < 0 ? 's' : 'u',
 		 labs(sz) * 8);
@@ -201,7 +209,7 @@ static int one_arg(int i, const char *spec, char *out, size_t size,
 			set_err(err, errlen,
 				"argument %d '%s': the kernel cannot fetch this operand",
 				i, spec);
-		return -1;
+		return -EOPNOTSUPP;
 	}
 	if (!paren) {
 		snprintf(out, size, "arg%d=%%%s:%s", i, kreg, type);
@@ -220,7 +228,7 @@ static int one_arg(int i, const char *spec, char *out, size_t size,
 bad:
 	set_err(err, errlen, "argument %d '%s': the kernel cannot fetch this operand",
 		i, spec);
-	return -1;
+	return -EOPNOTSUPP;
 }
 
 int up_sdt_fetch(const char *args, char *out, size_t size, char *err,
@@ -228,7 +236,7 @@ int up_sdt_fetch(const char *args, char *out, size_t size, char *err,
 {
 	char copy[UP_SDT_ARGS_MAX], one[128], *tok, *save;
 	size_t len = 0;
-	int n = 0;
+	int n = 0, r;
 
 	snprintf(copy, sizeof(copy), "%s", args);
 	*out = '\0';
@@ -237,17 +245,18 @@ int up_sdt_fetch(const char *args, char *out, size_t size, char *err,
 		if (n == UP_SDT_MAX_ARGS) {
 			set_err(err, errlen, "more than %d arguments",
 				UP_SDT_MAX_ARGS);
-			return -1;
+			return -E2BIG;
 		}
-		if (one_arg(n, tok, one, sizeof(one), err, errlen))
-			return -1;
+		r = one_arg(n, tok, one, sizeof(one), err, errlen);
+		if (r)
+			return r;
 		len += snprintf(out + len, len < size ? size - len : 0, "%s%s",
 				n ? " " : "", one);
 		n++;
 	}
 	if (len >= size) {
 		set_err(err, errlen, "too many arguments");
-		return -1;
+		return -E2BIG;
 	}
 	return n;
 }

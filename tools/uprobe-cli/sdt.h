@@ -23,7 +23,8 @@ struct up_sdt {
 
 /*
  * The markers of the open binary @b in *@out (malloc'ed, NULL if none),
- * in the notes' order; their number, or -1 with a message in @err.
+ * in the notes' order; their number, or -errno with a message in @err
+ * (-ENOEXEC for notes not of a 64-bit ELF file, -ENOMEM).
  */
 int up_sdt_markers(struct up_binary *b, struct up_sdt **out, char *err,
 		   size_t errlen);
@@ -35,8 +36,9 @@ int up_sdt_markers(struct up_binary *b, struct up_sdt **out, char *err,
  * The argument specs @args of a marker (as "-4@%edi 8@-8(%rbp) 8@$5")
  * as fetch arguments named arg0, arg1...: into @out (@size bytes), one
  * "argN=FETCH:TYPE" per argument, separated by spaces.  Returns the
- * number of arguments, or -1 with a message naming the argument the
- * kernel cannot fetch in @err.
+ * number of arguments, or -errno with a message naming the argument the
+ * kernel cannot fetch in @err: -EOPNOTSUPP for an operand it cannot
+ * fetch, -EINVAL for a spec not SIZE@OPERAND, -E2BIG for too many.
  */
 int up_sdt_fetch(const char *args, char *out, size_t size, char *err,
 		 size_t errlen);
