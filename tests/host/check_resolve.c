@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "check_main.h"
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,13 +59,13 @@ static struct up_place resolve_one(const char *spec)
 	return one;
 }
 
-/* The resolver's error message for @spec, which must fail. */
-static const char *resolve_err(const char *spec)
+/* The resolver's error message for @spec, which must fail with @ret. */
+static const char *resolve_err(const char *spec, int ret)
 {
 	static char err[1024];
 	struct up_place *p;
 
-	ck_assert_int_eq(up_resolve(spec, 0, &p, err, sizeof(err)), -1);
+	ck_assert_int_eq(up_resolve(spec, 0, &p, err, sizeof(err)), ret);
 	return err;
 }
 
@@ -143,28 +144,32 @@ START_TEST(errors_name_the_problem)
 {
 	char spec[512];
 
-	ck_assert_ptr_nonnull(strstr(resolve_err("/no/such/file:main"),
+	ck_assert_ptr_nonnull(strstr(resolve_err("/no/such/file:main", -ENOENT),
 				     "No such file"));
-	ck_assert_ptr_nonnull(strstr(resolve_err("/etc/passwd:main"),
+	ck_assert_ptr_nonnull(strstr(resolve_err("/etc/passwd:main", -ENOEXEC),
 				     "not an ELF file"));
-	ck_assert_ptr_nonnull(strstr(resolve_err("nosuchprogram_xyz:main"),
+	ck_assert_ptr_nonnull(strstr(resolve_err("nosuchprogram_xyz:main",
+						 -ENOENT),
 				     "no such program or library"));
-	ck_assert_ptr_nonnull(strstr(resolve_err("sample_pie"),
+	ck_assert_ptr_nonnull(strstr(resolve_err("sample_pie", -EINVAL),
 				     "a probe is BINARY:SYMBOL"));
 	snprintf(spec, sizeof(spec), "%s/sample_pie:sample_mu", FIXTURES);
-	ck_assert_ptr_nonnull(strstr(resolve_err(spec),
+	ck_assert_ptr_nonnull(strstr(resolve_err(spec, -ENOENT),
 				     "no function 'sample_mu' (did you mean: sample_mul"));
 	/* sample_big starts with a 7-byte movabs or a multi-byte insn */
 	snprintf(spec, sizeof(spec), "%s/sample_pie:sample_big+1", FIXTURES);
-	ck_assert_ptr_nonnull(strstr(resolve_err(spec),
+	ck_assert_ptr_nonnull(strstr(resolve_err(spec, -EINVAL),
 				     "is inside an instruction"));
 	snprintf(spec, sizeof(spec), "%s/sample_pie:sample_add+0x1000",
 		 FIXTURES);
-	ck_assert_ptr_nonnull(strstr(resolve_err(spec), "beyond the end"));
+	ck_assert_ptr_nonnull(strstr(resolve_err(spec, -EINVAL),
+				     "beyond the end"));
 	snprintf(spec, sizeof(spec), "%s/sample_pie:nomatch_*", FIXTURES);
-	ck_assert_ptr_nonnull(strstr(resolve_err(spec), "no function matches"));
+	ck_assert_ptr_nonnull(strstr(resolve_err(spec, -ENOENT),
+				     "no function matches"));
 	snprintf(spec, sizeof(spec), "%s/sample_pie:sample.c:9999", FIXTURES);
-	ck_assert_ptr_nonnull(strstr(resolve_err(spec), "no code for"));
+	ck_assert_ptr_nonnull(strstr(resolve_err(spec, -ENOENT),
+				     "no code for"));
 }
 END_TEST
 
@@ -176,7 +181,7 @@ START_TEST(build_id_lookup_is_what_finds_symbols)
 	setenv("UPROBE_CLI_DEBUGINFO_PATH", "/nonexistent", 1);
 	snprintf(spec, sizeof(spec), "%s/sample_stripped_buildid:sample_mul",
 		 FIXTURES);
-	ck_assert_ptr_nonnull(strstr(resolve_err(spec),
+	ck_assert_ptr_nonnull(strstr(resolve_err(spec, -ENOENT),
 				     "no function 'sample_mul'"));
 	setenv("UPROBE_CLI_DEBUGINFO_PATH", FIXTURES "/debug", 1);
 	ck_assert_str_eq(resolve_one(spec).symbol, "sample_mul");
@@ -258,7 +263,7 @@ START_TEST(static_functions_of_one_name)
 	ck_assert(!resolve_one(FIXTURES "/dup_statics:dup_b").dup);
 	/* at an offset: each one's own, checked against each one's size */
 	ck_assert_int_eq(up_resolve(FIXTURES "/dup_statics:helper+0x1000", 0,
-				    &p, err, sizeof(err)), -1);
+				    &p, err, sizeof(err)), -EINVAL);
 	ck_assert_msg(strstr(err, "beyond the end of the helper at"), "%s",
 		      err);
 }
@@ -311,7 +316,7 @@ START_TEST(inlined_copies)
 	up_no_inline = true;
 	ck_assert_ptr_null(resolve_one(FIXTURES "/inline_target:it_step").inline_of);
 	ck_assert_int_eq(up_resolve(FIXTURES "/inline_target:it_only", 0, &p, err,
-				    sizeof(err)), -1);
+				    sizeof(err)), -ENOENT);
 	ck_assert_msg(strstr(err, "no function 'it_only'"), "%s", err);
 	up_no_inline = false;
 }
@@ -390,11 +395,13 @@ START_TEST(cxx_names)
 	/* a line is still FILE:LINE; a misspelt name is named */
 	one = resolve_one(CXX "cxx_names.cc:16");
 	ck_assert_msg(strstr(one.symbol, "::method(int)"), "%s", one.symbol);
-	ck_assert(strstr(resolve_err(CXX "cxx_names.cc:abc"),
+	ck_assert(strstr(resolve_err(CXX "cxx_names.cc:abc", -EINVAL),
 			 "bad line number in 'cxx_names.cc:abc'"));
-	ck_assert_msg(strstr(resolve_err(CXX "ns::Klass<long>::methd"),
+	ck_assert_msg(strstr(resolve_err(CXX "ns::Klass<long>::methd",
+					 -ENOENT),
 			     "no function 'ns::Klass<long>::methd' (did you mean: ns::Klass<long>::method("),
-		      "%s", resolve_err(CXX "ns::Klass<long>::methd"));
+		      "%s", resolve_err(CXX "ns::Klass<long>::methd",
+					-ENOENT));
 }
 END_TEST
 
@@ -472,7 +479,8 @@ START_TEST(binary_replaced_between_specs)
 		 FIXTURES, path, path, path);
 	ck_assert_int_eq(system(cmd), 0);
 	snprintf(cmd, sizeof(cmd), "%s:sample_mul", path);
-	ck_assert_ptr_nonnull(strstr(resolve_err(cmd), "no function 'sample_mul'"));
+	ck_assert_ptr_nonnull(strstr(resolve_err(cmd, -ENOENT),
+				     "no function 'sample_mul'"));
 	b = up_binary_get(path, err, sizeof(err));
 	ck_assert_msg(b != NULL, "%s", err);
 	ck_assert_ptr_eq(up_binary_get(path, err, sizeof(err)), b);
@@ -494,6 +502,7 @@ START_TEST(binary_replaced_between_specs)
 	snprintf(cmd, sizeof(cmd), "rm -r %s", dir);
 	ck_assert_int_eq(system(cmd), 0);
 	ck_assert_ptr_null(up_binary_get(path, err, sizeof(err)));
+	ck_assert_int_eq(errno, ENOENT);
 	ck_assert_msg(strstr(err, "No such file"), "%s", err);
 }
 END_TEST

@@ -145,13 +145,13 @@ START_TEST(errors_name_the_problem)
 				   -E2BIG),
 			 "more than 12 arguments");
 	ck_assert_int_eq(up_resolve(FIX ":sdt:fix:nothing", 0, &p, err,
-				    sizeof(err)), -1);
+				    sizeof(err)), -ENOENT);
 	ck_assert_str_eq(err, FIX ": no SDT marker fix:nothing");
 	ck_assert_int_eq(up_resolve(FIX ":sdt:fix", 0, &p, err,
-				    sizeof(err)), -1);
+				    sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "'sdt:fix': an SDT marker is BINARY:sdt:PROVIDER:NAME");
 	ck_assert_int_eq(up_resolve(FIXTURES "/sample_pie:sdt:a:b", 0, &p,
-				    err, sizeof(err)), -1);
+				    err, sizeof(err)), -ENOENT);
 	ck_assert_str_eq(err, FIXTURES "/sample_pie: no SDT marker a:b (it has no .note.stapsdt)");
 }
 END_TEST

@@ -53,9 +53,9 @@ void up_set_err(char *err, size_t len, const char *fmt, ...)
 }
 
 /*
- * Open @path for reading if it is a regular file: the fd, or -1 with
- * errno set (EINVAL for a FIFO, a device, a directory).  Never blocks:
- * opening a FIFO for reading would wait for a writer.
+ * Open @path for reading if it is a regular file: the fd, or -errno
+ * (-EINVAL for a FIFO, a device, a directory).  Never blocks: opening a
+ * FIFO for reading would wait for a writer.
  */
 static int open_regular(const char *path)
 {
@@ -63,24 +63,26 @@ static int open_regular(const char *path)
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
 	if (fd < 0)
-		return -1;
+		return -errno;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
 	    fcntl(fd, F_SETFL, 0)) {
 		close(fd);
-		errno = EINVAL;
-		return -1;
+		return -EINVAL;
 	}
 	return fd;
 }
 
-/* Is @path a regular file that starts as an ELF file does: 1, 0, -1 */
+/*
+ * Is @path a regular file that starts as an ELF file does: 1, 0, or
+ * open_regular()'s -errno
+ */
 static int is_elf(const char *path)
 {
 	unsigned char magic[4];
 	int fd = open_regular(path), ok;
 
 	if (fd < 0)
-		return -1;
+		return fd;
 	ok = read(fd, magic, 4) == 4 && !memcmp(magic, ELFMAG, SELFMAG);
 	close(fd);
 	return ok;
@@ -88,20 +90,21 @@ static int is_elf(const char *path)
 
 /*
  * A library by short name, in the maps of @pid; its mapping's range
- * ("START-END") into @range if not NULL.
+ * ("START-END") into @range if not NULL.  0, -ENOENT if it is not
+ * there, or the -errno of reading the maps.
  */
 static int find_in_maps(const char *name, pid_t pid, char *path, size_t size,
 			char *range, size_t rsize)
 {
 	char maps[64], line[PATH_MAX + 128];
 	size_t n = strlen(name);
-	int found = -1;
+	int found = -ENOENT;
 	FILE *f;
 
 	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
 	f = fopen(maps, "re");
 	if (!f)
-		return -1;
+		return -errno;
 	while (found && fgets(line, sizeof(line), f)) {
 		char *p = strchr(line, '/'), *base;
 
@@ -124,7 +127,10 @@ static int find_in_maps(const char *name, pid_t pid, char *path, size_t size,
 	return found;
 }
 
-/* A library by short name, where the dynamic loader looks by default. */
+/*
+ * A library by short name, where the dynamic loader looks by default:
+ * 0, or -ENOENT (-ENOMEM out of memory).
+ */
 static int find_library(const char *name, char *path, size_t size)
 {
 	static const char *const dirs[] = {
@@ -136,13 +142,13 @@ static int find_library(const char *name, char *path, size_t size)
 	};
 	char *ldpath = getenv("LD_LIBRARY_PATH"), *copy = NULL, *dir, *save;
 	char pattern[PATH_MAX];
-	int ret = -1;
+	int ret = -ENOENT;
 
 	/* as find_program(): out of memory, nothing is found */
 	if (ldpath) {
 		copy = strdup(ldpath);
 		if (!copy)
-			return -1;
+			return -ENOMEM;
 	}
 	for (int d = -1; ret && d < (int)(sizeof(dirs) / sizeof(dirs[0])); d++) {
 		const char *dirv[64];
@@ -176,16 +182,16 @@ static int find_library(const char *name, char *path, size_t size)
 	return ret;
 }
 
-/* A program in $PATH. */
+/* A program in $PATH: 0, or -ENOENT (-ENOMEM out of memory). */
 static int find_program(const char *name, char *path, size_t size)
 {
 	char *env = getenv("PATH"), *copy, *dir, *save;
 	char cand[PATH_MAX];
-	int ret = -1;
+	int ret = -ENOENT;
 
 	copy = strdup(env ? env : "/usr/bin:/bin");
 	if (!copy)
-		return -1;
+		return -ENOMEM;
 	for (dir = strtok_r(copy, ":", &save); ret && dir;
 	     dir = strtok_r(NULL, ":", &save)) {
 		snprintf(cand, sizeof(cand), "%s/%s", dir, name);
@@ -218,7 +224,7 @@ void up_root_of(pid_t pid, char *root, size_t size)
  * @root ("/proc/PID/root"), into @path: @root followed by the same path
  * with its symbolic links resolved in that root, not in ours (where an
  * absolute link's target would be looked up if the kernel followed it
- * through @root).  0, or -1 with errno.
+ * through @root).  0, or -errno.
  */
 static int path_in_root(const char *root, const char *name, char *path,
 			size_t size)
@@ -250,7 +256,7 @@ static int path_in_root(const char *root, const char *name, char *path,
 		snprintf(full, sizeof(full), "%s%s/%s", root, done, comp);
 		l = readlink(full, link, sizeof(link) - 1);
 		if (l < 0 && errno != EINVAL)
-			return -1;
+			return -errno;
 		if (l < 0) {
 			/* not a link: resolved */
 			if (strlen(done) + n + 2 > sizeof(done))
@@ -259,10 +265,8 @@ static int path_in_root(const char *root, const char *name, char *path,
 			strcat(done, comp);
 			continue;
 		}
-		if (++links > 40) {
-			errno = ELOOP;
-			return -1;
-		}
+		if (++links > 40)
+			return -ELOOP;
 		link[l] = '\0';
 		/* what is left, behind the link's target */
 		if (strlen(link) + strlen(rest) + 2 > sizeof(rest))
@@ -277,19 +281,20 @@ static int path_in_root(const char *root, const char *name, char *path,
 	    (int)size)
 		return 0;
 too_long:
-	errno = ENAMETOOLONG;
-	return -1;
+	return -ENAMETOOLONG;
 }
 
 /*
  * @name (a path, or a library's short name found in the maps of @pid)
  * in the root of @pid, which is not ours; no $PATH or library path of
- * ours is looked in.
+ * ours is looked in.  0, or -errno with a message in @err: -ENOENT for
+ * no such library, -EINVAL for a relative path.
  */
 static int find_in_root(const char *name, pid_t pid, const char *root,
 			char *path, size_t size, char *err, size_t errlen)
 {
 	char in[PATH_MAX], range[64];
+	int r;
 
 	if (!strchr(name, '/')) {
 		/* the maps show it as another namespace may: the very file */
@@ -302,20 +307,18 @@ static int find_in_root(const char *name, pid_t pid, const char *root,
 		up_set_err(err, errlen,
 			"%s: no such library in the maps of process %d (whose root is not ours: give its path there)",
 			name, pid);
-		return -1;
+		return -ENOENT;
 	}
 	if (*name != '/') {
 		up_set_err(err, errlen,
 			"%s: not an absolute path in the root of process %d",
 			name, pid);
-		return -1;
+		return -EINVAL;
 	}
-	if (path_in_root(root, name, path, size)) {
-		up_set_err(err, errlen, "%s%s: %s", root, name,
-			   strerror(errno));
-		return -1;
-	}
-	return 0;
+	r = path_in_root(root, name, path, size);
+	if (r)
+		up_set_err(err, errlen, "%s%s: %s", root, name, strerror(-r));
+	return r;
 }
 
 int up_find_binary(const char *name, pid_t pid, char *path, size_t size,
@@ -327,13 +330,14 @@ int up_find_binary(const char *name, pid_t pid, char *path, size_t size,
 	if (pid)
 		up_root_of(pid, root, sizeof(root));
 	if (*root) {
-		if (find_in_root(name, pid, root, path, size, err, errlen))
-			return -1;
+		elf = find_in_root(name, pid, root, path, size, err, errlen);
+		if (elf)
+			return elf;
 	} else if (strchr(name, '/')) {
 		if (!realpath(name, path)) {
-			up_set_err(err, errlen, "%s: %s", name,
-				   strerror(errno));
-			return -1;
+			elf = -errno;
+			up_set_err(err, errlen, "%s: %s", name, strerror(-elf));
+			return elf;
 		}
 	} else if (!(pid && !find_in_maps(name, pid, path, size, NULL, 0)) &&
 		   find_program(name, path, size) &&
@@ -346,17 +350,17 @@ int up_find_binary(const char *name, pid_t pid, char *path, size_t size,
 			up_set_err(err, errlen,
 				"%s: no such program or library (not in $PATH or the library path)",
 				name);
-		return -1;
+		return -ENOENT;
 	}
 	elf = is_elf(path);
 	if (elf < 0) {
-		up_set_err(err, errlen, "%s: %s", path, errno == EINVAL ?
-			"not a regular file" : strerror(errno));
-		return -1;
+		up_set_err(err, errlen, "%s: %s", path, elf == -EINVAL ?
+			"not a regular file" : strerror(-elf));
+		return elf;
 	}
 	if (!elf) {
 		up_set_err(err, errlen, "%s: not an ELF file", path);
-		return -1;
+		return -ENOEXEC;
 	}
 	return 0;
 }
@@ -367,25 +371,28 @@ struct path_list {
 	int n;
 };
 
-/* Add @path unless it is there; 0, or -1 out of memory. */
+/* Add @path unless it is there; 0, or -ENOMEM. */
 static int path_list_add(struct path_list *l, const char *path)
 {
 	const char *kept = up_intern(path), **more;
 
 	if (!kept)
-		return -1;
+		return -ENOMEM;
 	for (int i = 0; i < l->n; i++)
 		if (l->v[i] == kept)
 			return 0;
 	more = realloc(l->v, (l->n + 1) * sizeof(*more));
 	if (!more)
-		return -1;
+		return -ENOMEM;
 	l->v = more;
 	l->v[l->n++] = kept;
 	return 0;
 }
 
-/* The libraries process @pid maps executable, but @path. */
+/*
+ * The libraries process @pid maps executable, but @path: 0, or -errno
+ * with a message in @err.
+ */
 static int mapped_libraries(const char *path, pid_t pid, struct path_list *l,
 			    char *err, size_t errlen)
 {
@@ -396,9 +403,10 @@ static int mapped_libraries(const char *path, pid_t pid, struct path_list *l,
 	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
 	f = fopen(maps, "re");
 	if (!f) {
+		ret = -errno;
 		up_set_err(err, errlen, "process %d: %s", (int)pid,
-			strerror(errno));
-		return -1;
+			strerror(-ret));
+		return ret;
 	}
 	while (!ret && fgets(line, sizeof(line), f)) {
 		char *p = strchr(line, '/');
@@ -415,14 +423,17 @@ static int mapped_libraries(const char *path, pid_t pid, struct path_list *l,
 		/* as the process names it: resolved in its root again */
 		if (strcmp(lib, path) && path_list_add(l, p)) {
 			up_set_err(err, errlen, "out of memory");
-			ret = -1;
+			ret = -ENOMEM;
 		}
 	}
 	fclose(f);
 	return ret;
 }
 
-/* Add to @l the libraries named by the DT_NEEDED entries of @path. */
+/*
+ * Add to @l the libraries named by the DT_NEEDED entries of @path: 0, or
+ * -ENOMEM.
+ */
 static int add_needed(const char *path, struct path_list *l)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
@@ -476,7 +487,7 @@ int up_libraries(const char *path, pid_t pid, const char ***libs, char *err,
 	}
 	if (ret) {
 		free(l.v);
-		return -1;
+		return ret;
 	}
 	*libs = l.v;
 	return l.n;
@@ -502,18 +513,20 @@ int up_binary_open(const char *path, struct up_binary *b, char *err,
 	b->dwfl = dwfl_begin(&offline_callbacks);
 	if (!b->dwfl) {
 		up_set_err(err, errlen, "libdwfl: %s", dwfl_errmsg(-1));
-		return -1;
+		return -ENOMEM;
 	}
 	/* libdwfl reads the file we checked, through a copy of our fd */
 	b->fd = open_regular(path);
-	fd = b->fd < 0 ? -1 : dup(b->fd);
+	fd = b->fd < 0 ? b->fd : dup(b->fd);
+	if (b->fd >= 0 && fd < 0)
+		fd = -errno;
 	if (fd < 0) {
 		up_set_err(err, errlen, "%s: %s", path,
-			errno == EINVAL ? "not a regular file" : strerror(errno));
+			fd == -EINVAL ? "not a regular file" : strerror(-fd));
 		if (b->fd >= 0)
 			close(b->fd);
 		dwfl_end(b->dwfl);
-		return -1;
+		return fd;
 	}
 	b->mod = dwfl_report_offline(b->dwfl, "", path, fd);
 	dwfl_report_end(b->dwfl, NULL, NULL);
@@ -526,7 +539,7 @@ int up_binary_open(const char *path, struct up_binary *b, char *err,
 		up_set_err(err, errlen, "%s: %s", path, dwfl_errmsg(-1));
 		close(b->fd);
 		dwfl_end(b->dwfl);
-		return -1;
+		return -ENOEXEC;
 	}
 	return 0;
 }
@@ -584,11 +597,13 @@ struct up_binary *up_binary_get(const char *path, char *err, size_t errlen)
 {
 	const char *name = up_intern(path), *dirs = NULL;
 	struct kept_binary *k, **more;
+	int r;
 
 	if (getenv("UPROBE_CLI_DEBUGINFO_PATH"))
 		dirs = up_intern(getenv("UPROBE_CLI_DEBUGINFO_PATH"));
 	if (!name) {
 		up_set_err(err, errlen, "out of memory");
+		errno = ENOMEM;
 		return NULL;
 	}
 	for (size_t i = 0; i < nkept; i++) {
@@ -619,11 +634,14 @@ struct up_binary *up_binary_get(const char *path, char *err, size_t errlen)
 		if (more)
 			kept = more;
 		up_set_err(err, errlen, "out of memory");
+		errno = ENOMEM;
 		return NULL;
 	}
 	kept = more;
-	if (up_binary_open(path, &k->b, err, errlen)) {
+	r = up_binary_open(path, &k->b, err, errlen);
+	if (r) {
 		free(k);
+		errno = -r;
 		return NULL;
 	}
 	k->path = name;

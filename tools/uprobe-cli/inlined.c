@@ -8,6 +8,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +33,7 @@ static bool inl_scope(int tag)
 	       tag == DW_TAG_inlined_subroutine || tag == DW_TAG_namespace;
 }
 
-/* One more inlined copy into @b's table: 0, or -1 if out of memory */
+/* One more inlined copy into @b's table: 0, or -ENOMEM */
 static int inl_add(struct up_binary *b, size_t *cap, const char *name,
 		   unsigned long entry)
 {
@@ -41,7 +42,7 @@ static int inl_add(struct up_binary *b, size_t *cap, const char *name,
 		struct up_inlined *t = realloc(b->inlined, more * sizeof(*t));
 
 		if (!t)
-			return -1;
+			return -ENOMEM;
 		b->inlined = t;
 		*cap = more;
 	}
@@ -52,7 +53,7 @@ static int inl_add(struct up_binary *b, size_t *cap, const char *name,
 /*
  * The inlined copies among the children of @parent, into @b's table,
  * by their entry (DW_AT_entry_pc, or where their code begins): 0, or
- * -1 if out of memory.  Each under its function's name and, if it has
+ * -ENOMEM.  Each under its function's name and, if it has
  * another, its linkage name: a C++ function's symbol, or the name a C
  * function's symbol has through an asm label (glibc's __GI_ aliases).
  */
@@ -81,13 +82,13 @@ static int inl_walk(struct up_binary *b, Dwarf_Die *parent, size_t *cap)
 				linkage = dwarf_formstring(dwarf_attr_integrate(
 					&die, DW_AT_MIPS_linkage_name, &attr));
 			if (name && inl_add(b, cap, name, entry))
-				return -1;
+				return -ENOMEM;
 			if (linkage && (!name || strcmp(name, linkage)) &&
 			    inl_add(b, cap, linkage, entry))
-				return -1;
+				return -ENOMEM;
 		}
 		if (inl_walk(b, &die, cap))
-			return -1;
+			return -ENOMEM;
 	} while (!dwarf_siblingof(&die, &die));
 	return 0;
 }
@@ -95,7 +96,7 @@ static int inl_walk(struct up_binary *b, Dwarf_Die *parent, size_t *cap)
 /*
  * @b's inlined copies of every function, sorted by name and entry,
  * found once (one walk of every compile unit) for all the specs and
- * the funcs listing of a command: 0, or -1 if out of memory.  A copy is
+ * the funcs listing of a command: 0, or -ENOMEM.  A copy is
  * found in whatever unit it is, its name read through its abstract
  * origin wherever that is: a header's static inline function has copies
  * in every unit that inlined it, and link-time optimization inlines a
@@ -114,7 +115,7 @@ int up_inlined_copies(struct up_binary *b)
 			free(b->inlined);
 			b->inlined = NULL;
 			b->ninlined = 0;
-			return -1;
+			return -ENOMEM;
 		}
 	if (b->ninlined)
 		qsort(b->inlined, b->ninlined, sizeof(*b->inlined),

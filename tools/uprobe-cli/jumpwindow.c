@@ -6,6 +6,7 @@
  * see.  Decoded with the kernel's x86 instruction decoder.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <gelf.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -89,7 +90,7 @@ static int ulong_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Add the direct branch targets of @text, at @addr, to @b's. */
+/* Add the direct branch targets of @text, at @addr, to @b's: 0, -ENOMEM */
 static int add_targets(struct up_binary *b, const unsigned char *text,
 		       size_t size, unsigned long addr)
 {
@@ -114,7 +115,7 @@ static int add_targets(struct up_binary *b, const unsigned char *text,
 			cap = cap ? 2 * cap : 4096;
 			t = realloc(b->targets, cap * sizeof(*t));
 			if (!t)
-				return -1;
+				return -ENOMEM;
 			b->targets = t;
 		}
 		b->targets[b->ntargets++] = to;
@@ -126,7 +127,7 @@ static int add_targets(struct up_binary *b, const unsigned char *text,
  * Every direct branch and call target of @b's executable sections,
  * sorted, found once: each section is decoded from its start, a byte
  * that does not decode skipped (what is not code only adds targets,
- * which only keeps more functions from jumps).  -1 out of memory.
+ * which only keeps more functions from jumps).  0, or -ENOMEM.
  */
 static int branch_targets(struct up_binary *b)
 {
@@ -144,7 +145,7 @@ static int branch_targets(struct up_binary *b)
 			continue;
 		text = malloc(sh.sh_size);
 		if (!text)
-			return -1;
+			return -ENOMEM;
 		if (pread(b->fd, text, sh.sh_size, sh.sh_offset) ==
 		    (ssize_t)sh.sh_size)
 			ret = add_targets(b, text, sh.sh_size, sh.sh_addr);

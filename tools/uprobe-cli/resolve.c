@@ -53,7 +53,8 @@ static int offset_to_vaddr(struct up_binary *b, unsigned long offset,
 /*
  * Is @vaddr an instruction boundary of function @fn?  Decodes from the
  * function's start.  1 yes, 0 no (*@prev is where the instruction it is
- * in starts), -1 cannot tell.
+ * in starts), or -errno if it cannot tell: -ENOENT for an address in no
+ * segment, -EIO if unread, -ENOEXEC if it does not decode.
  */
 static int on_boundary(struct up_binary *b, const struct func *fn,
 		       unsigned long vaddr, unsigned long *prev)
@@ -66,16 +67,23 @@ static int on_boundary(struct up_binary *b, const struct func *fn,
 		ssize_t got;
 
 		if (vaddr_to_offset(b, at, &off))
-			return -1;
+			return -ENOENT;
 		got = pread(b->fd, buf, sizeof(buf), off);
-		if (got <= 0 || insn_decode(&insn, buf, got, INSN_MODE_64) < 0)
-			return -1;
+		if (got <= 0)
+			return -EIO;
+		if (insn_decode(&insn, buf, got, INSN_MODE_64) < 0)
+			return -ENOEXEC;
 		*prev = at;
 		at += insn.length;
 	}
 	return at == vaddr;
 }
 
+/*
+ * The place at @vaddr of @b, in function @fn, after the *@n in *@places
+ * (counted in): 0, -ENOMEM, or -EFAULT if @vaddr is in no executable
+ * segment.
+ */
 static int add_place(struct up_place **places, int *n, const char *path,
 		     struct up_binary *b, unsigned long vaddr,
 		     const struct func *fn)
@@ -83,16 +91,16 @@ static int add_place(struct up_place **places, int *n, const char *path,
 	struct up_place *p = realloc(*places, (*n + 1) * sizeof(**places));
 
 	if (!p)
-		return -1;
+		return -ENOMEM;
 	*places = p;
 	p += *n;
 	memset(p, 0, sizeof(*p));
 	p->path = up_intern(path);
 	if (!p->path)
-		return -1;
+		return -ENOMEM;
 	p->vaddr = vaddr;
 	if (vaddr_to_offset(b, vaddr, &p->offset))
-		return -2;
+		return -EFAULT;
 	if (fn) {
 		snprintf(p->symbol, sizeof(p->symbol), "%s", fn->shown);
 		p->sym_off = vaddr - fn->vaddr;
@@ -106,7 +114,11 @@ static int add_place(struct up_place **places, int *n, const char *path,
 	return 0;
 }
 
-/* "PROVIDER:NAME" (globs in both) after BINARY:sdt: in @b. */
+/*
+ * "PROVIDER:NAME" (globs in both) after BINARY:sdt: in @b: the count of
+ * places, or -errno with a message in @err (-EINVAL for a bad spec,
+ * -ENOENT for no such marker, up_sdt_markers()'s).
+ */
 static int resolve_sdt(struct up_binary *b, const char *path,
 		       const char *what, struct up_place **places, char *err,
 		       size_t errlen)
@@ -122,7 +134,7 @@ static int resolve_sdt(struct up_binary *b, const char *path,
 		up_set_err(err, errlen,
 			"'sdt:%s': an SDT marker is BINARY:sdt:PROVIDER:NAME",
 			what);
-		return -1;
+		return -EINVAL;
 	}
 	snprintf(provider, sizeof(provider), "%.*s", (int)(colon - what),
 		 what);
@@ -134,7 +146,7 @@ static int resolve_sdt(struct up_binary *b, const char *path,
 		p = realloc(*places, (n + 1) * sizeof(**places));
 		if (!p) {
 			up_set_err(err, errlen, "out of memory");
-			nm = -1;
+			nm = -ENOMEM;
 			break;
 		}
 		*places = p;
@@ -143,7 +155,7 @@ static int resolve_sdt(struct up_binary *b, const char *path,
 		p->path = up_intern(path);
 		if (!p->path) {
 			up_set_err(err, errlen, "out of memory");
-			nm = -1;
+			nm = -ENOMEM;
 			break;
 		}
 		snprintf(p->symbol, sizeof(p->symbol), "%s:%s", m[i].provider,
@@ -163,7 +175,7 @@ static int resolve_sdt(struct up_binary *b, const char *path,
 	if (nm < 0 || !n) {
 		free(*places);
 		*places = NULL;
-		return -1;
+		return nm < 0 ? nm : -ENOENT;
 	}
 	return n;
 }
@@ -190,7 +202,10 @@ struct target {
 
 /*
  * The place @t, into *@places after the *@n there (counted in), once it
- * is known to start an instruction if it may not; 0, or -1.
+ * is known to start an instruction if it may not; 0, or -errno with a
+ * message: -EINVAL inside an instruction, -EFAULT not in executable
+ * text, -ENOMEM.  Never -ENOENT, which spec_symbol() keeps for no
+ * function of the name.
  */
 static int target_place(const struct spec_ctx *c, const struct target *t,
 			struct up_place **places, int *n)
@@ -205,16 +220,16 @@ static int target_place(const struct spec_ctx *c, const struct target *t,
 			"%s: %#lx (%s+%#lx) is inside an instruction, which starts at %s+%#lx",
 			c->path, t->vaddr, fn->name, t->vaddr - fn->vaddr,
 			fn->name, prev - fn->vaddr);
-		return -1;
+		return -EINVAL;
 	}
 	r = add_place(places, n, c->path, c->b, t->vaddr, fn);
-	if (r == -2)
+	if (r == -EFAULT)
 		up_set_err(c->err, c->errlen,
 			"%s: %#lx is not in executable text", c->path,
 			t->vaddr);
 	else if (r)
 		up_set_err(c->err, c->errlen, "out of memory");
-	return r ? -1 : 0;
+	return r;
 }
 
 /*
@@ -246,7 +261,10 @@ bool up_spec_is_line(const char *what)
 	return line_colon(what) != NULL;
 }
 
-/* FILE:LINE (@colon its colon): the line's lowest address */
+/*
+ * FILE:LINE (@colon its colon): the line's lowest address; 0, or -EINVAL
+ * (a bad line number) or -ENOENT (no code for it) with a message.
+ */
 static int spec_line(const struct spec_ctx *c, const char *what,
 		     const char *colon, struct target *t)
 {
@@ -259,7 +277,7 @@ static int spec_line(const struct spec_ctx *c, const char *what,
 	if (*end || line <= 0) {
 		up_set_err(c->err, c->errlen, "%s: bad line number in '%s'",
 			c->path, what);
-		return -1;
+		return -EINVAL;
 	}
 	if (dwfl_module_getsrc_file(c->b->mod, file, line, 0, &lines,
 				    &nlines) || !nlines) {
@@ -271,7 +289,7 @@ static int spec_line(const struct spec_ctx *c, const char *what,
 			c->path, file, line, dwarf ? "" : " (no DWARF debug info: ",
 			dwarf ? "" : up_debuginfo_hint(), dwarf ? "" : ")");
 		free(lines);
-		return -1;
+		return -ENOENT;
 	}
 	t->vaddr = ~0UL;
 	for (size_t i = 0; i < nlines; i++) {
@@ -286,7 +304,7 @@ static int spec_line(const struct spec_ctx *c, const char *what,
 	return 0;
 }
 
-/* 0xADDR or a decimal address */
+/* 0xADDR or a decimal address: 0, or -EINVAL with a message */
 static int spec_address(const struct spec_ctx *c, const char *what,
 			struct target *t)
 {
@@ -297,7 +315,7 @@ static int spec_address(const struct spec_ctx *c, const char *what,
 	if (*end || errno) {
 		up_set_err(c->err, c->errlen, "%s: bad address '%s'", c->path,
 			what);
-		return -1;
+		return -EINVAL;
 	}
 	t->fn = sym_containing(c->f, c->nf, t->vaddr);
 	t->check = true;
@@ -322,14 +340,15 @@ static bool called_variant(const char *mangled)
  * addresses have the name of @t->fn: static functions of two source
  * files, or with @by_shown the variants of a C++ constructor or
  * destructor, which share their C++ name (less those another variant
- * calls); each of them, at @off, into *@places; their count or -1.
+ * calls); each of them, at @off, into *@places; their count, or -errno
+ * with a message: -EINVAL for @off beyond one's end, target_place()'s.
  */
 static int spec_same_name(const struct spec_ctx *c, struct target *t,
 			  unsigned long off, bool by_shown,
 			  struct up_place **places)
 {
 	const struct func *fn = t->fn;
-	int n = 0;
+	int n = 0, r;
 
 	for (size_t i = 0; i < c->nf; i++) {
 		if (strcmp(by_shown ? c->f[i].shown : c->f[i].name,
@@ -348,10 +367,11 @@ static int spec_same_name(const struct spec_ctx *c, struct target *t,
 				"%s: %s+%#lx is beyond the end of the %s at %#lx (size %#lx)",
 				c->path, fn->shown, off, fn->shown,
 				c->f[i].vaddr, c->f[i].size);
-			return -1;
+			return -EINVAL;
 		}
-		if (target_place(c, t, places, &n))
-			return -1;
+		r = target_place(c, t, places, &n);
+		if (r)
+			return r;
 		/* told apart by address, as static functions are */
 		(*places)[n - 1].dup = true;
 	}
@@ -359,8 +379,9 @@ static int spec_same_name(const struct spec_ctx *c, struct target *t,
 		/* only variants that others call: @fn's own */
 		t->fn = fn;
 		t->vaddr = fn->vaddr + off;
-		if (target_place(c, t, places, &n))
-			return -1;
+		r = target_place(c, t, places, &n);
+		if (r)
+			return r;
 	}
 	return n;
 }
@@ -398,7 +419,8 @@ static int spec_inlined(const struct spec_ctx *c, const char *name,
  * "ns::Klass::method(double) const", "f" is "f[abi:cxx11]()" too), and
  * with @inline_too the copies
  * of each that were inlined.  Their count, 0 if none has the name, or
- * -1.
+ * -errno with a message: -EINVAL for @off beyond one's end,
+ * target_place()'s, spec_inlined()'s.
  */
 static int spec_overloads(const struct spec_ctx *c, const char *name,
 			  unsigned long off, bool inline_too,
@@ -406,7 +428,7 @@ static int spec_overloads(const struct spec_ctx *c, const char *name,
 {
 	const struct func *fn, *last = NULL;
 	size_t len = strlen(name);
-	int n = 0;
+	int n = 0, r;
 
 	/* variants that others call only if nothing else has the name */
 	for (size_t k = 0; k < 2 * c->nf && !(k == c->nf && n); k++) {
@@ -432,15 +454,16 @@ static int spec_overloads(const struct spec_ctx *c, const char *name,
 			up_set_err(c->err, c->errlen,
 				"%s: %s+%#lx is beyond the end of %s (size %#lx)",
 				c->path, fn->shown, off, fn->shown, fn->size);
-			return -1;
+			return -EINVAL;
 		}
 		t.vaddr = fn->vaddr + off;
-		if (target_place(c, &t, places, &n))
-			return -1;
+		r = target_place(c, &t, places, &n);
+		if (r)
+			return r;
 		if (inline_too) {
 			n = spec_inlined(c, fn->name, fn->shown, places, n);
 			if (n < 0)
-				return -1;
+				return n;
 		}
 	}
 	/* a constructor's variants: one name, told apart by address */
@@ -456,8 +479,9 @@ static int spec_overloads(const struct spec_ctx *c, const char *name,
 /*
  * SYMBOL[+OFF]: the default version of a versioned name, as ld.so
  * binds; a C++ name (demangled) as well as its mangled one.  0 with
- * @t set, the count of places if it gave several, -2 no such function
- * (which a function the compiler only inlined lacks), or -1.
+ * @t set, the count of places if it gave several, -ENOENT no such
+ * function (which a function the compiler only inlined lacks), or
+ * another -errno with a message (-EINVAL for a bad offset).
  */
 static int spec_symbol(const struct spec_ctx *c, const char *what,
 		       struct target *t, struct up_place **places)
@@ -475,7 +499,7 @@ static int spec_symbol(const struct spec_ctx *c, const char *what,
 		if (*end || errno || plus[1] == '\0') {
 			up_set_err(c->err, c->errlen, "%s: bad offset in '%s'",
 				c->path, what);
-			return -1;
+			return -EINVAL;
 		}
 		t->check = true;
 	}
@@ -501,7 +525,7 @@ static int spec_symbol(const struct spec_ctx *c, const char *what,
 		up_set_err(c->err, c->errlen, "%s: no function '%s'%s", c->path,
 			name, hint);
 		/* only inlined, maybe: see spec_inlined() */
-		return plus ? -1 : -2;
+		return -ENOENT;
 	}
 	/*
 	 * static functions of one name in several source files: all; the
@@ -514,7 +538,7 @@ static int spec_symbol(const struct spec_ctx *c, const char *what,
 		up_set_err(c->err, c->errlen,
 			"%s: %s+%#lx is beyond the end of %s (size %#lx)",
 			c->path, name, off, name, t->fn->size);
-		return -1;
+		return -EINVAL;
 	}
 	t->vaddr = t->fn->vaddr + off;
 	return 0;
@@ -523,7 +547,8 @@ static int spec_symbol(const struct spec_ctx *c, const char *what,
 /*
  * The copies of function @name (its symbol's name, or DWARF's) that the
  * compiler inlined, after the @n places in *@places (each at most once),
- * shown as copies of @shown: the new count, or -1.
+ * shown as copies of @shown: the new count, or -errno with a message
+ * (-ENOMEM, target_place()'s).
  */
 static int spec_inlined(const struct spec_ctx *c, const char *name,
 			const char *shown, struct up_place **places, int n)
@@ -531,10 +556,11 @@ static int spec_inlined(const struct spec_ctx *c, const char *name,
 	const struct up_inlined *in;
 	const char *kept = up_intern(shown);
 	size_t k;
+	int r;
 
 	if (!kept || up_inlined_copies(c->b)) {
 		up_set_err(c->err, c->errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	in = up_inlined_of(c->b, name, &k);
 	for (size_t i = 0; i < k; i++) {
@@ -546,8 +572,9 @@ static int spec_inlined(const struct spec_ctx *c, const char *name,
 		if (there)
 			continue;
 		t.fn = sym_containing(c->f, c->nf, t.vaddr);
-		if (target_place(c, &t, places, &n))
-			return -1;
+		r = target_place(c, &t, places, &n);
+		if (r)
+			return r;
 		(*places)[n - 1].inline_of = kept;
 	}
 	return n;
@@ -591,7 +618,8 @@ static bool names_one(const struct func *f, size_t n, const char *what)
 
 /*
  * GLOB: every function it matches, into *@places, once per address
- * (under the name alias_better() picks); their count, or -1.
+ * (under the name alias_better() picks); their count, or -errno with a
+ * message: -ENOENT if none matches, -E2BIG if too many do, -ENOMEM.
  */
 static int spec_glob(const struct spec_ctx *c, const char *what,
 		     struct up_place **places)
@@ -617,24 +645,25 @@ static int spec_glob(const struct spec_ctx *c, const char *what,
 			up_set_err(c->err, c->errlen,
 				"%s: '%s' matches more than %d functions; narrow it",
 				c->path, what, UP_GLOB_MAX);
-			return -1;
+			return -E2BIG;
 		}
 		if (add_place(places, &n, c->path, c->b, c->f[i].vaddr,
-			      &c->f[i]) == -1) {
+			      &c->f[i]) == -ENOMEM) {
 			up_set_err(c->err, c->errlen, "out of memory");
-			return -1;
+			return -ENOMEM;
 		}
 		(*places)[n - 1].glob = true;
 	}
 	if (!n)
 		up_set_err(c->err, c->errlen, "%s: no function matches '%s'",
 			c->path, what);
-	return n ? n : -1;
+	return n ? n : -ENOENT;
 }
 
 /*
  * Resolve the part after BINARY: in @b, by its kind: FILE:LINE, an
- * address, a glob or SYMBOL[+OFF].  The count of places, or -1.
+ * address, a glob or SYMBOL[+OFF].  The count of places, or -errno
+ * with a message (-EINVAL for a bad spec, -ENOENT for nothing found).
  */
 static int resolve_in(struct up_binary *b, const char *path, const char *what,
 		      struct up_place **places, char *err, size_t errlen)
@@ -650,13 +679,13 @@ static int resolve_in(struct up_binary *b, const char *path, const char *what,
 
 	if (!f) {
 		up_set_err(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	c.f = f;
 	if (!*what) {
 		up_set_err(err, errlen, "%s: no symbol, address or line given",
 			path);
-		n = -1;
+		n = -EINVAL;
 	} else if (colon) {
 		n = spec_line(&c, what, colon, &t);
 	} else if (!strncmp(what, "0x", 2) || isdigit((unsigned char)*what)) {
@@ -669,13 +698,17 @@ static int resolve_in(struct up_binary *b, const char *path, const char *what,
 		inline_too = !up_no_inline && !offset_plus(what);
 	}
 	/* one place, unless a glob or a shared name gave their own */
-	if (!n && target_place(&c, &t, places, &n))
-		n = -1;
+	if (!n) {
+		int r = target_place(&c, &t, places, &n);
+
+		if (r)
+			n = r;
+	}
 	/*
-	 * -2: no symbol, which a function the compiler only inlined lacks.
-	 * A C++ function's copies go by its mangled (linkage) name.
+	 * -ENOENT: no symbol, which a function the compiler only inlined
+	 * lacks.  A C++ function's copies go by its mangled (linkage) name.
 	 */
-	if (inline_too && n != -1) {
+	if (inline_too && (n >= 0 || n == -ENOENT)) {
 		int k = spec_inlined(&c, t.fn ? t.fn->name : what,
 				     t.fn ? t.fn->shown : what, places,
 				     n < 0 ? 0 : n);
@@ -683,8 +716,6 @@ static int resolve_in(struct up_binary *b, const char *path, const char *what,
 		if (k)
 			n = k;
 	}
-	if (n == -2)
-		n = -1;
 	free(f);
 	if (n < 0) {
 		free(*places);
@@ -699,20 +730,22 @@ int up_resolve(const char *spec, pid_t pid, struct up_place **places,
 	const char *colon = strchr(spec, ':');
 	char name[PATH_MAX], path[PATH_MAX];
 	struct up_binary *b;
+	int r;
 
 	*places = NULL;
 	if (!colon || colon == spec) {
 		up_set_err(err, errlen,
 			"'%s': a probe is BINARY:SYMBOL[+OFF], BINARY:0xADDR, BINARY:FILE:LINE or BINARY:GLOB",
 			spec);
-		return -1;
+		return -EINVAL;
 	}
 	snprintf(name, sizeof(name), "%.*s", (int)(colon - spec), spec);
-	if (up_find_binary(name, pid, path, sizeof(path), err, errlen))
-		return -1;
+	r = up_find_binary(name, pid, path, sizeof(path), err, errlen);
+	if (r)
+		return r;
 	b = up_binary_get(path, err, errlen);
 	if (!b)
-		return -1;
+		return -errno;
 	if (!strncmp(colon + 1, "sdt:", 4))
 		return resolve_sdt(b, path, colon + 5, places, err, errlen);
 	return resolve_in(b, path, colon + 1, places, err, errlen);
@@ -732,11 +765,11 @@ int up_functions(const char *path, const char *glob,
 
 	if (!kept) {
 		up_set_err(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	b = up_binary_get(path, err, errlen);
 	if (!b)
-		return -1;
+		return -errno;
 	f = sym_functions(b, &nf);
 	if (f && up_inlined_copies(b)) {
 		free(f);
@@ -759,7 +792,7 @@ int up_functions(const char *path, const char *glob,
 		up_inlined_of(b, f[i].name, &k);
 		fn(&p, f[i].size, k, arg);
 	}
-	ret = f ? 0 : -1;
+	ret = f ? 0 : -ENOMEM;
 	free(f);
 	return ret;
 }
@@ -799,23 +832,26 @@ int up_describe_in(struct up_describer *d, const char *path,
 {
 	const struct func *fn;
 	char err[256];
+	int r;
 
 	memset(place, 0, sizeof(*place));
 	place->path = up_intern(path);
 	if (!place->path)
-		return -1;
+		return -ENOMEM;
 	place->offset = offset;
 	if (!d->open || strcmp(d->path, path)) {
 		describer_drop(d);
-		if (up_binary_open(path, &d->b, err, sizeof(err)))
-			return -1;
+		r = up_binary_open(path, &d->b, err, sizeof(err));
+		if (r)
+			return r;
 		d->nf = 0;
 		d->f = sym_functions(&d->b, &d->nf);
 		snprintf(d->path, sizeof(d->path), "%s", path);
 		d->open = true;
 	}
-	if (offset_to_vaddr(&d->b, offset, &place->vaddr))
-		return -1;
+	r = offset_to_vaddr(&d->b, offset, &place->vaddr);
+	if (r)
+		return r;
 	fn = d->f ? sym_containing(d->f, d->nf, place->vaddr) : NULL;
 	if (fn) {
 		snprintf(place->symbol, sizeof(place->symbol), "%s", fn->shown);
@@ -828,7 +864,7 @@ int up_describe(const char *path, unsigned long offset,
 		struct up_place *place)
 {
 	struct up_describer *d = up_describer_new();
-	int ret = d ? up_describe_in(d, path, offset, place) : -1;
+	int ret = d ? up_describe_in(d, path, offset, place) : -ENOMEM;
 
 	up_describer_free(d);
 	return ret;

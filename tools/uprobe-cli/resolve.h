@@ -67,8 +67,11 @@ bool up_spec_is_line(const char *what);
  * in PROVIDER and NAME).  BINARY is a path, a program found
  * in $PATH, or a library's short name (libc, or libc.so.6) found as the
  * dynamic loader would, or in the maps of @pid if it is not 0.
- * Returns the number of places in *@places (malloc'ed), or -1 with a
- * one-line message naming the problem in @err.
+ * Returns the number of places in *@places (malloc'ed), or -errno with
+ * a one-line message naming the problem in @err: -EINVAL for a bad
+ * spec, -ENOENT for a binary, function, line or marker not found,
+ * -ENOEXEC for a file not ELF, -E2BIG for a glob matching more than
+ * UP_GLOB_MAX, -ENOMEM, the -errno of a system call.
  */
 int up_resolve(const char *spec, pid_t pid, struct up_place **places,
 	       char *err, size_t errlen);
@@ -114,7 +117,7 @@ struct up_binary {
 
 /*
  * Find @b's inlined copies of every function, once (inlined.c): 0, or
- * -1 if out of memory.
+ * -ENOMEM.
  */
 int up_inlined_copies(struct up_binary *b);
 
@@ -134,7 +137,8 @@ int up_inlined_at(Dwfl_Module *m, Dwarf_Addr pc, const char **out, int max);
 
 /*
  * Open @path with libdwfl, its separate debug file found as resolution
- * does; 0, or -1 with a message in @err.
+ * does; 0, or -errno with a message in @err (-ENOEXEC for a file libdwfl
+ * cannot take, -EINVAL for one not regular).
  */
 int up_binary_open(const char *path, struct up_binary *b, char *err,
 		   size_t errlen);
@@ -146,7 +150,8 @@ void up_binary_close(struct up_binary *b);
  * value or listing that names it, until up_binaries_close(); opened
  * afresh if the path names another file since.  The 32 used last are
  * kept: the binary returned is valid until the next call.  NULL, with a
- * message in @err, if it cannot be opened.
+ * message in @err and errno set (up_binary_open()'s, or ENOMEM), if it
+ * cannot be opened.
  */
 struct up_binary *up_binary_get(const char *path, char *err, size_t errlen);
 
@@ -171,8 +176,8 @@ void up_set_err(char *err, size_t len, const char *fmt, ...)
 /*
  * Translate link-time address @in of @b to a file offset (@to_offset),
  * or a file offset to an address, through its PT_LOAD segments, those
- * that are executable only if @exec; 0, or -1 if none holds it
- * (segments.c).
+ * that are executable only if @exec; 0, or -ENOENT if none holds it
+ * (-ENOEXEC if the program headers cannot be read) (segments.c).
  */
 int up_translate(struct up_binary *b, unsigned long in, bool to_offset,
 		 bool exec, unsigned long *out);
@@ -190,7 +195,9 @@ bool up_entered_in_window(struct up_binary *b, unsigned long start,
 
 /*
  * Find BINARY as up_resolve() does: in the root of @pid if that is not
- * ours (see up_root_of()); 0, or -1 with a message in @err.
+ * ours (see up_root_of()); 0, or -errno with a message in @err: -ENOENT
+ * for none found, -ENOEXEC for a file not ELF, -EINVAL for one not
+ * regular, that of a system call.
  */
 int up_find_binary(const char *name, pid_t pid, char *path, size_t size,
 		   char *err, size_t errlen);
@@ -201,7 +208,8 @@ int up_find_binary(const char *name, pid_t pid, char *path, size_t size,
  * executable if it is not 0, named as the process names them (for
  * up_resolve() with @pid), else those the program needs (DT_NEEDED)
  * and those they need in turn, found where the dynamic loader looks by
- * default.  Their number, or -1 with a message in @err.
+ * default.  Their number, or -errno with a message in @err (-ENOMEM,
+ * that of reading the maps).
  */
 int up_libraries(const char *path, pid_t pid, const char ***libs, char *err,
 		 size_t errlen);
@@ -209,15 +217,19 @@ int up_libraries(const char *path, pid_t pid, const char ***libs, char *err,
 /*
  * Call @fn for each function symbol of @path whose name matches @glob
  * (every one if NULL), in address order, with its size and how many
- * copies of a function of its name the compiler inlined (DWARF); -1
- * with a message in @err.
+ * copies of a function of its name the compiler inlined (DWARF); 0, or
+ * -errno with a message in @err (up_binary_get()'s, -ENOMEM).
  */
 int up_functions(const char *path, const char *glob,
 		 void (*fn)(const struct up_place *place, unsigned long size,
 			    unsigned int inlined, void *arg),
 		 void *arg, char *err, size_t errlen);
 
-/* The function and offset of file offset @offset of @path ("" if none). */
+/*
+ * The function and offset of file offset @offset of @path ("" if none):
+ * 0, or -errno (up_binary_open()'s, -ENOENT for an offset in no
+ * segment, -ENOMEM).
+ */
 int up_describe(const char *path, unsigned long offset,
 		struct up_place *place);
 

@@ -4,6 +4,7 @@
  * the other, through its PT_LOAD segments.  Below both resolve.c and
  * sdt.c, which use it.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <gelf.h>
 
@@ -15,7 +16,7 @@ int up_translate(struct up_binary *b, unsigned long in, bool to_offset,
 	size_t n;
 
 	if (elf_getphdrnum(b->elf, &n))
-		return -1;
+		return -ENOEXEC;
 	for (size_t i = 0; i < n; i++) {
 		unsigned long from, to;
 		GElf_Phdr ph;
@@ -30,5 +31,5 @@ int up_translate(struct up_binary *b, unsigned long in, bool to_offset,
 		*out = in - from + to;
 		return 0;
 	}
-	return -1;
+	return -ENOENT;
 }

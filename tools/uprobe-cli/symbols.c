@@ -6,6 +6,7 @@
  * close to one that is not there.
  */
 #include <elfutils/libdwfl.h>
+#include <errno.h>
 #include <gelf.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -50,14 +51,14 @@ static int name_cmp(const void *a, const void *b)
 /*
  * Mark the functions of @f[0..@n) whose name another one has, at another
  * address (static functions of two source files, two versions): sorted
- * by name, in O(n log n).  0, or -1 out of memory.
+ * by name, in O(n log n).  0, or -ENOMEM.
  */
 static int mark_dups(struct func *f, size_t n)
 {
 	struct func **by_name = malloc((n + 1) * sizeof(*by_name));
 
 	if (!by_name)
-		return -1;
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		by_name[i] = &f[i];
 	qsort(by_name, n, sizeof(*by_name), name_cmp);
