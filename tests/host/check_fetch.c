@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "check_main.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,16 +65,16 @@ static void expect(struct probe_at *p, bool ret, const char *expr,
 	ck_assert_int_eq(f.string, string);
 }
 
-/* @expr at @p must fail with a message holding @want */
+/* @expr at @p must fail with @errno_want and a message holding @want */
 static void expect_err(struct probe_at *p, bool ret, const char *expr,
-		       const char *want)
+		       int errno_want, const char *want)
 {
 	struct up_fetch f;
 	char err[1024];
 	int r = up_fetch_arg(&p->b, p->vaddr, ret, expr, &f, err,
 			     sizeof(err));
 
-	ck_assert_msg(r == -1, "%s: %d, '%s'", expr, r, f.text);
+	ck_assert_msg(r == errno_want, "%s: %d, '%s'", expr, r, f.text);
 	ck_assert_msg(strstr(err, want), "%s: '%s' has no '%s'", expr, err,
 		      want);
 }
@@ -124,9 +125,9 @@ START_TEST(parameter_moved_to_the_stack)
 
 	open_at(&p, optimized[_i], "args_keep");
 	expect(&p, false, "other", "other=%si:s64", false);
-	expect_err(&p, false, "local",
+	expect_err(&p, false, "local", -ENOENT,
 		   "'local' is optimized out at 0x");
-	expect_err(&p, false, "local", "; it is available at 0x");
+	expect_err(&p, false, "local", -ENOENT, "; it is available at 0x");
 	up_binary_close(&p.b);
 	open_at(&p, optimized[_i], "args.c:37");
 	expect(&p, false, "other", "other=+8(%sp):s64", false);
@@ -172,26 +173,30 @@ START_TEST(errors_name_the_problem)
 	struct probe_at p;
 
 	open_at(&p, "args_pie", "args_sum");
-	expect_err(&p, false, "zz",
+	expect_err(&p, false, "zz", -ENOENT,
 		   "no variable or parameter 'zz' at 0x11e0 (there: a, b, s, p)");
-	expect_err(&p, false, "p.x", "'x' in 'p.x': not a struct or union");
-	expect_err(&p, false, "a->x", "'->x' in 'a->x': not a pointer to a struct");
-	expect_err(&p, false, "p->nope", "no member 'nope' in 'p->nope'");
-	expect_err(&p, false, "args_origin",
+	expect_err(&p, false, "p.x", -EINVAL,
+		   "'x' in 'p.x': not a struct or union");
+	expect_err(&p, false, "a->x", -EINVAL,
+		   "'->x' in 'a->x': not a pointer to a struct");
+	expect_err(&p, false, "p->nope", -ENOENT,
+		   "no member 'nope' in 'p->nope'");
+	expect_err(&p, false, "args_origin", -EINVAL,
 		   "'args_origin' is a struct or union: give a member");
-	expect_err(&p, false, "p->tag[x]", "bad index in 'p->tag[x]'");
-	expect_err(&p, false, "p->x+1", "expected ->FIELD, .FIELD or [N] at '+1'");
-	expect_err(&p, false, "$retval", "probe SPEC%return");
-	expect_err(&p, true, "a", "a return probe fetches $retval");
-	expect_err(&p, false, "1x=a", "'1x': not a field name");
-	expect_err(&p, false, "x=", "nothing to fetch");
-	expect_err(&p, false, "9", "not a variable");
+	expect_err(&p, false, "p->tag[x]", -EINVAL, "bad index in 'p->tag[x]'");
+	expect_err(&p, false, "p->x+1", -EINVAL,
+		   "expected ->FIELD, .FIELD or [N] at '+1'");
+	expect_err(&p, false, "$retval", -EINVAL, "probe SPEC%return");
+	expect_err(&p, true, "a", -EINVAL, "a return probe fetches $retval");
+	expect_err(&p, false, "1x=a", -EINVAL, "'1x': not a field name");
+	expect_err(&p, false, "x=", -EINVAL, "nothing to fetch");
+	expect_err(&p, false, "9", -EINVAL, "not a variable");
 	up_binary_close(&p.b);
 	open_at(&p, "args_pie", "args_sink");
-	expect_err(&p, true, "$retval", "args_sink returns void");
+	expect_err(&p, true, "$retval", -ENOENT, "args_sink returns void");
 	up_binary_close(&p.b);
 	open_at(&p, "args_pie", "args_keep");
-	expect_err(&p, false, "local",
+	expect_err(&p, false, "local", -ENOENT,
 		   "'local' is optimized out at 0x1230; it is available at 0x124d-0x127c");
 	up_binary_close(&p.b);
 }

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dwarf.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,14 +45,15 @@ struct at {
 	size_t errlen;
 };
 
-static int fail(struct at *at, const char *fmt, ...)
+/* The message into @at's, and @err, a -errno, returned */
+static int fail(struct at *at, int err, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(at->err, at->errlen, fmt, ap);
 	va_end(ap);
-	return -1;
+	return err;
 }
 
 /* @l's value as a fetch argument's text */
@@ -93,7 +95,10 @@ static const char *reg_name(unsigned int dwarf_reg)
 	return dwarf_reg < NREGS ? regs[dwarf_reg] : NULL;
 }
 
-/* A register-relative op (DW_OP_bregN, DW_OP_bregx) into @l */
+/*
+ * A register-relative op (DW_OP_bregN, DW_OP_bregx) into @l: 0, or
+ * -EOPNOTSUPP with a message.
+ */
 static int breg(struct at *at, const Dwarf_Op *op, struct loc *l)
 {
 	unsigned int r = op->atom == DW_OP_bregx ? op->number :
@@ -102,7 +107,8 @@ static int breg(struct at *at, const Dwarf_Op *op, struct loc *l)
 		   (long)op->number;
 
 	if (!reg_name(r))
-		return fail(at, "DWARF register %u has no name in fetch arguments",
+		return fail(at, -EOPNOTSUPP,
+			    "DWARF register %u has no name in fetch arguments",
 			    r);
 	l->kind = LOC_MEM;
 	snprintf(l->base, sizeof(l->base), "%%%s", reg_name(r));
@@ -110,7 +116,10 @@ static int breg(struct at *at, const Dwarf_Op *op, struct loc *l)
 	return 0;
 }
 
-/* The canonical frame address at the probe, from the CFI, into @l */
+/*
+ * The canonical frame address at the probe, from the CFI, into @l: 0, or
+ * -errno with a message.
+ */
 static int cfa(struct at *at, struct loc *l)
 {
 	Dwarf_Addr bias;
@@ -118,7 +127,7 @@ static int cfa(struct at *at, struct loc *l)
 	Dwarf_Frame *frame = NULL;
 	Dwarf_Op *ops;
 	size_t n;
-	int r = -1;
+	int r;
 
 	if (!cfi)
 		cfi = dwfl_module_eh_cfi(at->b->mod, &bias);
@@ -129,13 +138,14 @@ static int cfa(struct at *at, struct loc *l)
 	     (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31)))
 		r = breg(at, &ops[0], l);
 	else
-		fail(at, "no call frame information for %#lx: cannot find its frame",
-		     at->vaddr);
+		r = fail(at, -ENOENT,
+			 "no call frame information for %#lx: cannot find its frame",
+			 at->vaddr);
 	free(frame);
 	return r;
 }
 
-/* The frame base of @func at the probe into @l */
+/* The frame base of @func at the probe into @l: 0, or -errno, a message */
 static int frame_base(struct at *at, Dwarf_Die *func, struct loc *l)
 {
 	Dwarf_Attribute attr;
@@ -144,7 +154,7 @@ static int frame_base(struct at *at, Dwarf_Die *func, struct loc *l)
 
 	if (!func || !dwarf_attr_integrate(func, DW_AT_frame_base, &attr) ||
 	    dwarf_getlocation_addr(&attr, at->pc, &ops, &n, 1) != 1 || !n)
-		return fail(at, "no frame base at %#lx", at->vaddr);
+		return fail(at, -ENOENT, "no frame base at %#lx", at->vaddr);
 	if (ops[0].atom == DW_OP_call_frame_cfa)
 		return cfa(at, l);
 	if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31)
@@ -157,21 +167,24 @@ static int frame_base(struct at *at, Dwarf_Die *func, struct loc *l)
 		l->off = 0;
 		return 0;
 	}
-	return fail(at, "a frame base this tool does not read (DW_OP %#x)",
+	return fail(at, -EOPNOTSUPP,
+		    "a frame base this tool does not read (DW_OP %#x)",
 		    ops[0].atom);
 }
 
 /*
  * @a, a link-time address of the binary's data, as an offset that
  * @+OFFSET takes: the kernel adds it to where the probed file's offset 0
- * would be mapped, by the probe's own segment.
+ * would be mapped, by the probe's own segment.  0, or -ENOENT if no
+ * segment holds the probe (-ENOEXEC if the program headers cannot be
+ * read).
  */
 static int file_offset(struct at *at, unsigned long a, long *off)
 {
 	size_t n;
 
 	if (elf_getphdrnum(at->b->elf, &n))
-		return -1;
+		return -ENOEXEC;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Phdr ph;
 
@@ -182,7 +195,7 @@ static int file_offset(struct at *at, unsigned long a, long *off)
 		*off = (long)(a - (ph.p_vaddr - ph.p_offset));
 		return 0;
 	}
-	return -1;
+	return -ENOENT;
 }
 
 static const char *op_name(unsigned int atom)
@@ -206,18 +219,22 @@ static const char *op_name(unsigned int atom)
 /*
  * The location expression @ops[0..@n) into @l.  The first piece only,
  * if the value is in pieces and that one holds all of its @size bytes.
+ * 0, or -errno with a message: -EOPNOTSUPP for a location this tool does
+ * not read, -ENOENT for no frame or segment.
  */
 static int expr_loc(struct at *at, Dwarf_Die *func, const Dwarf_Op *ops,
 		    size_t n, Dwarf_Word size, struct loc *l)
 {
 	const char *why;
 	long off;
+	int r;
 
 	for (size_t i = 1; i < n; i++) {
 		if (ops[i].atom != DW_OP_piece)
 			continue;
 		if (i != 1 || ops[i].number < size)
-			return fail(at, "in pieces (DW_OP_piece), which this tool does not join");
+			return fail(at, -EOPNOTSUPP,
+				    "in pieces (DW_OP_piece), which this tool does not join");
 		n = 1;
 	}
 	if (n == 2 && ops[1].atom == DW_OP_stack_value &&
@@ -233,9 +250,10 @@ static int expr_loc(struct at *at, Dwarf_Die *func, const Dwarf_Op *ops,
 		for (size_t i = 0; i < n; i++) {
 			why = op_name(ops[i].atom);
 			if (why)
-				return fail(at, "%s", why);
+				return fail(at, -EOPNOTSUPP, "%s", why);
 		}
-		return fail(at, "a location of %zu operations, which this tool does not compute",
+		return fail(at, -EOPNOTSUPP,
+			    "a location of %zu operations, which this tool does not compute",
 			    n);
 	}
 	if ((ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) ||
@@ -244,7 +262,8 @@ static int expr_loc(struct at *at, Dwarf_Die *func, const Dwarf_Op *ops,
 				 (unsigned int)(ops[0].atom - DW_OP_reg0);
 
 		if (!reg_name(r))
-			return fail(at, "in DWARF register %u, which fetch arguments cannot read",
+			return fail(at, -EOPNOTSUPP,
+				    "in DWARF register %u, which fetch arguments cannot read",
 				    r);
 		l->kind = LOC_REG;
 		snprintf(l->base, sizeof(l->base), "%s", reg_name(r));
@@ -254,21 +273,24 @@ static int expr_loc(struct at *at, Dwarf_Die *func, const Dwarf_Op *ops,
 	    ops[0].atom == DW_OP_bregx)
 		return breg(at, &ops[0], l);
 	if (ops[0].atom == DW_OP_fbreg) {
-		if (frame_base(at, func, l))
-			return -1;
+		r = frame_base(at, func, l);
+		if (r)
+			return r;
 		l->off += (long)ops[0].number;
 		return 0;
 	}
 	if (ops[0].atom == DW_OP_addr) {
 		if (file_offset(at, ops[0].number, &off))
-			return fail(at, "at %#lx, in no segment of the file",
+			return fail(at, -ENOENT,
+				    "at %#lx, in no segment of the file",
 				    (unsigned long)ops[0].number);
 		l->kind = LOC_FILE;
 		l->off = off;
 		return 0;
 	}
 	why = op_name(ops[0].atom);
-	return fail(at, "%s", why ? why : "a location this tool does not read");
+	return fail(at, -EOPNOTSUPP,
+		    "%s", why ? why : "a location this tool does not read");
 }
 
 /*
@@ -334,36 +356,41 @@ static bool is_char(Dwarf_Die *t)
 	       (enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char);
 }
 
-/* The member @name of struct or union @t into @m, its offset in *@off */
+/*
+ * The member @name of struct or union @t into @m, its offset in *@off: 0,
+ * -ENOENT if there is none, -EOPNOTSUPP for a bit-field.
+ */
 static int member(Dwarf_Die *t, const char *name, Dwarf_Die *m, long *off)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Word w;
 
 	if (dwarf_child(t, m))
-		return -1;
+		return -ENOENT;
 	do {
 		const char *mn = dwarf_diename(m);
 
 		if (dwarf_tag(m) != DW_TAG_member || !mn || strcmp(mn, name))
 			continue;
 		if (dwarf_hasattr(m, DW_AT_bit_size))
-			return -2;
+			return -EOPNOTSUPP;
 		*off = 0;
 		if (dwarf_attr_integrate(m, DW_AT_data_member_location,
 					 &attr)) {
 			if (dwarf_formudata(&attr, &w))
-				return -1;
+				return -ENOENT;
 			*off = (long)w;
 		}
 		return 0;
 	} while (dwarf_siblingof(m, m) == 0);
-	return -1;
+	return -ENOENT;
 }
 
 /*
  * The accessors of @path ("->f", ".f", "[N]") applied to @l, of the type
- * of @die; the final type into @type.
+ * of @die; the final type into @type.  0, or -errno with a message:
+ * -EINVAL for accessors that do not suit the type, -ENOENT for no such
+ * member or type, -EOPNOTSUPP for what fetch arguments cannot read.
  */
 static int accessors(struct at *at, const char *var, const char *path,
 		     Dwarf_Die *die, struct loc *l, Dwarf_Die *type)
@@ -374,7 +401,8 @@ static int accessors(struct at *at, const char *var, const char *path,
 	int r;
 
 	if (!peel(die, &t))
-		return fail(at, "'%s' has no type in the debug info", var);
+		return fail(at, -ENOENT,
+			    "'%s' has no type in the debug info", var);
 	while (*path) {
 		bool arrow = !strncmp(path, "->", 2);
 		int tag = dwarf_tag(&t);
@@ -387,62 +415,74 @@ static int accessors(struct at *at, const char *var, const char *path,
 			     path[k] == '_'; k++)
 				;
 			if (!k || k >= sizeof(name))
-				return fail(at, "bad member name in '%s'", var);
+				return fail(at, -EINVAL,
+					    "bad member name in '%s'", var);
 			snprintf(name, sizeof(name), "%.*s", (int)k, path);
 			path += k;
 			if (arrow) {
 				if (tag != DW_TAG_pointer_type ||
 				    !peel(&t, &t))
-					return fail(at, "'->%s' in '%s': not a pointer to a struct",
+					return fail(at, -EINVAL,
+						    "'->%s' in '%s': not a pointer to a struct",
 						    name, var);
 				tag = dwarf_tag(&t);
 			}
 			if (tag != DW_TAG_structure_type &&
 			    tag != DW_TAG_union_type && tag != DW_TAG_class_type)
-				return fail(at, "'%s' in '%s': not a struct or union",
+				return fail(at, -EINVAL,
+					    "'%s' in '%s': not a struct or union",
 					    name, var);
 			r = member(&t, name, &m, &off);
-			if (r == -2)
-				return fail(at, "'%s' in '%s' is a bit-field, which this tool does not read",
+			if (r == -EOPNOTSUPP)
+				return fail(at, -EOPNOTSUPP,
+					    "'%s' in '%s' is a bit-field, which this tool does not read",
 					    name, var);
 			if (r)
-				return fail(at, "no member '%s' in '%s'", name,
+				return fail(at, -ENOENT,
+					    "no member '%s' in '%s'", name,
 					    var);
 			if (arrow)
 				follow(l, off);
 			else if (l->kind == LOC_MEM || l->kind == LOC_FILE)
 				l->off += off;
 			else
-				return fail(at, "'%s' is in a register, not in memory: '.%s' cannot be read",
+				return fail(at, -EOPNOTSUPP,
+					    "'%s' is in a register, not in memory: '.%s' cannot be read",
 					    var, name);
 			if (!peel(&m, &t))
-				return fail(at, "'%s' has no type", name);
+				return fail(at, -ENOENT,
+					    "'%s' has no type", name);
 		} else if (*path == '[') {
 			char *end;
 			long i = strtol(path + 1, &end, 0);
 			Dwarf_Word size;
 
 			if (end == path + 1 || *end != ']')
-				return fail(at, "bad index in '%s'", var);
+				return fail(at, -EINVAL,
+					    "bad index in '%s'", var);
 			path = end + 1;
 			if ((tag != DW_TAG_array_type &&
 			     tag != DW_TAG_pointer_type) || !peel(&t, &elem))
-				return fail(at, "'[%ld]' in '%s': not an array or pointer",
+				return fail(at, -EINVAL,
+					    "'[%ld]' in '%s': not an array or pointer",
 					    i, var);
 			if (dwarf_aggregate_size(&elem, &size))
 				size = 0;
 			if (!size)
-				return fail(at, "'%s': elements of unknown size",
+				return fail(at, -EOPNOTSUPP,
+					    "'%s': elements of unknown size",
 					    var);
 			if (tag == DW_TAG_pointer_type)
 				follow(l, i * (long)size);
 			else if (l->kind == LOC_MEM || l->kind == LOC_FILE)
 				l->off += i * (long)size;
 			else
-				return fail(at, "'%s' is not in memory", var);
+				return fail(at, -EOPNOTSUPP,
+					    "'%s' is not in memory", var);
 			t = elem;
 		} else {
-			return fail(at, "'%s': expected ->FIELD, .FIELD or [N] at '%s'",
+			return fail(at, -EINVAL,
+				    "'%s': expected ->FIELD, .FIELD or [N] at '%s'",
 				    var, path);
 		}
 	}
@@ -452,7 +492,9 @@ static int accessors(struct at *at, const char *var, const char *path,
 
 /*
  * The fetch argument for a value at @l of type @t (peeled) into @out:
- * "FETCH:TYPE", a char pointer or array as a string.
+ * "FETCH:TYPE", a char pointer or array as a string.  0, or -errno:
+ * -EINVAL or -EOPNOTSUPP with a message, -E2BIG without one if the text
+ * does not fit.
  */
 static int typed(struct at *at, const char *var, struct loc *l, Dwarf_Die *t,
 		 struct up_fetch *out)
@@ -468,16 +510,19 @@ static int typed(struct at *at, const char *var, struct loc *l, Dwarf_Die *t,
 		render(l, fetch, sizeof(fetch));
 		out->string = true;
 		return snprintf(out->text, sizeof(out->text), "%s=%s:string",
-				out->name, fetch) >= (int)sizeof(out->text);
+				out->name, fetch) >= (int)sizeof(out->text) ?
+		       -E2BIG : 0;
 	}
 	if (tag == DW_TAG_array_type && is_char(peel(t, &pointee))) {
 		/* a string is read at the address a memory fetch would read */
 		if (l->kind != LOC_MEM && l->kind != LOC_FILE)
-			return fail(at, "'%s': a char array not in memory", var);
+			return fail(at, -EOPNOTSUPP,
+				    "'%s': a char array not in memory", var);
 		render(l, fetch, sizeof(fetch));
 		out->string = true;
 		return snprintf(out->text, sizeof(out->text), "%s=%s:string",
-				out->name, fetch) >= (int)sizeof(out->text);
+				out->name, fetch) >= (int)sizeof(out->text) ?
+		       -E2BIG : 0;
 	}
 	render(l, fetch, sizeof(fetch));
 	if (tag == DW_TAG_pointer_type) {
@@ -489,25 +534,30 @@ static int typed(struct at *at, const char *var, struct loc *l, Dwarf_Die *t,
 		if (dwarf_attr_integrate(t, DW_AT_encoding, &attr))
 			dwarf_formudata(&attr, &enc);
 		if (enc == DW_ATE_float || enc == DW_ATE_complex_float)
-			return fail(at, "'%s' is floating point, which fetch arguments do not read",
+			return fail(at, -EOPNOTSUPP,
+				    "'%s' is floating point, which fetch arguments do not read",
 				    var);
 	} else if (tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
 		   tag == DW_TAG_class_type) {
-		return fail(at, "'%s' is a struct or union: give a member (.FIELD or ->FIELD)",
+		return fail(at, -EINVAL,
+			    "'%s' is a struct or union: give a member (.FIELD or ->FIELD)",
 			    var);
 	} else if (tag == DW_TAG_array_type) {
-		return fail(at, "'%s' is an array: give an element ([N])", var);
+		return fail(at, -EINVAL,
+			    "'%s' is an array: give an element ([N])", var);
 	} else {
-		return fail(at, "'%s' has a type this tool does not read (DWARF tag %#x)",
+		return fail(at, -EOPNOTSUPP,
+			    "'%s' has a type this tool does not read (DWARF tag %#x)",
 			    var, tag);
 	}
 	if (size != 1 && size != 2 && size != 4 && size != 8)
-		return fail(at, "'%s' is %d bytes, which no fetch type is", var,
+		return fail(at, -EOPNOTSUPP,
+			    "'%s' is %d bytes, which no fetch type is", var,
 			    size);
 	return snprintf(out->text, sizeof(out->text), "%s=%s:%c%d", out->name,
 			fetch, !enc ? 'x' : enc == DW_ATE_signed ||
 			enc == DW_ATE_signed_char ? 's' : 'u', size * 8) >=
-	       (int)sizeof(out->text);
+	       (int)sizeof(out->text) ? -E2BIG : 0;
 }
 
 /* The innermost scope of @scopes[0..@n) that is a function, or NULL */
@@ -559,7 +609,10 @@ static bool in_own_frame(struct at *at, Dwarf_Die *func, const Dwarf_Op *ops,
 	       entry == at->pc;
 }
 
-/* A variable @name (with accessors @path) at the probe into @out */
+/*
+ * A variable @name (with accessors @path) at the probe into @out: 0, 1
+ * if it is not stored yet (see up_fetch_arg()), or -errno with a message.
+ */
 static int variable(struct at *at, const char *expr, const char *name,
 		    const char *path, struct up_fetch *out)
 {
@@ -570,25 +623,26 @@ static int variable(struct at *at, const char *expr, const char *name,
 	struct loc l = { 0 };
 	char hint[300], where[300];
 	size_t n;
-	int nscopes, r = -1;
+	int nscopes, r = 0;
 
 	cu = dwfl_module_addrdie(at->b->mod, at->vaddr + at->b->bias,
 				 &at->dwbias);
 	if (!cu)
-		return fail(at, "no DWARF debug info for %#lx (%s)",
+		return fail(at, -ENOENT, "no DWARF debug info for %#lx (%s)",
 			    at->vaddr, up_debuginfo_hint());
 	at->pc = at->vaddr + at->b->bias - at->dwbias;
 	nscopes = dwarf_getscopes(cu, at->pc, &scopes);
 	if (nscopes <= 0)
-		return fail(at, "no scope in the debug info for %#lx",
+		return fail(at, -ENOENT, "no scope in the debug info for %#lx",
 			    at->vaddr);
 	func = function_of(scopes, nscopes);
 	if (dwarf_getscopevar(scopes, nscopes, name, 0, NULL, 0, 0,
 			      &var) < 0) {
 		visible(scopes, nscopes, hint, sizeof(hint));
-		fail(at, "no variable or parameter '%s' at %#lx%s%s%s", name,
-		     at->vaddr, *hint ? " (there: " : "", hint,
-		     *hint ? ")" : "");
+		r = fail(at, -ENOENT,
+			 "no variable or parameter '%s' at %#lx%s%s%s", name,
+			 at->vaddr, *hint ? " (there: " : "", hint,
+			 *hint ? ")" : "");
 		goto out;
 	}
 	if (peel(&var, &type) && dwarf_aggregate_size(&type, &size))
@@ -597,48 +651,55 @@ static int variable(struct at *at, const char *expr, const char *name,
 		Dwarf_Sword v;
 
 		if (dwarf_formsdata(&attr, &v)) {
-			fail(at, "'%s' is a constant this tool does not read",
-			     name);
+			r = fail(at, -EOPNOTSUPP,
+				 "'%s' is a constant this tool does not read",
+				 name);
 			goto out;
 		}
 		l.kind = LOC_IMM;
 		l.imm = (unsigned long)v;
 	} else if (!dwarf_attr_integrate(&var, DW_AT_location, &attr)) {
-		fail(at, "'%s' is optimized out: no location in the debug info",
-		     name);
+		r = fail(at, -ENOENT,
+			 "'%s' is optimized out: no location in the debug info",
+			 name);
 		goto out;
 	} else if (dwarf_getlocation_addr(&attr, at->pc, &ops, &n, 1) != 1 ||
 		   !n) {
 		ranges(at, &attr, where, sizeof(where));
-		fail(at, "'%s' is optimized out at %#lx%s%s", name, at->vaddr,
-		     *where ? "; it is available at " : "", where);
+		r = fail(at, -ENOENT, "'%s' is optimized out at %#lx%s%s",
+			 name, at->vaddr,
+			 *where ? "; it is available at " : "", where);
 		goto out;
 	} else if (in_own_frame(at, func, ops, n)) {
 		r = 1;
 		goto out;
-	} else if (expr_loc(at, func, ops, n, size, &l)) {
+	} else {
+		r = expr_loc(at, func, ops, n, size, &l);
+	}
+	if (r) {
 		char why[256];
 
 		snprintf(why, sizeof(why), "%s", at->err);
-		fail(at, "'%s' at %#lx: %s", name, at->vaddr, why);
+		fail(at, r, "'%s' at %#lx: %s", name, at->vaddr, why);
 		goto out;
 	}
-	if (accessors(at, expr, path, &var, &l, &type))
+	r = accessors(at, expr, path, &var, &l, &type);
+	if (r)
 		goto out;
-	r = typed(at, expr, &l, &type, out) ? -1 : 0;
+	r = typed(at, expr, &l, &type, out);
 	if (r && !*at->err)
-		fail(at, "'%s': too long a fetch argument", expr);
+		fail(at, r, "'%s': too long a fetch argument", expr);
 out:
 	free(scopes);
 	return r;
 }
 
-/* $retval, typed by the function that returns at the probe */
+/* $retval, typed by the function that returns at the probe: 0 or -errno */
 static int retval(struct at *at, struct up_fetch *out)
 {
 	Dwarf_Die *cu, *scopes = NULL, *func, type;
 	struct loc l = { .kind = LOC_RETVAL };
-	int nscopes, r = -1;
+	int nscopes, r;
 
 	cu = dwfl_module_addrdie(at->b->mod, at->vaddr + at->b->bias,
 				 &at->dwbias);
@@ -651,8 +712,8 @@ static int retval(struct at *at, struct up_fetch *out)
 			 out->name);
 		r = 0;
 	} else if (!peel(func, &type)) {
-		fail(at, "%s returns void: there is no $retval",
-		     dwarf_diename(func) ?: "the function");
+		r = fail(at, -ENOENT, "%s returns void: there is no $retval",
+			 dwarf_diename(func) ?: "the function");
 	} else {
 		r = typed(at, "$retval", &l, &type, out);
 	}
@@ -695,7 +756,8 @@ int up_fetch_arg(struct up_binary *b, unsigned long vaddr, bool ret,
 				(size_t)(eq - expr)) {
 		if (eq - expr >= UP_ARG_NAME_MAX ||
 		    isdigit((unsigned char)*expr))
-			return fail(&at, "'%.*s': not a field name (a letter or '_', then letters, digits or '_', %d at most)",
+			return fail(&at, -EINVAL,
+				    "'%.*s': not a field name (a letter or '_', then letters, digits or '_', %d at most)",
 				    (int)(eq - expr), expr,
 				    UP_ARG_NAME_MAX - 1);
 		snprintf(out->name, sizeof(out->name), "%.*s",
@@ -703,10 +765,11 @@ int up_fetch_arg(struct up_binary *b, unsigned long vaddr, bool ret,
 		what = eq + 1;
 	}
 	if (!*what)
-		return fail(&at, "'%s': nothing to fetch", expr);
+		return fail(&at, -EINVAL, "'%s': nothing to fetch", expr);
 	if (!strcmp(what, "$retval")) {
 		if (!ret)
-			return fail(&at, "$retval is the value a function returns: probe SPEC%%return");
+			return fail(&at, -EINVAL,
+				    "$retval is the value a function returns: probe SPEC%%return");
 		if (!*out->name)
 			snprintf(out->name, sizeof(out->name), "retval");
 		return retval(&at, out);
@@ -724,12 +787,14 @@ int up_fetch_arg(struct up_binary *b, unsigned long vaddr, bool ret,
 		return 0;
 	}
 	if (ret)
-		return fail(&at, "'%s': a return probe fetches $retval or raw fetch arguments, not variables",
+		return fail(&at, -EINVAL,
+			    "'%s': a return probe fetches $retval or raw fetch arguments, not variables",
 			    what);
 	k = strspn(what, "abcdefghijklmnopqrstuvwxyz"
 		   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
 	if (!k || isdigit((unsigned char)*what) || k >= sizeof(name))
-		return fail(&at, "'%s': not a variable (NAME, NAME->FIELD, NAME.FIELD, NAME[N]) or a fetch argument",
+		return fail(&at, -EINVAL,
+			    "'%s': not a variable (NAME, NAME->FIELD, NAME.FIELD, NAME[N]) or a fetch argument",
 			    what);
 	snprintf(name, sizeof(name), "%.*s", (int)k, what);
 	path = what + k;
@@ -749,14 +814,14 @@ int up_after_prologue(struct up_binary *b, unsigned long vaddr,
 
 	cu = dwfl_module_addrdie(b->mod, vaddr + b->bias, &dwbias);
 	if (!cu)
-		return -1;
+		return -ENOENT;
 	pc = vaddr + b->bias - dwbias;
 	n = dwarf_getscopes(cu, pc, &scopes);
 	func = n > 0 ? function_of(scopes, n) : NULL;
 	if (!func || dwarf_lowpc(func, &low) || dwarf_highpc(func, &high) ||
 	    dwarf_getsrclines(cu, &lines, &nl)) {
 		free(scopes);
-		return -1;
+		return -ENOENT;
 	}
 	free(scopes);
 	for (size_t i = 0; i < nl; i++) {
@@ -784,7 +849,7 @@ int up_after_prologue(struct up_binary *b, unsigned long vaddr,
 			best = a;
 	}
 	if (!best)
-		return -1;
+		return -ENOENT;
 	*after = best + dwbias - b->bias;
 	return 0;
 }

@@ -29,7 +29,11 @@ struct up_fetch {
  *
  * Returns 0; 1 if @expr is stored in the function's own frame, which its
  * prologue has not set up at @vaddr, a function's entry (try again past
- * the prologue); or -1 with a message naming the problem in @err.
+ * the prologue); or -errno with a message naming the problem in @err:
+ * -EINVAL for a bad @expr, or one that does not suit the variable's type,
+ * -ENOENT for no such variable, member, debug info or location there,
+ * -EOPNOTSUPP for a DWARF location or type this tool or fetch arguments
+ * do not read, -E2BIG for a fetch argument too long.
  */
 int up_fetch_arg(struct up_binary *b, unsigned long vaddr, bool ret,
 		 const char *expr, struct up_fetch *out, char *err,
@@ -37,7 +41,7 @@ int up_fetch_arg(struct up_binary *b, unsigned long vaddr, bool ret,
 
 /*
  * The first address of the function entered at @vaddr past its prologue,
- * by its line table (the first row of another line); 0, or -1.
+ * by its line table (the first row of another line); 0, or -ENOENT.
  */
 int up_after_prologue(struct up_binary *b, unsigned long vaddr,
 		      unsigned long *after);

@@ -211,7 +211,7 @@ int fetch_args(struct probe *ps, int n, char **exprs, int nexprs,
 			const char *e = marker_arg(p, exprs[k], raw,
 						   sizeof(raw));
 			int r = e ? up_fetch_arg(b, p->vaddr, ps[i].ret, e, f,
-						 err, sizeof(err)) : -2;
+						 err, sizeof(err)) : -ENOENT;
 
 			if (r == 1 && !moved && !p->sym_off &&
 			    !up_after_prologue(b, p->vaddr, &after)) {
@@ -229,7 +229,7 @@ int fetch_args(struct probe *ps, int n, char **exprs, int nexprs,
 						  "%s: '%s' is not stored yet at %#lx, the function's entry",
 						  p->symbol, exprs[k],
 						  p->vaddr);
-			else if (r == -2)
+			else if (!e)
 				ret = -ENOENT;	/* marker_arg() said why */
 			else if (r)
 				ret = print_error(-ENOENT, "%s: %s",
