@@ -59,7 +59,7 @@ struct stk_raw *stk_raw_open(const char *inst, const char *const *names,
 /*
  * Hand the records the buffers hold now to @fn, in the order of their
  * time, but for those of the last STACK_SETTLE_NS unless @last: how
- * many, or -1 after a message in @err.
+ * many, or -errno after a message in @err (-ENOMEM, the read's).
  */
 #define STACK_SETTLE_NS		10000000ULL
 long stk_raw_drain(struct stk_raw *r, stk_record_fn fn, void *arg,
@@ -92,9 +92,9 @@ int stk_unwind(struct stk_unwinder *u, const struct stk_record *r,
  * Follow the maps of process @pid and of every process and thread it
  * makes, from now on (as perf does, by the kernel's records of each
  * executable mapping made, each exec and fork): their records are
- * unwound even after they have exited.  0, or -1 after a message in
- * @err: those processes' maps are then read from /proc at their first
- * record.
+ * unwound even after they have exited.  0, or -errno after a message in
+ * @err (-ENOMEM, perf_event_open()'s or mmap()'s): those processes' maps
+ * are then read from /proc at their first record.
  */
 int stk_unwinder_follow(struct stk_unwinder *u, pid_t pid, char *err,
 			size_t errlen);
@@ -121,7 +121,7 @@ void stk_unwinder_free(struct stk_unwinder *u);
 struct stk_counts;
 
 struct stk_counts *stk_counts_new(void);
-/* One more hit of the stack @names[0..@n), innermost first; 0 or -1 */
+/* One more hit of the stack @names[0..@n), innermost first; 0, -ENOMEM */
 int stk_counts_add(struct stk_counts *c, const char *const *names, int n);
 /* The hits counted */
 unsigned long long stk_counts_hits(const struct stk_counts *c);

@@ -48,7 +48,7 @@ int stk_counts_add(struct stk_counts *c, const char *const *names, int n)
 		len += strlen(names[i]) + 1;
 	key.folded = malloc(len);
 	if (!key.folded)
-		return -1;
+		return -ENOMEM;
 	p = key.folded;
 	*p = '\0';
 	for (int i = n - 1; i >= 0; i--) {
@@ -73,7 +73,7 @@ int stk_counts_add(struct stk_counts *c, const char *const *names, int n)
 
 		if (!more) {
 			free(key.folded);
-			return -1;
+			return -ENOMEM;
 		}
 		c->all = more;
 		c->cap = cap;
@@ -81,14 +81,14 @@ int stk_counts_add(struct stk_counts *c, const char *const *names, int n)
 	e = malloc(sizeof(*e));
 	if (!e) {
 		free(key.folded);
-		return -1;
+		return -ENOMEM;
 	}
 	e->folded = key.folded;
 	e->count = 1;
 	if (!tsearch(e, &c->tree, entry_cmp)) {
 		free(e->folded);
 		free(e);
-		return -1;
+		return -ENOMEM;
 	}
 	c->all[c->n++] = e;
 	return 0;
@@ -264,6 +264,7 @@ static struct flame_node *flame_child(struct flame_node *parent,
 	return c;
 }
 
+/* @e's frames into the tree at @root, *@depth its deepest: 0, -ENOMEM */
 static int flame_add(struct flame_node *root, const struct stk_entry *e,
 		     int *depth)
 {
@@ -277,7 +278,7 @@ static int flame_add(struct flame_node *root, const struct stk_entry *e,
 
 		n = flame_child(n, p, len);
 		if (!n)
-			return -1;
+			return -ENOMEM;
 		n->count += e->count;
 		d++;
 		p += len;

@@ -162,7 +162,7 @@ int stk_tree_follow(struct stk_tree *t, pid_t pid, char *err,
 	t->perf = calloc(cpus, sizeof(*t->perf));
 	if (!t->perf_fd || !t->perf) {
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	t->perf_len = (PERF_PAGES + 1) * getpagesize();
 	for (long cpu = 0; cpu < cpus; cpu++) {
@@ -172,19 +172,22 @@ int stk_tree_follow(struct stk_tree *t, pid_t pid, char *err,
 		if (fd < 0 && errno == ENODEV)
 			continue;	/* not a CPU that is there */
 		if (fd < 0) {
+			fd = -errno;
 			snprintf(err, errlen, "perf_event_open (to follow the maps of process %d): %s",
-				 (int)pid, strerror(errno));
+				 (int)pid, strerror(-fd));
 			perf_close(t);
-			return -1;
+			return fd;
 		}
 		rb = mmap(NULL, t->perf_len, PROT_READ | PROT_WRITE,
 			  MAP_SHARED, fd, 0);
 		if (rb == MAP_FAILED) {
+			int e = -errno;
+
 			snprintf(err, errlen, "mmap of a perf ring buffer: %s",
-				 strerror(errno));
+				 strerror(-e));
 			close(fd);
 			perf_close(t);
-			return -1;
+			return e;
 		}
 		t->perf_fd[t->nperf] = fd;
 		t->perf[t->nperf++] = rb;
@@ -209,13 +212,13 @@ static struct stk_maps *maps_of(struct stk_tree *t, int pid, bool make)
 	return &t->maps[t->nmaps++];
 }
 
-/* Room for @more maps in @p: 0, or -1 */
+/* Room for @more maps in @p: 0, or -ENOMEM */
 static int maps_room(struct stk_maps *p, int more)
 {
 	struct stk_map *m = realloc(p->m, (p->n + more) * sizeof(*m));
 
 	if (!m)
-		return -1;
+		return -ENOMEM;
 	p->m = m;
 	return 0;
 }

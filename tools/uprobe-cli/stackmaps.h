@@ -38,7 +38,7 @@ struct stk_maps {
 struct stk_tree;
 
 struct stk_tree *stk_tree_new(void);
-/* Follow the maps of process @pid's tree: 0, or -1 and @err */
+/* Follow the maps of process @pid's tree: 0, or -errno and @err */
 int stk_tree_follow(struct stk_tree *t, pid_t pid, char *err, size_t errlen);
 /* Copy out what the kernel told since, to be taken in later */
 void stk_tree_poll(struct stk_tree *t);

@@ -79,13 +79,16 @@ static char *slurp(const char *path, int *len)
 	return buf;
 }
 
-/* Note @e's values that are strings, a data_loc each: raw_info_faults() */
+/*
+ * Note @e's values that are strings, a data_loc each: raw_info_faults().
+ * 0, or -ENOMEM.
+ */
 static int raw_strings(struct stk_event *e)
 {
 	struct tep_format_field **fields = tep_event_fields(e->ev);
 
 	if (!fields)
-		return -1;
+		return -ENOMEM;
 	for (int i = 0; fields[i]; i++) {
 		struct tep_format_field *f = fields[i];
 
@@ -99,7 +102,11 @@ static int raw_strings(struct stk_event *e)
 	return 0;
 }
 
-/* Parse @inst's format of utprobes/@name into @r: 0, or -1 */
+/*
+ * Parse @inst's format of utprobes/@name into @r: 0, or -errno with a
+ * message in @err: -EIO for a format not read, -EOPNOTSUPP for records
+ * without a stack, -ENOMEM.
+ */
 static int raw_event(struct stk_raw *r, const char *inst, const char *name,
 		     char *err, size_t errlen)
 {
@@ -113,7 +120,7 @@ static int raw_event(struct stk_raw *r, const char *inst, const char *name,
 	if (!fmt || tep_parse_event(r->tep, fmt, len, "utprobes")) {
 		free(fmt);
 		snprintf(err, errlen, "%s: cannot read its format", path);
-		return -1;
+		return -EIO;
 	}
 	free(fmt);
 	e->ev = tep_find_event_by_name(r->tep, "utprobes", name);
@@ -129,11 +136,11 @@ static int raw_event(struct stk_raw *r, const char *inst, const char *name,
 	    !e->regs || e->regs->size != STACK_NREGS * sizeof(unsigned long) ||
 	    !tep_find_field(e->ev, "__stack")) {
 		snprintf(err, errlen, "%s: its records hold no stack", name);
-		return -1;
+		return -EOPNOTSUPP;
 	}
 	if (raw_strings(e)) {
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	e->id = e->ev->id;
 	e->name = e->ev->name;
@@ -294,7 +301,10 @@ static char *raw_info(struct stk_raw *r, const struct stk_event *e,
 	return info;
 }
 
-/* Copy the records of the sub-buffer in r->page to r->copies: 0, or -1 */
+/*
+ * Copy the records of the sub-buffer in r->page to r->copies: 0, or
+ * -ENOMEM.
+ */
 static int raw_page(struct stk_raw *r)
 {
 	unsigned long long ts;
@@ -336,13 +346,13 @@ static int raw_page(struct stk_raw *r)
 							      sizeof(*more));
 
 			if (!more)
-				return -1;
+				return -ENOMEM;
 			r->copies = more;
 			r->ccopies = cap;
 		}
 		c = malloc(sizeof(*c) + len);
 		if (!c)
-			return -1;
+			return -ENOMEM;
 		c->ts = ts;
 		c->event = e->name;
 		c->info = r->want_info ? raw_info(r, e, &rec) : NULL;
@@ -389,9 +399,9 @@ long stk_raw_drain(struct stk_raw *r, stk_record_fn fn, void *arg,
 		while (!ret && (got = read(r->fds[i], r->page, r->subbuf)) > 0)
 			ret = raw_page(r);
 		if (!ret && got < 0 && errno != EAGAIN && errno != EINTR) {
+			ret = -errno;
 			snprintf(err, errlen, "trace_pipe_raw: %s",
-				 strerror(errno));
-			ret = -1;
+				 strerror(-ret));
 		}
 	}
 	if (ret && !*err)
@@ -423,14 +433,15 @@ long stk_raw_drain(struct stk_raw *r, stk_record_fn fn, void *arg,
 		n++;
 	}
 	r->ncopies = k;
-	return ret ? -1 : n;
+	return ret ? ret : n;
 }
 
 /*
  * What the kernel counted of the instance's records it had no room for,
  * over every CPU: those a full buffer overwrote ("overrun"), those an
  * interrupted writer gave up ("commit overrun") and those it dropped
- * ("dropped events"); -1 if a CPU's counts cannot be read.
+ * ("dropped events"); -EIO if a CPU's counts cannot be read, -ENOENT if
+ * no CPU's are there.
  */
 static long long raw_kernel_lost(const struct stk_raw *r)
 {
@@ -456,10 +467,10 @@ static long long raw_kernel_lost(const struct stk_raw *r)
 			}
 		fclose(f);
 		if (found != 3)
-			return -1;
+			return -EIO;
 		read++;
 	}
-	return read ? (long long)sum : -1;
+	return read ? (long long)sum : -ENOENT;
 }
 
 unsigned long long stk_raw_lost(const struct stk_raw *r, bool *some)
