@@ -369,14 +369,14 @@ struct record {
 
 /*
  * "COMM-TID (TGID) [CPU] FLAGS TIME: PROBE: (ADDR...) VALUES", the
- * TGID only with record-tgid; 0, or -1 if @line is not a record.
+ * TGID only with record-tgid; 0, or -EINVAL if @line is not a record.
  */
 static int parse_record(char *line, struct record *r)
 {
 	char *cpu = strstr(line, "] "), *p, *q, *colon;
 
 	if (!cpu)
-		return -1;
+		return -EINVAL;
 	while (cpu > line && *cpu != '[')
 		cpu--;
 	p = cpu;
@@ -396,25 +396,25 @@ static int parse_record(char *line, struct record *r)
 	while (q > line && q[-1] != '-')
 		q--;
 	if (q == line)
-		return -1;
+		return -EINVAL;
 	r->tid = atoi(q);
 	if (r->pid < 0)
 		r->pid = r->tid;
 	p = strchr(cpu, ']');
 	p = p ? strchr(p + 2, ' ') : NULL;	/* past the flags */
 	if (!p)
-		return -1;
+		return -EINVAL;
 	r->time = strtod(p, &q);
 	if (q == p || *q != ':')
-		return -1;
+		return -EINVAL;
 	p = q + 2;
 	colon = strstr(p, ": (");
 	if (!colon || colon - p >= (long)sizeof(r->probe))
-		return -1;
+		return -EINVAL;
 	snprintf(r->probe, sizeof(r->probe), "%.*s", (int)(colon - p), p);
 	p = strchr(colon, ')');
 	if (!p)
-		return -1;
+		return -EINVAL;
 	r->values = p[1] == ' ' ? p + 2 : p + 1;
 	return 0;
 }
@@ -434,13 +434,13 @@ static int tgid_of(int tid)
 	return last_tgid;
 }
 
-/* Which probe of the session a record is, or -1 */
+/* Which probe of the session a record is, or -ENOENT */
 static int probe_index(const struct session *s, const char *name)
 {
 	for (int i = 0; i < s->n; i++)
 		if (!strcmp(s->ps[i].name, name))
 			return i;
-	return -1;
+	return -ENOENT;
 }
 
 /*
@@ -548,7 +548,10 @@ static void show_record(struct session *s, char *line)
 		       s->ps[i].place.symbol, r.values);
 }
 
-/* Show the complete lines of what trace_pipe has now; -1 at its end */
+/*
+ * Show the complete lines of what trace_pipe has now: 0, or at its end
+ * -ENODATA (read() found none) or the -errno of read()
+ */
 static int drain(struct session *s, char *buf, size_t size, size_t *len)
 {
 	ssize_t got;
@@ -556,8 +559,10 @@ static int drain(struct session *s, char *buf, size_t size, size_t *len)
 
 	for (;;) {
 		got = read(s->pipe, buf + *len, size - 1 - *len);
-		if (got <= 0)
-			return got < 0 && errno == EAGAIN ? 0 : -1;
+		if (got < 0)
+			return errno == EAGAIN ? 0 : -errno;
+		if (!got)
+			return -ENODATA;
 		*len += got;
 		buf[*len] = '\0';
 		while ((nl = strchr(buf, '\n'))) {
